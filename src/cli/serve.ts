@@ -1,0 +1,86 @@
+import type { Command } from 'commander';
+import { ConfigError, parseRateLimits, resolveConfig, type ConfigInput } from '../config/config.js';
+import { startDaemon } from '../daemon.js';
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+const integer = (name: string) => (value: string) => {
+  if (!/^\d+$/.test(value)) throw new ConfigError(`${name} takes a non-negative integer, got ${value}`);
+  return Number(value);
+};
+
+export function registerServe(program: Command): void {
+  program
+    .command('serve')
+    .description('Start the daemon: the client API (REST + SSE) and every other face, on one port.')
+    .option('--port <port>', 'TCP port to listen on (0 picks a free one)', integer('--port'), 4170)
+    .option('--hostname <host>', 'address to bind; anything but loopback requires a token', '127.0.0.1')
+    .option('--token <token>', 'owner bearer token for the client API (default: $BERTH_TOKEN)')
+    .option('--require-auth', 'require the token even on loopback, also for /health and /capabilities', false)
+    .option(
+      '--workspace <dir>',
+      'a project directory to serve; repeat for more; the first is primary (default: the current directory)',
+      collect,
+    )
+    .option('--remote-workspace <id>', 'a workspace whose owner dials in over a gateway channel; repeatable', collect)
+    .option('--home <dir>', 'state folder for the store, sockets and model config (default: $BERTH_HOME or ~/.berth)')
+    .option('--allow-origin <origin>', 'a browser Origin allowed to call the API (* for any); repeatable', collect)
+    .option('--max-sessions <n>', 'live sessions allowed at once (default: unlimited)', integer('--max-sessions'))
+    .option(
+      '--max-pending-prompts-per-session <n>',
+      'prompts admitted but not finished, per session (default 5)',
+      integer('--max-pending-prompts-per-session'),
+    )
+    .option('--rate-limit <tiers>', 'request rate limits, e.g. prompt=10/60s,default=600/60s', parseRateLimits)
+    .option('--prompt-deadline-ms <ms>', 'longest a prompt may run before turn_error prompt_deadline_exceeded', integer('--prompt-deadline-ms'))
+    .option('--event-ring-size <n>', 'events kept per session for replay (default 8000)', integer('--event-ring-size'))
+    .option('--permission-timeout-ms <ms>', 'resolve unanswered permission requests after this long', integer('--permission-timeout-ms'))
+    .option('--permission-timeout-outcome <outcome>', 'what a timed-out permission request resolves to: reject, allow or cancel')
+    .option('--session-idle-timeout-ms <ms>', 'close sessions with no client and no work after this long; 0 never', integer('--session-idle-timeout-ms'))
+    .option('--session-reap-interval-ms <ms>', 'how often idle sessions are looked for', integer('--session-reap-interval-ms'))
+    .option('--max-turn-iterations <n>', 'model round trips the built-in agent may take in one turn', integer('--max-turn-iterations'))
+    .option('--max-channels <n>', 'gateway channels open at once (default 20)', integer('--max-channels'))
+    .option('--max-channels-per-token <n>', 'gateway channels per channel token (default 4)', integer('--max-channels-per-token'))
+    .option('--max-inflight-calls <n>', 'gateway calls in flight per workspace (default 4)', integer('--max-inflight-calls'))
+    .option('--channel-wait-ms <ms>', 'how long a remote tool call waits for a channel', integer('--channel-wait-ms'))
+    .option('--log-level <level>', 'trace, debug, info, warn, error or silent (default: $BERTH_LOG_LEVEL or info)')
+    .action(async (opts: Record<string, unknown>) => {
+      const input: ConfigInput = {
+        port: opts.port as number,
+        hostname: opts.hostname as string,
+        token: (opts.token as string | undefined) ?? undefined,
+        requireAuth: opts.requireAuth as boolean,
+        workspaces: opts.workspace as string[] | undefined,
+        remoteWorkspaces: opts.remoteWorkspace as string[] | undefined,
+        home: opts.home as string | undefined,
+        allowOrigins: opts.allowOrigin as string[] | undefined,
+        maxSessions: opts.maxSessions as number | undefined,
+        maxPendingPromptsPerSession: opts.maxPendingPromptsPerSession as number | undefined,
+        rateLimits: opts.rateLimit as ConfigInput['rateLimits'],
+        promptDeadlineMs: opts.promptDeadlineMs as number | undefined,
+        eventRingSize: opts.eventRingSize as number | undefined,
+        permissionTimeoutMs: opts.permissionTimeoutMs as number | undefined,
+        permissionTimeoutOutcome: opts.permissionTimeoutOutcome as ConfigInput['permissionTimeoutOutcome'],
+        sessionIdleTimeoutMs: opts.sessionIdleTimeoutMs as number | undefined,
+        sessionReapIntervalMs: opts.sessionReapIntervalMs as number | undefined,
+        maxTurnIterations: opts.maxTurnIterations as number | undefined,
+        maxChannels: opts.maxChannels as number | undefined,
+        maxChannelsPerToken: opts.maxChannelsPerToken as number | undefined,
+        maxInflightCallsPerWorkspace: opts.maxInflightCalls as number | undefined,
+        channelWaitMs: opts.channelWaitMs as number | undefined,
+        logLevel: opts.logLevel as string | undefined,
+      };
+      const config = resolveConfig(input);
+      const daemon = await startDaemon({ config });
+      // A line a script can wait for; the structured log carries the same on stderr.
+      process.stdout.write(`berth listening on ${daemon.url}\n`);
+      let signals = 0;
+      const stop = (signal: NodeJS.Signals) => {
+        signals += 1;
+        if (signals > 1) process.exit(130);
+        daemon.core.log.info({ signal }, 'shutting down');
+        void daemon.close().then(() => process.exit(0));
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
+}

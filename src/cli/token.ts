@@ -1,0 +1,41 @@
+import type { Command } from 'commander';
+import { ConfigError, defaultHome } from '../config/config.js';
+import { openStore } from '../store/db.js';
+import { TokenService, type Policy } from '../tokens/tokens.js';
+
+export function registerToken(program: Command): void {
+  const token = program.command('token').description('Manage scoped bearer tokens.');
+  token
+    .command('create')
+    .description('Create a channel token (--channel --workspace ID) or an application token (--app NAME). Prints only the token.')
+    .option('--channel', 'a gateway channel token for one remote workspace')
+    .option('--workspace <id>', 'the workspace a channel token opens')
+    .option('--app <name>', 'an application token for the tool protocol')
+    .option('--max-policy <policy>', 'highest tool policy the application may publish: read, write or critical', 'read')
+    .option('--home <dir>', 'state folder (default: $BERTH_HOME or ~/.berth)')
+    .action((opts: { channel?: boolean; workspace?: string; app?: string; maxPolicy: string; home?: string }) => {
+      if (Boolean(opts.channel) === Boolean(opts.app)) {
+        throw new ConfigError('token create needs exactly one of --channel or --app');
+      }
+      const store = openStore(opts.home ?? defaultHome());
+      try {
+        const service = new TokenService(store.db, null);
+        let created: { token: string };
+        if (opts.channel) {
+          if (!opts.workspace) throw new ConfigError('--channel needs --workspace ID');
+          created = service.createChannelToken(opts.workspace);
+        } else {
+          if (!['read', 'write', 'critical'].includes(opts.maxPolicy)) {
+            throw new ConfigError('--max-policy must be read, write or critical');
+          }
+          if (!/^[A-Za-z0-9._-]{1,64}$/.test(opts.app!)) {
+            throw new ConfigError('--app names are 1-64 chars of [A-Za-z0-9._-]');
+          }
+          created = service.createAppToken(opts.app!, opts.maxPolicy as Policy);
+        }
+        process.stdout.write(created.token + '\n');
+      } finally {
+        store.close();
+      }
+    });
+}

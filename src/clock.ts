@@ -1,0 +1,6 @@
+/** Time is passed in, never read ad hoc, so rules and tests can hold it still (style.md §5). */
+export interface Clock {
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };

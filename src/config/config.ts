@@ -1,0 +1,161 @@
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
+import * as L from './limits.js';
+
+/** One rate-limit tier: at most `max` requests per `windowMs`, counted per client id (or remote address). */
+export interface RateLimitTier {
+  readonly tier: 'prompt' | 'session' | 'read' | 'default';
+  readonly max: number;
+  readonly windowMs: number;
+}
+
+export type PermissionTimeoutOutcome = 'reject' | 'allow' | 'cancel';
+
+/** Everything the daemon needs to start, validated once. Flags, env and defaults all end up here. */
+export interface Config {
+  readonly port: number;
+  readonly hostname: string;
+  /** The owner token for the client API, or null on an anonymous loopback bind. */
+  readonly token: string | null;
+  readonly requireAuth: boolean;
+  /** Local workspace roots as given (resolved to absolute); the first is primary. */
+  readonly workspaces: readonly string[];
+  /** Remote workspace ids served through gateway channels (issue 5). */
+  readonly remoteWorkspaces: readonly string[];
+  readonly home: string;
+  readonly allowOrigins: readonly string[];
+  readonly logLevel: string;
+
+  readonly maxSessions: number | null;
+  readonly maxPendingPromptsPerSession: number;
+  readonly rateLimits: readonly RateLimitTier[];
+  readonly promptDeadlineMs: number | null;
+  readonly eventRingSize: number;
+  readonly permissionTimeoutMs: number | null;
+  readonly permissionTimeoutOutcome: PermissionTimeoutOutcome;
+  readonly sessionIdleTimeoutMs: number;
+  readonly sessionReapIntervalMs: number;
+  readonly maxTurnIterations: number;
+
+  readonly maxChannels: number;
+  readonly maxChannelsPerToken: number;
+  readonly maxInflightCallsPerWorkspace: number;
+  readonly maxFrameBytes: number;
+  readonly channelWaitMs: number;
+}
+
+export type ConfigInput = { -readonly [K in keyof Config]?: Config[K] };
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function defaultHome(env: NodeJS.ProcessEnv = process.env): string {
+  return env.BERTH_HOME && env.BERTH_HOME.trim() !== '' ? resolve(env.BERTH_HOME) : resolve(homedir(), '.berth');
+}
+
+export function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
+}
+
+/** Applies defaults and checks every value; throws ConfigError with a sentence a person can act on. */
+export function resolveConfig(input: ConfigInput, env: NodeJS.ProcessEnv = process.env): Config {
+  const token = normalizeToken(input.token ?? env.BERTH_TOKEN ?? null);
+  const hostname = input.hostname ?? '127.0.0.1';
+  const config: Config = {
+    port: input.port ?? 4170,
+    hostname,
+    token,
+    requireAuth: input.requireAuth ?? false,
+    workspaces: (input.workspaces && input.workspaces.length > 0 ? input.workspaces : [process.cwd()]).map((w) =>
+      resolve(w),
+    ),
+    remoteWorkspaces: input.remoteWorkspaces ?? [],
+    home: input.home ? resolve(input.home) : defaultHome(env),
+    allowOrigins: input.allowOrigins ?? [],
+    logLevel: input.logLevel ?? env.BERTH_LOG_LEVEL ?? 'info',
+    maxSessions: input.maxSessions ?? null,
+    maxPendingPromptsPerSession: input.maxPendingPromptsPerSession ?? L.DEFAULT_MAX_PENDING_PROMPTS,
+    rateLimits: input.rateLimits ?? [],
+    promptDeadlineMs: input.promptDeadlineMs ?? null,
+    eventRingSize: input.eventRingSize ?? L.DEFAULT_EVENT_RING_SIZE,
+    permissionTimeoutMs: input.permissionTimeoutMs ?? null,
+    permissionTimeoutOutcome: input.permissionTimeoutOutcome ?? 'reject',
+    sessionIdleTimeoutMs: input.sessionIdleTimeoutMs ?? L.DEFAULT_SESSION_IDLE_TIMEOUT_MS,
+    sessionReapIntervalMs: input.sessionReapIntervalMs ?? 60_000,
+    maxTurnIterations: input.maxTurnIterations ?? L.DEFAULT_MAX_TURN_ITERATIONS,
+    maxChannels: input.maxChannels ?? L.MAX_CHANNELS,
+    maxChannelsPerToken: input.maxChannelsPerToken ?? L.MAX_CHANNELS_PER_TOKEN,
+    maxInflightCallsPerWorkspace: input.maxInflightCallsPerWorkspace ?? L.MAX_INFLIGHT_CALLS_PER_WORKSPACE,
+    maxFrameBytes: input.maxFrameBytes ?? L.MAX_FRAME_BYTES,
+    channelWaitMs: input.channelWaitMs ?? L.DEFAULT_CHANNEL_WAIT_MS,
+  };
+  validate(config);
+  return config;
+}
+
+function normalizeToken(raw: string | null): string | null {
+  if (raw === null) return null;
+  const t = raw.trim();
+  return t === '' ? null : t;
+}
+
+function validate(c: Config): void {
+  const int = (name: string, v: number, min: number, max = Number.MAX_SAFE_INTEGER) => {
+    if (!Number.isInteger(v) || v < min || v > max) {
+      throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got ${v}`);
+    }
+  };
+  int('--port', c.port, 0, 65535);
+  int('--max-pending-prompts-per-session', c.maxPendingPromptsPerSession, 1, 10_000);
+  int('--event-ring-size', c.eventRingSize, 1, L.MAX_EVENT_RING_SIZE);
+  int('--session-idle-timeout-ms', c.sessionIdleTimeoutMs, 0);
+  int('--session-reap-interval-ms', c.sessionReapIntervalMs, 10);
+  int('--max-turn-iterations', c.maxTurnIterations, 1, 10_000);
+  int('--max-channels', c.maxChannels, 1, 10_000);
+  int('--max-channels-per-token', c.maxChannelsPerToken, 1, 10_000);
+  int('--max-inflight-calls', c.maxInflightCallsPerWorkspace, 1, 1024);
+  int('--max-frame-bytes', c.maxFrameBytes, 1024, 64 * 1024 * 1024);
+  int('--channel-wait-ms', c.channelWaitMs, 1, 24 * 3600 * 1000);
+  if (c.maxSessions !== null) int('--max-sessions', c.maxSessions, 1, 100_000);
+  if (c.promptDeadlineMs !== null) int('--prompt-deadline-ms', c.promptDeadlineMs, 1);
+  if (c.permissionTimeoutMs !== null) int('--permission-timeout-ms', c.permissionTimeoutMs, 1);
+  if (!['reject', 'allow', 'cancel'].includes(c.permissionTimeoutOutcome)) {
+    throw new ConfigError('--permission-timeout-outcome must be reject, allow or cancel');
+  }
+  for (const t of c.rateLimits) {
+    int(`--rate-limit ${t.tier} max`, t.max, 1);
+    int(`--rate-limit ${t.tier} window`, t.windowMs, 1);
+  }
+  if (c.requireAuth && c.token === null) {
+    throw new ConfigError('--require-auth needs a token: pass --token or set BERTH_TOKEN');
+  }
+  if (!isLoopbackHost(c.hostname) && c.token === null) {
+    throw new ConfigError(
+      `binding to ${c.hostname} (not loopback) needs a token: pass --token or set BERTH_TOKEN`,
+    );
+  }
+  for (const origin of c.allowOrigins) {
+    if (origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin)) {
+      throw new ConfigError(`--allow-origin takes * or scheme://host[:port], got ${origin}`);
+    }
+  }
+  for (const id of c.remoteWorkspaces) {
+    if (!/^[A-Za-z0-9._-]{1,128}$/.test(id)) {
+      throw new ConfigError(`--remote-workspace ids are 1-128 chars of [A-Za-z0-9._-], got ${id}`);
+    }
+  }
+}
+
+/** Parses `--rate-limit` text such as `prompt=10/60s,default=120/60s`. */
+export function parseRateLimits(text: string): RateLimitTier[] {
+  const tiers: RateLimitTier[] = [];
+  for (const part of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const m = /^(prompt|session|read|default)=(\d+)\/(\d+)(ms|s|m)?$/.exec(part);
+    if (!m) throw new ConfigError(`--rate-limit parts look like prompt=10/60s; got ${part}`);
+    const unit = m[4] === 'ms' ? 1 : m[4] === 'm' ? 60_000 : 1000;
+    tiers.push({ tier: m[1] as RateLimitTier['tier'], max: Number(m[2]), windowMs: Number(m[3]) * unit });
+  }
+  return tiers;
+}

@@ -1,0 +1,103 @@
+/**
+ * Every bound the daemon enforces, named, with the reason it exists.
+ * Defaults come from the seeds (cited); each is overridable through Config
+ * where it makes sense, validated at start-up and advertised in
+ * `/capabilities` `limits`.
+ */
+
+/** Seed 000 `limits.channels`: gateway channels open at once, daemon-wide. */
+export const MAX_CHANNELS = 20;
+/** Seed 000 `limits.channelsPerToken`: one owner cannot take every channel slot. */
+export const MAX_CHANNELS_PER_TOKEN = 4;
+/** Seed 000 `limits.inFlightCallsPerWorkspace`: further calls wait in order. */
+export const MAX_INFLIGHT_CALLS_PER_WORKSPACE = 4;
+/** Seed 000 `limits.frameBytes`: a larger WebSocket frame closes the channel with 1009. */
+export const MAX_FRAME_BYTES = 2 * 1024 * 1024;
+
+/** Seed 003: a batch runs 1 to 32 calls in order. */
+export const MAX_BATCH_CALLS = 32;
+/** Seed 003: `after.delayMilliseconds` accepts 0 through 2000. */
+export const MAX_EVIDENCE_DELAY_MS = 2000;
+/** Seed 003: payloads whose compact JSON reaches 32 KiB may travel gzip-base64 wrapped. */
+export const COMPRESSION_THRESHOLD_BYTES = 32 * 1024;
+/** Seed 003 original (peers-notes): at most 1000 tools in one catalog answer. */
+export const MAX_CATALOG_TOOLS = 1000;
+/** A decoded gzip wrapper may not inflate past this, so a tiny frame cannot become a memory bomb. */
+export const MAX_DECOMPRESSED_BYTES = 16 * 1024 * 1024;
+
+/** Seed 004 `MOST_LINE`: the longest question line read, in bytes. */
+export const MODULE_MOST_LINE = 256 * 1024;
+/** Seed 004 `MOST_TEXT`: the most characters a message may have. */
+export const MODULE_MOST_TEXT = 16_000;
+/** A module peer must send its whole line within this time, so a silent peer cannot hold a socket. */
+export const MODULE_READ_TIMEOUT_MS = 5_000;
+/** Seed 004 original: a chain of messages is cut after this many hops… */
+export const MODULE_MAX_HOPS = 6;
+/** …within this window. */
+export const MODULE_HOP_WINDOW_MS = 10 * 60 * 1000;
+/** Seed 004 original: a tab may send at most this many messages… */
+export const MODULE_PACE_MAX = 5;
+/** …per this window. */
+export const MODULE_PACE_WINDOW_MS = 60 * 1000;
+
+/** design.md Limits: a directory listing returns at most this many entries. */
+export const MAX_LIST_ENTRIES = 2000;
+/** spec §11.2: client-API text and byte windows are at most 256 KiB. */
+export const MAX_FILE_WINDOW_BYTES = 256 * 1024;
+/** spec §11.2: a windowed read of a large file may scan at most this much before giving up. */
+export const MAX_FILE_SCAN_BYTES = 8 * 1024 * 1024;
+/** spec §11.2: `limit` on `GET /file` counts at most this many lines. */
+export const MAX_FILE_LINES = 2000;
+/** spec §11.6: `GET /glob` `maxResults` default and maximum. */
+export const DEFAULT_GLOB_RESULTS = 5000;
+export const MAX_GLOB_RESULTS = 50_000;
+/** Seed 000 `workspace_read.limit` maximum: 128 KiB per gateway read. */
+export const MAX_GATEWAY_READ_BYTES = 131_072;
+/** Seed 000 `workspace_write.content` maximum length. */
+export const MAX_WRITE_CHARS = 1_048_576;
+/** Output kept per command; older output is dropped and reported, so a chatty command cannot grow memory. */
+export const MAX_COMMAND_OUTPUT_BYTES = 1024 * 1024;
+/** Finished commands stay pollable this long, then are reaped. */
+export const COMMAND_RETENTION_MS = 10 * 60 * 1000;
+/** At most this many commands per session are remembered at once (running or finished). */
+export const MAX_COMMANDS_PER_SESSION = 64;
+
+/** spec §6.1: prompts admitted but not settled, per session (running + queued). */
+export const DEFAULT_MAX_PENDING_PROMPTS = 5;
+/** spec §1: JSON bodies above this size are refused with 413. */
+export const MAX_BODY_BYTES = 10 * 1024 * 1024;
+/** spec §7.4: events kept per session for replay. */
+export const DEFAULT_EVENT_RING_SIZE = 8000;
+/** spec §7.4: soft maximum for `--event-ring-size`. */
+export const MAX_EVENT_RING_SIZE = 1_000_000;
+/** spec §7.1: `maxQueued` default and range. */
+export const DEFAULT_MAX_QUEUED = 256;
+export const MIN_MAX_QUEUED = 16;
+export const MAX_MAX_QUEUED = 2048;
+/** spec §7.5: a subscriber's live backlog may hold at most this many serialized bytes. */
+export const MAX_QUEUED_BYTES = 2 * 1024 * 1024;
+/** spec §7.4: replay sends at most this many serialized bytes per subscription. */
+export const MAX_REPLAY_BYTES = 8 * 1024 * 1024;
+/** spec §7.1: SSE subscribers per session. */
+export const MAX_SUBSCRIBERS_PER_SESSION = 64;
+/** spec §7.3: a heartbeat comment this often keeps proxies from closing idle streams. */
+export const SSE_HEARTBEAT_MS = 15_000;
+/** spec §9.1: pending permission requests per session; excess resolve as cancelled. */
+export const MAX_PENDING_PERMISSIONS = 64;
+/** spec §9.3: resolved request ids remembered for `permission_already_resolved`. */
+export const RESOLVED_PERMISSIONS_REMEMBERED = 512;
+/** Tool-calling rounds the built-in agent may take in one turn before it stops. */
+export const DEFAULT_MAX_TURN_ITERATIONS = 50;
+/** spec §10.1: transcript page size default and maximum. */
+export const DEFAULT_TRANSCRIPT_LIMIT = 100;
+export const MAX_TRANSCRIPT_LIMIT = 500;
+/** spec §10.1: a transcript page may not serialize to more than this. */
+export const MAX_TRANSCRIPT_PAGE_BYTES = 8 * 1024 * 1024;
+/** spec §5.3: restore budget advertised as `limits.sessionRestoreTimeoutMs`. */
+export const SESSION_RESTORE_TIMEOUT_MS = 60_000;
+/** spec §5.10: idle sessions are reaped after this long by default (0 disables). */
+export const DEFAULT_SESSION_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
+/** How long a remote workspace's tool call waits for a channel before failing. */
+export const DEFAULT_CHANNEL_WAIT_MS = 30_000;
+/** spec §2.6: client ids are 1-128 chars of this alphabet. */
+export const CLIENT_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;

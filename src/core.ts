@@ -1,0 +1,26 @@
+import type { Clock } from './clock.js';
+import type { Config } from './config/config.js';
+import type { HealthRegistry } from './health.js';
+import type { Logger } from './log.js';
+import type { Store } from './store/db.js';
+import type { TokenService } from './tokens/tokens.js';
+import type { WorkspaceRegistry } from './workspace/registry.js';
+
+/**
+ * The daemon's core services, built once in `daemon.ts` and handed to every
+ * face. The core knows nothing of HTTP, WebSocket or sockets (design.md,
+ * Layers); faces translate wire ⇄ these calls and keep no state of their own.
+ */
+export interface Core {
+  readonly config: Config;
+  readonly log: Logger;
+  readonly clock: Clock;
+  readonly store: Store;
+  readonly tokens: TokenService;
+  readonly workspaces: WorkspaceRegistry;
+  readonly health: HealthRegistry;
+  /** Milliseconds since epoch when this process started serving. */
+  readonly startedAt: number;
+  /** Registers work to run once on shutdown, in reverse order of registration. */
+  onShutdown(fn: () => Promise<void> | void): void;
+}

@@ -1,0 +1,90 @@
+import type { AddressInfo } from 'node:net';
+import { systemClock, type Clock } from './clock.js';
+import type { Config } from './config/config.js';
+import type { Core } from './core.js';
+import { HealthRegistry } from './health.js';
+import { createHttpServer } from './http/server.js';
+import { dispatchUpgrade, type UpgradeRoute } from './http/upgrade.js';
+import { createLogger, type Logger } from './log.js';
+import { openStore } from './store/db.js';
+import { TokenService } from './tokens/tokens.js';
+import { WorkspaceRegistry } from './workspace/registry.js';
+
+export interface DaemonOptions {
+  readonly config: Config;
+  readonly log?: Logger;
+  readonly clock?: Clock;
+}
+
+/** A running daemon: its core, its bound address, and one idempotent teardown. */
+export interface Daemon {
+  readonly core: Core;
+  readonly port: number;
+  readonly url: string;
+  /** Closes sockets, sessions and the store; safe to call more than once. */
+  close(): Promise<void>;
+  /** Resolves once close() has finished. */
+  readonly closed: Promise<void>;
+}
+
+/** The composition root: builds the core from the configuration, then starts every face on it. */
+export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
+  const { config } = options;
+  const log = options.log ?? createLogger(config.logLevel);
+  const clock = options.clock ?? systemClock;
+  const shutdownSteps: Array<() => Promise<void> | void> = [];
+
+  const store = openStore(config.home);
+  const workspaces = new WorkspaceRegistry(config.workspaces, config.remoteWorkspaces);
+  const tokens = new TokenService(store.db, config.token);
+  const health = new HealthRegistry();
+
+  const core: Core = {
+    config,
+    log,
+    clock,
+    store,
+    tokens,
+    workspaces,
+    health,
+    startedAt: clock.now(),
+    onShutdown: (fn) => shutdownSteps.push(fn),
+  };
+
+  // ── services of later concepts are built here, each registering its own shutdown ──
+
+  let boundPort = config.port;
+  const app = createHttpServer(core, () => boundPort);
+  const upgradeRoutes: UpgradeRoute[] = [];
+  app.server.on('upgrade', dispatchUpgrade(upgradeRoutes));
+
+  await app.listen({ port: config.port, host: config.hostname });
+  boundPort = (app.server.address() as AddressInfo).port;
+  const host = config.hostname.includes(':') ? `[${config.hostname}]` : config.hostname;
+  const url = `http://${host}:${boundPort}`;
+  log.info({ url, workspaces: workspaces.list().map((w) => w.id), home: config.home }, 'berth listening');
+
+  let closing: Promise<void> | undefined;
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((r) => (resolveClosed = r));
+  const close = () => {
+    // Services first (they flush terminal events to open streams), then the listener, then the store.
+    closing ??= (async () => {
+      for (const step of shutdownSteps.reverse()) {
+        try {
+          await step();
+        } catch (err) {
+          log.warn({ err }, 'shutdown step failed');
+        }
+      }
+      await app.close().catch((err: unknown) => log.warn({ err }, 'http close failed'));
+      store.close();
+      log.info('berth stopped');
+      log.flush?.();
+      resolveClosed();
+    })();
+    return closing;
+  };
+
+  return { core, port: boundPort, url, close, closed };
+}

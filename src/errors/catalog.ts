@@ -1,0 +1,222 @@
+/**
+ * The one catalogue of Berth error codes.
+ *
+ * Every refusal anywhere in the daemon is a `BerthError` carrying one of these
+ * codes. Faces map it to the wire in exactly one place each: HTTP in
+ * `src/http/errors.ts`, protocol frames in their own encoders. Codes that the
+ * seed OpenAPI (`contract/openapi.json`, `Error.code` / `errorKind`) or
+ * `shared/spec/daemon-protocol.md` §13 name are kept verbatim, since clients
+ * branch on them; Berth-only codes follow the same snake_case style.
+ *
+ * `status` is the HTTP status when the error reaches the client API; frame
+ * faces ignore it. `errorKind` is set where the contract uses the errorKind
+ * style (workspace reads, §11.1) or a closed errorKind (§13.2).
+ */
+export interface ErrorSpec {
+  readonly status: number;
+  readonly message: string;
+  readonly errorKind?: string;
+  readonly retryable?: boolean;
+  readonly retryAfterSeconds?: number;
+}
+
+const spec = <T extends Record<string, ErrorSpec>>(t: T) => t;
+
+export const ERROR_CATALOG = spec({
+  // ── request shape (§1, §13.2) ───────────────────────────────────────────
+  invalid_json: { status: 400, message: 'Invalid JSON in request body' },
+  invalid_request: { status: 400, message: 'The request does not match the contract' },
+  body_too_large: { status: 413, message: 'Request body too large' },
+  route_not_found: { status: 404, message: 'No such route' },
+  method_not_allowed: { status: 405, message: 'Method not allowed' },
+
+  // ── auth and browser checks (§2) ────────────────────────────────────────
+  unauthorized: { status: 401, message: 'Unauthorized' },
+  token_required: { status: 401, message: 'This route requires a bearer token' },
+  token_scope_denied: { status: 403, message: 'This token is not allowed on this route' },
+  cors_denied: { status: 403, message: 'Request denied by CORS policy' },
+  invalid_host: { status: 403, message: 'Invalid Host header' },
+  credentials_in_query: { status: 400, message: 'Credentials are not accepted in the query string' },
+
+  // ── client identity (§2.6) ──────────────────────────────────────────────
+  invalid_client_id: { status: 400, message: 'Invalid or unregistered client id' },
+
+  // ── sessions (§5) ───────────────────────────────────────────────────────
+  workspace_mismatch: { status: 400, message: 'The requested cwd is not a registered workspace' },
+  untrusted_workspace: { status: 403, message: 'The workspace is not trusted' },
+  invalid_session_scope: { status: 400, message: 'sessionScope must be "single" or "thread"' },
+  invalid_session_id: { status: 400, message: 'Session ids must be RFC 4122 UUIDs of versions 1-5' },
+  invalid_approval_mode: { status: 400, message: 'Unknown approval mode' },
+  session_id_conflict: { status: 409, message: 'A session with this id already exists' },
+  session_not_found: { status: 404, message: 'No such session' },
+  session_closing: { status: 404, message: 'The session is closing' },
+  session_limit_exceeded: {
+    status: 503,
+    message: 'Session limit reached',
+    retryable: true,
+    retryAfterSeconds: 5,
+  },
+  invalid_worktree: { status: 400, message: 'A worktree or branch needs a git repository workspace' },
+  worktree_failed: { status: 500, message: 'Creating the git worktree or branch failed' },
+  invalid_metadata: { status: 400, message: 'Invalid session metadata' },
+  invalid_model_id: { status: 400, message: '`modelId` is required and must be a non-empty string' },
+  model_not_found: { status: 404, message: 'Unknown model' },
+  model_switch_conflict: { status: 409, message: 'The model cannot be switched now' },
+  restore_in_progress: {
+    status: 409,
+    message: 'Another restore of this session is in progress',
+    retryable: true,
+    retryAfterSeconds: 1,
+  },
+  session_conflict: { status: 409, message: 'The session is in a conflicting state' },
+  session_restore_timeout: {
+    status: 504,
+    message: 'Restoring the session timed out',
+    errorKind: 'restore_timeout',
+    retryable: true,
+    retryAfterSeconds: 5,
+  },
+  invalid_live_replay_mode: { status: 400, message: 'liveReplayMode must be "full" or "summary"' },
+  invalid_compacted_replay_mode: {
+    status: 400,
+    message: 'compactedReplayMode must be "full" or "summary"',
+  },
+
+  // ── prompts (§6) ────────────────────────────────────────────────────────
+  invalid_prompt: {
+    status: 400,
+    message: '`prompt` is required and must be a non-empty array of content blocks',
+  },
+  invalid_deadline_ms: { status: 400, message: 'deadlineMs must be a positive integer' },
+  invalid_event_detail_mode: { status: 400, message: 'eventDetailMode must be "full" or "summary"' },
+  channel_delivery_invalid: { status: 400, message: 'Invalid prompt delivery target' },
+  prompt_queue_full: {
+    status: 503,
+    message: 'The prompt queue of this session is full',
+    retryable: true,
+    retryAfterSeconds: 5,
+  },
+  rate_limit_exceeded: { status: 429, message: 'Rate limit exceeded', retryable: true },
+  session_busy: { status: 409, message: 'The session cannot accept this now', retryable: true, retryAfterSeconds: 5 },
+  // turn_error codes (in-band, §6.1 step 7)
+  prompt_deadline_exceeded: {
+    status: 504,
+    message: 'The prompt deadline passed',
+    errorKind: 'prompt_deadline_exceeded',
+  },
+  session_closed: { status: 410, message: 'The session was closed' },
+  daemon_shutdown: { status: 503, message: 'The daemon is shutting down', retryable: true },
+  turn_interrupted: { status: 500, message: 'The turn was interrupted by a daemon restart' },
+  model_not_configured: {
+    status: 503,
+    message: 'No model is configured',
+    errorKind: 'invalid_config',
+  },
+  model_error: { status: 502, message: 'The model request failed', errorKind: 'model_stream_interrupted' },
+  max_iterations: { status: 500, message: 'The turn reached its tool-call iteration cap', errorKind: 'loop_detected' },
+
+  // ── events (§7) ─────────────────────────────────────────────────────────
+  invalid_max_queued: { status: 400, message: 'maxQueued must be an integer from 16 to 2048' },
+  subscriber_limit_exceeded: {
+    status: 429,
+    message: 'EventBus subscriber limit reached',
+    retryable: true,
+    retryAfterSeconds: 5,
+  },
+
+  // ── permissions (§9) ────────────────────────────────────────────────────
+  invalid_permission_response: {
+    status: 400,
+    message: '`outcome` must be `{ outcome: "cancelled" }` or `{ outcome: "selected", optionId: string }`',
+  },
+  invalid_option_id: { status: 400, message: 'The option is not in the set the agent offered' },
+  permission_request_not_found: { status: 404, message: 'No pending permission request' },
+  permission_forbidden: { status: 403, message: 'This client may not vote on this request' },
+
+  // ── transcript and export (§10) ─────────────────────────────────────────
+  invalid_transcript_limit: { status: 400, message: 'limit must be an integer from 1 to 500' },
+  invalid_transcript_cursor: { status: 400, message: 'Invalid transcript cursor and anchor combination' },
+  invalid_turn_anchor: { status: 400, message: 'Unknown or invalid transcript anchor' },
+  transcript_snapshot_unavailable: {
+    status: 409,
+    message: 'The transcript changed under this cursor',
+  },
+  transcript_page_too_large: { status: 413, message: 'The transcript page exceeds the byte budget' },
+  transcript_too_large: { status: 413, message: 'The transcript exceeds the byte budget' },
+  invalid_export_format: { status: 400, message: 'Unknown export format' },
+
+  // ── workspace reads (§11, errorKind style) ──────────────────────────────
+  parse_error: { status: 400, message: 'Invalid request', errorKind: 'parse_error' },
+  path_outside_workspace: {
+    status: 400,
+    message: 'The path leads outside the workspace',
+    errorKind: 'path_outside_workspace',
+  },
+  symlink_escape: { status: 400, message: 'A symlink leads outside the workspace', errorKind: 'symlink_escape' },
+  path_not_found: { status: 404, message: 'Path does not exist', errorKind: 'path_not_found' },
+  permission_denied: { status: 403, message: 'Permission denied', errorKind: 'permission_denied' },
+  hash_mismatch: { status: 409, message: 'The file changed', errorKind: 'hash_mismatch' },
+  file_too_large: { status: 413, message: 'The file is too large for this read', errorKind: 'file_too_large' },
+  binary_file: { status: 422, message: 'Binary file', errorKind: 'binary_file' },
+  text_not_found: { status: 422, message: 'The text to replace was not found', errorKind: 'text_not_found' },
+  ambiguous_text_match: {
+    status: 422,
+    message: 'The text to replace occurs more than once',
+    errorKind: 'ambiguous_text_match',
+  },
+  not_regular_file: { status: 400, message: 'Not a regular file', errorKind: 'parse_error' },
+  io_error: { status: 503, message: 'Filesystem I/O failure', errorKind: 'io_error', retryable: true },
+  internal_error: { status: 500, message: 'Internal error', errorKind: 'internal_error' },
+
+  // ── tools (seed 003 tool.error codes, seed 000 results) ─────────────────
+  unknown_tool: { status: 404, message: 'Unknown tool' },
+  invalid_arguments: { status: 400, message: 'The arguments do not match the tool schema' },
+  policy_denied: { status: 403, message: 'The tool policy is above what this caller may run' },
+  permission_rejected: { status: 403, message: 'The owner rejected this tool call' },
+  tool_unavailable: { status: 503, message: 'The tool is not available now', retryable: true },
+  tool_failed: { status: 500, message: 'The tool failed' },
+  tool_timeout: { status: 504, message: 'The tool did not answer in time', retryable: true },
+  uncertain_effect: {
+    status: 409,
+    message: 'A previous attempt of this call may have taken effect; it is not run again',
+  },
+  stale_hash: { status: 409, message: 'The file changed since it was read', errorKind: 'hash_mismatch' },
+  file_exists: { status: 409, message: 'The file already exists; supply its SHA-256 to replace it' },
+  unknown_command: { status: 404, message: 'Unknown command id' },
+  command_not_running: { status: 409, message: 'The command is not running' },
+  invalid_page: { status: 400, message: 'The PDF has no such page' },
+  invalid_document: { status: 422, message: 'The file is not a readable PDF' },
+  invalid_image: { status: 422, message: 'The file is not a supported image' },
+  image_too_large: { status: 413, message: 'The image cannot be scaled to fit the frame' },
+  batch_size: { status: 400, message: 'A batch holds 1 to 32 calls' },
+  question_unanswered: { status: 409, message: 'The owner did not answer the question' },
+
+  // ── wire protocols (seeds 000, 003, 004) ────────────────────────────────
+  protocol_error: { status: 400, message: 'Protocol error', errorKind: 'protocol_error' },
+  invalid_encoding: { status: 400, message: 'Invalid payload encoding', errorKind: 'protocol_error' },
+  frame_too_large: { status: 413, message: 'Frame exceeds the size limit' },
+  channel_limit_exceeded: { status: 429, message: 'Too many gateway channels', retryable: true },
+  channel_unavailable: {
+    status: 503,
+    message: 'No gateway channel is connected for this workspace',
+    retryable: true,
+  },
+  workspace_not_remote: { status: 400, message: 'The workspace is not a remote workspace' },
+  application_disconnected: {
+    status: 503,
+    message: 'The application disconnected',
+    retryable: true,
+  },
+  malformed: { status: 400, message: 'Malformed question' },
+  message_too_long: { status: 413, message: 'The message is too long' },
+  unknown_tab: { status: 404, message: 'No such tab' },
+  network_rule: { status: 403, message: 'A tab without network may not send to a tab with network' },
+  hop_limit: { status: 429, message: 'This chain of messages has gone on too long' },
+  pace_limit: { status: 429, message: 'Too many messages from this tab', retryable: true },
+});
+
+export type ErrorCode = keyof typeof ERROR_CATALOG;
+
+export function isErrorCode(value: string): value is ErrorCode {
+  return Object.hasOwn(ERROR_CATALOG, value);
+}

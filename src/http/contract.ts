@@ -1,0 +1,73 @@
+import { readFileSync } from 'node:fs';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { BerthError, type ErrorCode } from '../errors/index.js';
+
+/**
+ * The seed OpenAPI (`contract/openapi.json`) is the single source of the client
+ * API's shapes: types come from it (`openapi.gen.ts`), and request bodies and
+ * responses are validated against it here.
+ */
+export const OPENAPI: {
+  paths: Record<string, Record<string, { operationId: string; 'x-qwen-capability'?: string }>>;
+  components: { schemas: Record<string, object> };
+} = JSON.parse(readFileSync(new URL('../../contract/openapi.json', import.meta.url), 'utf8'));
+
+export type SchemaName = keyof typeof OPENAPI.components.schemas & string;
+
+const ajv = new Ajv({ strict: false, allErrors: false, validateFormats: false });
+for (const [name, schema] of Object.entries(OPENAPI.components.schemas)) {
+  ajv.addSchema(rewriteRefs(schema) as object, name);
+}
+
+function rewriteRefs(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(rewriteRefs);
+  if (node && typeof node === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(node)) {
+      out[k] = k === '$ref' && typeof v === 'string' ? v.replace('#/components/schemas/', '') : rewriteRefs(v);
+    }
+    return out;
+  }
+  return node;
+}
+
+export function validatorFor(name: string): ValidateFunction {
+  const fn = ajv.getSchema(name);
+  if (!fn) throw new Error(`no schema ${name} in contract/openapi.json`);
+  return fn;
+}
+
+/** Where a validation error points, as a field name (`/pr/url` → `pr.url`). */
+function fieldOf(e: ErrorObject): string {
+  const base = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  if (e.keyword === 'additionalProperties') {
+    const extra = (e.params as { additionalProperty?: string }).additionalProperty;
+    return base ? `${base}.${extra}` : String(extra);
+  }
+  if (e.keyword === 'required') {
+    const missing = (e.params as { missingProperty?: string }).missingProperty;
+    return base ? `${base}.${missing}` : String(missing);
+  }
+  return base;
+}
+
+/**
+ * Validates a request body against a contract schema; refuses the whole body on the first
+ * violation. `fieldCodes` maps a top-level field to the specific code the spec names for it
+ * (e.g. `sessionScope` → `invalid_session_scope`); other violations are `invalid_request`.
+ */
+export function parseBody<T>(
+  schema: string,
+  body: unknown,
+  fieldCodes: Partial<Record<string, ErrorCode>> = {},
+): T {
+  const value = body === undefined || body === null ? {} : body;
+  const validate = validatorFor(schema);
+  if (validate(value)) return value as T;
+  const err = validate.errors![0]!;
+  const field = fieldOf(err);
+  const top = field.split('.')[0] ?? '';
+  const code = fieldCodes[field] ?? fieldCodes[top] ?? 'invalid_request';
+  const where = field ? `\`${field}\`` : 'the body';
+  throw new BerthError(code, `${where} ${err.message ?? 'is invalid'}`, field ? { field } : {});
+}

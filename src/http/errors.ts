@@ -1,0 +1,69 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { BerthError, asBerthError } from '../errors/index.js';
+import type { Logger } from '../log.js';
+
+/**
+ * The one place a BerthError becomes an HTTP response: the OpenAPI `Error` body
+ * (`error`, `code`, `status`, `errorKind`, `retryable`, `retryAfterSeconds`,
+ * plus context such as `sessionId` or `limit`) and a `Retry-After` header when
+ * the error names a wait.
+ */
+export function errorBody(err: BerthError): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    error: err.message,
+    code: err.code,
+    status: err.status,
+    retryable: err.retryable,
+  };
+  if (err.errorKind) body.errorKind = err.errorKind;
+  const after = err.retryAfterSeconds;
+  if (after !== undefined) body.retryAfterSeconds = after;
+  if (err.hint) body.hint = err.hint;
+  for (const [k, v] of Object.entries(err.details)) {
+    if (!(k in body)) body[k] = v;
+  }
+  return body;
+}
+
+export function sendError(reply: FastifyReply, err: BerthError): FastifyReply {
+  const after = err.retryAfterSeconds;
+  if (after !== undefined) reply.header('Retry-After', String(after));
+  return reply.code(err.status).type('application/json; charset=utf-8').send(errorBody(err));
+}
+
+/** Fastify's own errors (body limit, parser) and anything unexpected, mapped to catalogue codes. */
+export function toBerthError(err: unknown): BerthError {
+  if (err instanceof BerthError) return err;
+  const fe = err as FastifyError;
+  switch (fe?.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new BerthError('body_too_large', 'Request body too large (max 10 MB)');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new BerthError('invalid_json');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new BerthError('invalid_request', 'Request bodies must be application/json');
+    case 'FST_ERR_VALIDATION':
+      return new BerthError('invalid_request', fe.message);
+  }
+  if (fe && typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
+    return new BerthError('invalid_request', fe.message);
+  }
+  return asBerthError(err);
+}
+
+export function installErrorHandlers(
+  app: import('fastify').FastifyInstance,
+  log: Logger,
+): void {
+  app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const be = toBerthError(err);
+    if (be.status >= 500 && !(err instanceof BerthError)) {
+      log.error({ err, method: request.method, url: request.url }, 'unhandled route error');
+    }
+    return sendError(reply, be);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, new BerthError('route_not_found', `Cannot ${request.method} ${request.url.split('?')[0]}`)),
+  );
+}

@@ -1,0 +1,67 @@
+import { createRequire } from 'node:module';
+import { advertisedLimits } from '../../config/advertised-limits.js';
+import type { Core } from '../../core.js';
+import type { HttpModule } from '../module.js';
+
+const pkg = createRequire(import.meta.url)('../../../package.json') as { version: string };
+
+/** `deep`, `deep=1`, `deep=true` ask for counters; any other value is the cheap probe (spec §12). */
+function wantsDeep(query: Record<string, string | undefined>): boolean {
+  if (!('deep' in query)) return false;
+  const v = query.deep;
+  return v === '' || v === '1' || v === 'true';
+}
+
+/** Conditional capability tags (spec §3.2): advertised only while their switch is on. */
+function conditionalFeatures(core: Core): string[] {
+  const c = core.config;
+  const tags: string[] = [];
+  if (c.requireAuth) tags.push('require_auth');
+  if (c.allowOrigins.length > 0) tags.push('allow_origin');
+  if (c.promptDeadlineMs !== null) tags.push('prompt_absolute_deadline');
+  if (c.rateLimits.length > 0) tags.push('rate_limit');
+  if (core.workspaces.list().length > 1) tags.push('multi_workspace_sessions');
+  return tags;
+}
+
+export function capabilities(core: Core, modules: readonly HttpModule[]): Record<string, unknown> {
+  const features = new Set<string>();
+  for (const m of modules) for (const f of m.features(core)) features.add(f);
+  for (const f of conditionalFeatures(core)) features.add(f);
+  return {
+    v: 1,
+    protocolVersions: { current: 'v1', supported: ['v1'] },
+    berthVersion: pkg.version,
+    mode: 'berth',
+    features: [...features],
+    modelServices: [],
+    workspaceCwd: core.workspaces.primary().root,
+    transports: ['rest'],
+    policy: { permission: 'first-responder' },
+    limits: advertisedLimits(core.config),
+    workspaces: core.workspaces.list().map((w) => ({
+      id: w.id,
+      cwd: w.kind === 'local' ? w.root : w.id,
+      displayName: w.displayName,
+      primary: w.primary,
+      trusted: w.trusted,
+      removable: false,
+      // `kind` is reserved by the contract for live-conversation runtimes; Berth says local/remote here.
+      location: w.kind,
+    })),
+  };
+}
+
+/** `modules` is read on each request so the list may be assembled after this module. */
+export const createDiscoveryModule = (modules: () => readonly HttpModule[]): HttpModule => ({
+  name: 'discovery',
+  features: () => ['health', 'capabilities'],
+  register(app, core) {
+    app.get('/health', async (request) => {
+      const query = request.query as Record<string, string | undefined>;
+      if (!wantsDeep(query)) return { status: 'ok' };
+      return { status: 'ok', workspaceCount: core.workspaces.list().length, ...core.health.snapshot() };
+    });
+    app.get('/capabilities', async () => capabilities(core, modules()));
+  },
+});

@@ -1,0 +1,7 @@
+import type { HttpModule } from '../module.js';
+import { createDiscoveryModule } from './discovery.js';
+
+/** Every client-API route module this build serves, in registration order. */
+export const httpModules: readonly HttpModule[] = [
+  createDiscoveryModule(() => httpModules),
+];

@@ -1,0 +1,40 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+
+/**
+ * WebSocket faces (gateway channel, tool protocol) share the HTTP listener.
+ * Each registers the paths it owns; an upgrade for any other path is refused.
+ */
+export type UpgradeHandler = (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
+
+export interface UpgradeRoute {
+  readonly name: string;
+  matches(pathname: string): boolean;
+  readonly handle: UpgradeHandler;
+}
+
+export function rejectUpgrade(socket: Duplex, status: number, body: Record<string, unknown>, extraHeaders: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  const reason = status === 401 ? 'Unauthorized' : status === 403 ? 'Forbidden' : status === 404 ? 'Not Found' : status === 429 ? 'Too Many Requests' : status === 400 ? 'Bad Request' : 'Error';
+  const head = [
+    `HTTP/1.1 ${status} ${reason}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(text)}`,
+    'Connection: close',
+    ...Object.entries(extraHeaders).map(([k, v]) => `${k}: ${v}`),
+  ];
+  socket.end(head.join('\r\n') + '\r\n\r\n' + text);
+}
+
+export function dispatchUpgrade(routes: readonly UpgradeRoute[]): UpgradeHandler {
+  return (request, socket, head) => {
+    socket.on('error', () => socket.destroy());
+    const pathname = (request.url ?? '/').split('?')[0]!;
+    const route = routes.find((r) => r.matches(pathname));
+    if (!route) {
+      rejectUpgrade(socket, 404, { error: 'No WebSocket endpoint at this path', code: 'route_not_found', status: 404 });
+      return;
+    }
+    route.handle(request, socket, head);
+  };
+}

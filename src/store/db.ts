@@ -1,0 +1,56 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { MIGRATIONS } from './migrations/index.js';
+import type { Migration } from './migration.js';
+
+export type Db = Database.Database;
+
+/** The daemon's SQLite store (design.md, Persistence): one file under the home folder, WAL mode. */
+export interface Store {
+  readonly db: Db;
+  readonly path: string;
+  close(): void;
+}
+
+export const STORE_FILE = 'berth.db';
+
+export function openStore(home: string, migrations: readonly Migration[] = MIGRATIONS): Store {
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  const path = join(home, STORE_FILE);
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  // NORMAL in WAL mode still survives a process crash (only an OS crash can lose the last commits);
+  // receipts that must survive power loss use `durably()` below.
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  migrate(db, migrations);
+  let closed = false;
+  return {
+    db,
+    path,
+    close() {
+      if (closed) return;
+      closed = true;
+      db.close();
+    },
+  };
+}
+
+export function migrate(db: Db, migrations: readonly Migration[]): void {
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
+  );
+  const applied = new Set(
+    (db.prepare('SELECT id FROM schema_migrations').all() as { id: number }[]).map((r) => r.id),
+  );
+  const ordered = [...migrations].sort((a, b) => a.id - b.id);
+  for (const m of ordered) {
+    if (applied.has(m.id)) continue;
+    db.transaction(() => {
+      db.exec(m.sql);
+      db.prepare('INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)').run(m.id, m.name, Date.now());
+    })();
+  }
+}

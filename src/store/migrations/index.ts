@@ -1,0 +1,10 @@
+import type { Migration } from '../migration.js';
+import { m001Core } from './001_core.js';
+import { m004Tokens } from './004_tokens.js';
+
+/**
+ * Every migration, in order. Ids are reserved per area so parallel work does not collide:
+ * 1 core · 2 receipts (tools) · 3 sessions + transcript · 4 tokens · 5 gateway call journal ·
+ * 6 module inboxes · 7+ later.
+ */
+export const MIGRATIONS: readonly Migration[] = [m001Core, m004Tokens];

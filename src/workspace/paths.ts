@@ -1,0 +1,114 @@
+import { lstat, realpath } from 'node:fs/promises';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { BerthError } from '../errors/index.js';
+
+/** A path proven to lie inside a workspace root. */
+export interface ConfinedPath {
+  /** Absolute path on disk (symlinks resolved when the target exists). */
+  readonly abs: string;
+  /** Workspace-relative path with `/` separators; `.` for the root itself. */
+  readonly rel: string;
+  /** False when nothing exists at the path yet (only with `allowMissing`). */
+  readonly exists: boolean;
+}
+
+export interface ConfineOptions {
+  /** Accept a path whose final components do not exist yet (writes that create files). */
+  readonly allowMissing?: boolean;
+}
+
+const MAX_PATH_CHARS = 4096;
+
+/** True when `child` is `root` or below it. Both must be absolute and normalized. */
+export function isInside(root: string, child: string): boolean {
+  if (child === root) return true;
+  const rel = relative(root, child);
+  return rel !== '' && !rel.startsWith('..' + sep) && rel !== '..' && !isAbsolute(rel);
+}
+
+export function toRel(root: string, abs: string): string {
+  const rel = relative(root, abs);
+  return rel === '' ? '.' : rel.split(sep).join('/');
+}
+
+/**
+ * Resolves a client- or agent-supplied path inside `root` (a canonical, realpath'd root).
+ *
+ * Order matters: first a lexical check (relative and absolute forms, `..`), then
+ * `realpath`, so that a symlink anywhere along the way cannot lead out
+ * (design.md, Security rules: "every path resolves inside the root after realpath,
+ * symlinks never lead out"). Refusals: `path_outside_workspace` for lexical
+ * escapes, `symlink_escape` for escapes through links (and link loops),
+ * `path_not_found` when the path is missing and `allowMissing` is off.
+ */
+export async function confine(root: string, userPath: string, options: ConfineOptions = {}): Promise<ConfinedPath> {
+  if (typeof userPath !== 'string' || userPath.length === 0) {
+    throw new BerthError('parse_error', '`path` is required');
+  }
+  if (userPath.length > MAX_PATH_CHARS || userPath.includes('\0')) {
+    throw new BerthError('path_outside_workspace', 'the path is not a valid workspace path');
+  }
+  const lexical = resolve(root, userPath);
+  if (!isInside(root, lexical)) {
+    throw new BerthError('path_outside_workspace', `path is outside the workspace: ${userPath}`);
+  }
+  let real: string;
+  try {
+    real = await realpath(lexical);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') throw new BerthError('symlink_escape', `symlink loop at ${userPath}`);
+    if (code === 'EACCES' || code === 'EPERM') throw new BerthError('permission_denied', `permission denied: ${userPath}`);
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err;
+    return confineMissing(root, lexical, userPath, options);
+  }
+  if (!isInside(root, real)) {
+    throw new BerthError('symlink_escape', `a symlink leads outside the workspace: ${userPath}`);
+  }
+  return { abs: real, rel: toRel(root, real), exists: true };
+}
+
+/** The path does not exist: its deepest existing ancestor must still be inside the root. */
+async function confineMissing(
+  root: string,
+  lexical: string,
+  userPath: string,
+  options: ConfineOptions,
+): Promise<ConfinedPath> {
+  await refuseDanglingLink(lexical, userPath);
+  let probe = dirname(lexical);
+  let realAncestor: string | undefined;
+  while (isInside(root, probe)) {
+    try {
+      realAncestor = await realpath(probe);
+      break;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ELOOP') throw new BerthError('symlink_escape', `symlink loop at ${userPath}`);
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err;
+      await refuseDanglingLink(probe, userPath);
+      probe = dirname(probe);
+    }
+  }
+  if (realAncestor === undefined || !isInside(root, realAncestor)) {
+    throw new BerthError('symlink_escape', `a symlink leads outside the workspace: ${userPath}`);
+  }
+  if (!options.allowMissing) {
+    throw new BerthError('path_not_found', `path does not exist: ${userPath}`);
+  }
+  const abs = resolve(realAncestor, relative(probe, lexical));
+  return { abs, rel: toRel(root, abs), exists: false };
+}
+
+/**
+ * realpath failed with ENOENT, yet something may exist here: a symlink whose target is
+ * missing. Writing through it would create the target wherever it points, so refuse.
+ */
+async function refuseDanglingLink(path: string, userPath: string): Promise<void> {
+  try {
+    await lstat(path);
+  } catch {
+    return;
+  }
+  throw new BerthError('symlink_escape', `a dangling symlink is on the way to ${userPath}`);
+}
