@@ -31,7 +31,7 @@ function rewriteRefs(node: unknown): unknown {
   return node;
 }
 
-export function validatorFor(name: string): ValidateFunction {
+export function validatorFor(name: string): ValidateFunction<any> {
   const fn = ajv.getSchema(name);
   if (!fn) throw new Error(`no schema ${name} in contract/openapi.json`);
   return fn;

@@ -1,7 +1,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../store/db.js';
 
-export type Policy = 'read' | 'write' | 'critical';
+import type { Policy } from '../tools/types.js';
+
+export type { Policy };
 
 /** Who a bearer token speaks for (design.md, Security: token scopes). */
 export type TokenIdentity =

@@ -1,0 +1,75 @@
+import type { ToolDefinition, ToolOutcome } from '../tools/types.js';
+
+/**
+ * ACP `SessionUpdate` payloads (spec §8.1), emitted by a driver as a turn runs:
+ * `user_message_chunk`, `agent_message_chunk`, `agent_thought_chunk`,
+ * `tool_call`, `tool_call_update`, `plan`, … The session wraps each one as a
+ * `session_update` event `{sessionId, update}`.
+ */
+export type SessionUpdate = { readonly sessionUpdate: string } & Record<string, unknown>;
+
+/** An ACP content block (`{type:"text",text}`, `{type:"image",data,mimeType}`, …). */
+export type ContentBlock = { readonly type: string } & Record<string, unknown>;
+
+/** A tool call the driver wants run; the session runs it through the executor (guard, permission, receipts). */
+export interface DriverToolCall {
+  /** Unique within the session; used as the ACP `toolCallId` and the executor call id. */
+  readonly toolCallId: string;
+  readonly name: string;
+  readonly args: Record<string, unknown>;
+}
+
+/** What the session lends a driver for one turn. */
+export interface TurnIO {
+  readonly sessionId: string;
+  readonly promptId: string;
+  readonly prompt: readonly ContentBlock[];
+  readonly signal: AbortSignal;
+  /** Tools visible to this turn (already filtered by the session's guard). */
+  readonly tools: readonly ToolDefinition[];
+  emit(update: SessionUpdate): void;
+  /**
+   * Runs a tool call. The session emits the `tool_call` / permission /
+   * `tool_call_update` events around it, so a driver only decides what to call
+   * and how to feed the outcome back to its model.
+   */
+  callTool(call: DriverToolCall): Promise<ToolOutcome>;
+}
+
+export interface TurnResult {
+  /** ACP stop reason: end_turn, max_tokens, max_turn_requests, refusal, cancelled. */
+  readonly stopReason: string;
+}
+
+/** One conversation's record as the driver needs it to rebuild its model context (issue 4). */
+export type HistoryItem =
+  | { readonly kind: 'user'; readonly content: readonly ContentBlock[] }
+  | { readonly kind: 'assistant'; readonly text: string; readonly toolCalls: readonly DriverToolCall[] }
+  | { readonly kind: 'tool_result'; readonly toolCallId: string; readonly outcome: ToolOutcome };
+
+/** Model/mode state as `SessionState` shows it (spec §5.3/§5.9). */
+export interface DriverState {
+  readonly models: { readonly currentModelId: string | null; readonly availableModels: readonly ModelInfo[] };
+}
+
+export interface ModelInfo {
+  readonly modelId: string;
+  readonly name: string;
+  readonly description?: string;
+}
+
+/**
+ * Turns a prompt into session updates (design.md, Agent driver). One driver
+ * instance per session; turns never overlap (the session's FIFO guarantees it).
+ */
+export interface AgentDriver {
+  /** The harness name modules report (`built-in`, or an external agent's name). */
+  readonly harness: string;
+  runTurn(io: TurnIO): Promise<TurnResult>;
+  state(): DriverState;
+  /** Switches the model; rejects with BerthError `model_not_found` for unknown ids. */
+  setModel(modelId: string): Promise<void>;
+  /** Rebuilds the model context from a persisted conversation (load/resume). */
+  restore(history: readonly HistoryItem[]): void;
+  dispose(): void;
+}

@@ -1,0 +1,50 @@
+/**
+ * The event envelope (OpenAPI `EventEnvelope`, spec §7.3): per-session integer
+ * ids from 1, `v: 1`, a type, a JSON-object payload, optional prompt
+ * correlation and originator. Synthetic, subscriber-local frames
+ * (`replay_complete`, `state_resync_required`, `session_snapshot`,
+ * `slow_client_warning`, `client_evicted`, `stream_error`) have no id.
+ */
+export interface EventEnvelope {
+  readonly id?: number;
+  readonly v: 1;
+  readonly type: string;
+  readonly data: Record<string, unknown>;
+  readonly promptId?: string;
+  readonly originatorClientId?: string;
+  readonly _meta?: Record<string, unknown>;
+}
+
+/** What a publisher hands the bus; the bus assigns the id and stamps `_meta.serverTimestamp`. */
+export interface PublishInput {
+  readonly type: string;
+  readonly data: Record<string, unknown>;
+  readonly promptId?: string;
+  readonly originatorClientId?: string;
+  readonly _meta?: Record<string, unknown>;
+}
+
+export interface SubscribeOptions {
+  /** `Last-Event-ID`: replay what came after it; undefined means live-only (spec §7.4). */
+  readonly lastEventId?: number;
+  /** `X-Qwen-Event-Epoch` the client presented with its cursor. */
+  readonly epoch?: string;
+  /** Live frame cap for this subscriber, 16-2048 (spec §7.1). */
+  readonly maxQueued?: number;
+  /** Inject a `session_snapshot` frame (spec §7.6); the bus asks its session for the payload. */
+  readonly snapshot?: Record<string, unknown>;
+  readonly clientId?: string;
+}
+
+/**
+ * One subscriber's view: frames to write, in order. `next()` resolves with the
+ * next frame or null once the subscription has ended (evicted, closed, or the
+ * bus closed). Terminal frames (`client_evicted`, `session_closed`, …) are
+ * delivered before the end.
+ */
+export interface Subscription {
+  readonly id: string;
+  next(): Promise<EventEnvelope | null>;
+  /** Ends the subscription from the consumer side (client went away). */
+  close(): void;
+}
