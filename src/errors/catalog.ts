@@ -184,6 +184,11 @@ export const ERROR_CATALOG = spec({
   file_exists: { status: 409, message: 'The file already exists; supply its SHA-256 to replace it' },
   unknown_command: { status: 404, message: 'Unknown command id' },
   command_not_running: { status: 409, message: 'The command is not running' },
+  command_limit_exceeded: {
+    status: 429,
+    message: 'This session already holds the most commands it may keep running',
+    retryable: true,
+  },
   invalid_page: { status: 400, message: 'The PDF has no such page' },
   invalid_document: { status: 422, message: 'The file is not a readable PDF' },
   invalid_image: { status: 422, message: 'The file is not a supported image' },
