@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import { BerthError, type ErrorCode } from '../errors/index.js';
+import { schemaErrorField } from '../errors/schema-field.js';
 
 /**
  * The seed OpenAPI (`contract/openapi.json`) is the single source of the client
@@ -37,24 +38,11 @@ export function validatorFor(name: string): ValidateFunction<any> {
   return fn;
 }
 
-/** Where a validation error points, as a field name (`/pr/url` → `pr.url`). */
-function fieldOf(e: ErrorObject): string {
-  const base = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
-  if (e.keyword === 'additionalProperties') {
-    const extra = (e.params as { additionalProperty?: string }).additionalProperty;
-    return base ? `${base}.${extra}` : String(extra);
-  }
-  if (e.keyword === 'required') {
-    const missing = (e.params as { missingProperty?: string }).missingProperty;
-    return base ? `${base}.${missing}` : String(missing);
-  }
-  return base;
-}
-
 /**
  * Validates a request body against a contract schema; refuses the whole body on the first
  * violation. `fieldCodes` maps a top-level field to the specific code the spec names for it
- * (e.g. `sessionScope` → `invalid_session_scope`); other violations are `invalid_request`.
+ * (e.g. `sessionScope` → `invalid_session_scope`); `*` names the code for any other
+ * violation, which is otherwise `invalid_request`.
  */
 export function parseBody<T>(
   schema: string,
@@ -65,9 +53,9 @@ export function parseBody<T>(
   const validate = validatorFor(schema);
   if (validate(value)) return value as T;
   const err = validate.errors![0]!;
-  const field = fieldOf(err);
+  const field = schemaErrorField(err);
   const top = field.split('.')[0] ?? '';
-  const code = fieldCodes[field] ?? fieldCodes[top] ?? 'invalid_request';
+  const code = fieldCodes[field] ?? fieldCodes[top] ?? fieldCodes['*'] ?? 'invalid_request';
   const where = field ? `\`${field}\`` : 'the body';
   throw new BerthError(code, `${where} ${err.message ?? 'is invalid'}`, field ? { field } : {});
 }

@@ -1,0 +1,355 @@
+import type { AgentDriver } from '../agents/driver.js';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config/config.js';
+import { BerthError } from '../errors/index.js';
+import type { Logger } from '../log.js';
+import type { PromptRepository } from '../store/repos/prompts.js';
+import type { SessionRepository } from '../store/repos/sessions.js';
+import type { TranscriptRepository } from '../store/repos/transcript.js';
+import type { WorkspaceRegistry } from '../workspace/registry.js';
+import type { LocalWorkspace, Workspace } from '../workspace/types.js';
+import { DEFAULT_APPROVAL_MODE, parseApprovalMode, type ApprovalMode } from './approval.js';
+import { isSessionId, newSessionId } from './ids.js';
+import type { SessionBus, SessionTools } from './ports.js';
+import { TranscriptRecorder } from './recorder.js';
+import { Session, type SessionInit } from './session.js';
+import { prepareWorktree } from './worktree.js';
+
+/** `POST /session` as the core sees it (already shape-checked by the face). */
+export interface CreateSessionRequest {
+  readonly cwd?: string | null;
+  readonly sessionId?: string | null;
+  readonly modelServiceId?: string;
+  readonly sessionScope?: 'single' | 'thread';
+  readonly approvalMode?: string;
+  readonly sourceType?: string;
+  readonly sourceId?: string;
+  readonly worktree?: { slug?: string };
+  readonly branch?: { name: string };
+}
+
+export interface DriverRequest {
+  readonly sessionId: string;
+  readonly workspace: Workspace;
+  readonly modelServiceId?: string;
+  readonly modelId?: string | null;
+}
+
+export interface DriverResult {
+  readonly driver: AgentDriver;
+  /** Present when a model service was requested: whether it could be applied (spec §5.1, soft failure). */
+  readonly modelApplied?: boolean;
+  readonly modelError?: string;
+}
+
+/** How the manager builds a session's parts; the composition root supplies them. */
+export interface SessionFactories {
+  createBus(): SessionBus;
+  createDriver(request: DriverRequest): DriverResult;
+  /** The tool layer for this session; `workspace` is where tools run (a worktree has its own root). */
+  toolsFor(workspace: Workspace, sessionId: string): SessionTools;
+}
+
+export interface SessionStores {
+  readonly sessions: SessionRepository;
+  readonly transcript: TranscriptRepository;
+  readonly prompts: PromptRepository;
+}
+
+export interface CreatedSession {
+  readonly session: Session;
+  readonly attached: boolean;
+  readonly clientId: string;
+  readonly modelApplied?: boolean;
+}
+
+/**
+ * Every live session of the daemon: creation and attach (spec §5.1), lookup,
+ * close, the idle reaper and shutdown. One process hosts them all — no child
+ * process per workspace.
+ */
+export class SessionManager {
+  private readonly live = new Map<string, Session>();
+  /** The shared (`single` scope) session of each workspace, by workspace id. */
+  private readonly shared = new Map<string, string>();
+  private reaper: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly deps: {
+      readonly config: Config;
+      readonly clock: Clock;
+      readonly log: Logger;
+      readonly workspaces: WorkspaceRegistry;
+      readonly stores: SessionStores;
+      readonly factories: SessionFactories;
+    },
+  ) {}
+
+  get size(): number {
+    return this.live.size;
+  }
+
+  list(): readonly Session[] {
+    return [...this.live.values()];
+  }
+
+  find(id: string): Session | undefined {
+    return this.live.get(id.toLowerCase());
+  }
+
+  /** The live session, or 404 `session_not_found`. */
+  get(id: string): Session {
+    const s = this.find(id);
+    if (!s || s.closed) throw new BerthError('session_not_found', `No session with id "${id}"`, { sessionId: id });
+    return s;
+  }
+
+  async create(req: CreateSessionRequest, requestedClientId: string | undefined): Promise<CreatedSession> {
+    const workspace = this.deps.workspaces.select(req.cwd);
+    const approvalMode = req.approvalMode === undefined ? DEFAULT_APPROVAL_MODE : parseApprovalMode(req.approvalMode);
+    const wantsGit = req.worktree !== undefined || req.branch !== undefined;
+    let id: string | undefined;
+    if (req.sessionId !== undefined && req.sessionId !== null) {
+      if (!isSessionId(req.sessionId)) {
+        throw new BerthError(
+          'invalid_session_id',
+          '`sessionId` must be an RFC UUID v1-v5 (e.g. "550e8400-e29b-41d4-a716-446655440000")',
+        );
+      }
+      id = req.sessionId.toLowerCase();
+      this.checkIdFree(id);
+    }
+    // A caller id, a worktree or a branch always mean a fresh session (spec §5.1).
+    const scope = id !== undefined || wantsGit ? 'thread' : (req.sessionScope ?? 'single');
+    if (scope === 'single') {
+      const sharedId = this.shared.get(workspace.id);
+      const existing = sharedId ? this.live.get(sharedId) : undefined;
+      if (existing && !existing.closed) {
+        const clientId = existing.clients.attach(requestedClientId, this.deps.clock.now());
+        existing.touch();
+        return { session: existing, attached: true, clientId };
+      }
+    }
+    this.checkCapacity();
+    id ??= newSessionId();
+    let cwd: string | null = workspace.kind === 'local' ? workspace.root : null;
+    let worktree: SessionInit['worktree'] = null;
+    let branch: SessionInit['branch'] = null;
+    if (wantsGit) {
+      if (workspace.kind !== 'local') {
+        throw new BerthError('invalid_worktree', 'worktree and branch are only available on local workspaces');
+      }
+      const prepared = await prepareWorktree(workspace.root, this.deps.config.home, workspace.id, id, req);
+      ({ worktree, branch, cwd } = prepared);
+      this.checkIdFree(id);
+      this.checkCapacity();
+    }
+    const created = this.spawn(
+      {
+        id,
+        workspace,
+        cwd,
+        scope,
+        createdAt: this.deps.clock.now(),
+        approvalMode,
+        displayName: null,
+        prs: [],
+        sourceType: req.sourceType ?? null,
+        sourceId: req.sourceId ?? null,
+        worktree,
+        branch,
+      },
+      { modelServiceId: req.modelServiceId },
+    );
+    if (scope === 'single') this.shared.set(workspace.id, id);
+    const clientId = created.session.clients.attach(requestedClientId, this.deps.clock.now());
+    if (req.approvalMode !== undefined) {
+      created.session.publish({
+        type: 'approval_mode_changed',
+        originatorClientId: clientId,
+        data: { sessionId: id, previous: DEFAULT_APPROVAL_MODE, next: approvalMode, persisted: false },
+      });
+    }
+    if (created.modelApplied === false) {
+      created.session.publish({
+        type: 'model_switch_failed',
+        originatorClientId: clientId,
+        data: { sessionId: id, requestedModelId: req.modelServiceId ?? '', error: created.modelError ?? 'unknown model service' },
+      });
+    }
+    return {
+      session: created.session,
+      attached: false,
+      clientId,
+      ...(created.modelApplied !== undefined ? { modelApplied: created.modelApplied } : {}),
+    };
+  }
+
+  private checkIdFree(id: string): void {
+    if (this.live.has(id)) {
+      throw new BerthError('session_id_conflict', `Session "${id}" already exists or is being created.`, {
+        sessionId: id,
+        conflict: 'live',
+      });
+    }
+    if (this.deps.stores.sessions.get(id)) {
+      throw new BerthError('session_id_conflict', `Session "${id}" already exists.`, { sessionId: id, conflict: 'persisted' });
+    }
+  }
+
+  private checkCapacity(): void {
+    const limit = this.deps.config.maxSessions;
+    if (limit !== null && this.live.size >= limit) {
+      throw new BerthError('session_limit_exceeded', `Session limit reached (${limit} live sessions)`, {
+        limit,
+        scope: 'total',
+      });
+    }
+  }
+
+  /** Builds a live session from its init (fresh, or restored from the store by issue 4's load/resume). */
+  spawn(
+    init: SessionInit,
+    options: { modelServiceId?: string; modelId?: string | null; persisted?: boolean },
+  ): { session: Session; modelApplied?: boolean; modelError?: string } {
+    const { config, clock, log, stores, factories } = this.deps;
+    const runWorkspace: Workspace =
+      init.workspace.kind === 'local' && init.cwd && init.cwd !== init.workspace.root
+        ? ({ ...init.workspace, root: init.cwd } satisfies LocalWorkspace)
+        : init.workspace;
+    const driverResult = factories.createDriver({
+      sessionId: init.id,
+      workspace: runWorkspace,
+      modelServiceId: options.modelServiceId,
+      modelId: options.modelId,
+    });
+    const bus = factories.createBus();
+    let session!: Session;
+    const transcript = new TranscriptRecorder(init.id, stores.transcript, clock, log, () =>
+      session.publish({ type: 'session_recording_degraded', data: { sessionId: init.id, reason: 'write_failed' } }),
+    );
+    if (!options.persisted) {
+      stores.sessions.insert({
+        id: init.id,
+        workspaceId: init.workspace.id,
+        scope: init.scope,
+        createdAt: init.createdAt,
+        updatedAt: init.createdAt,
+        displayName: init.displayName,
+        titleSource: null,
+        prs: init.prs,
+        modelId: driverResult.driver.state().models.currentModelId,
+        approvalMode: init.approvalMode,
+        sourceType: init.sourceType,
+        sourceId: init.sourceId,
+        worktree: init.worktree,
+        branch: init.branch,
+        currentCwd: init.cwd,
+        closedAt: null,
+        closeReason: null,
+      });
+    }
+    session = new Session(init, {
+      clock,
+      log,
+      config,
+      bus,
+      driver: driverResult.driver,
+      tools: factories.toolsFor(runWorkspace, init.id),
+      transcript,
+      prompts: stores.prompts,
+      sessions: stores.sessions,
+      onClosed: (s) => this.forget(s),
+    });
+    this.live.set(init.id, session);
+    return {
+      session,
+      ...(driverResult.modelApplied !== undefined ? { modelApplied: driverResult.modelApplied } : {}),
+      ...(driverResult.modelError !== undefined ? { modelError: driverResult.modelError } : {}),
+    };
+  }
+
+  private forget(session: Session): void {
+    this.live.delete(session.id);
+    if (this.shared.get(session.workspace.id) === session.id) this.shared.delete(session.workspace.id);
+  }
+
+  /** `DELETE /session/{id}` (spec §5.2). */
+  close(id: string, clientId: string | undefined): void {
+    const session = this.get(id);
+    session.clients.require(clientId);
+    session.close('client_close', clientId ?? null);
+  }
+
+  /** Finds which live session holds an open interaction (the legacy vote route, spec §9.4). */
+  findByRequest(requestId: string): Session | undefined {
+    for (const s of this.live.values()) if (s.interactions.has(requestId)) return s;
+    return undefined;
+  }
+
+  /** Starts the idle reaper (spec §5.10): sessions with no subscriber, no work and no recent client are closed. */
+  startReaper(): void {
+    const { sessionIdleTimeoutMs, sessionReapIntervalMs } = this.deps.config;
+    if (sessionIdleTimeoutMs === 0 || this.reaper) return;
+    this.reaper = setInterval(() => this.reapIdle(), sessionReapIntervalMs);
+    this.reaper.unref?.();
+  }
+
+  reapIdle(): number {
+    const now = this.deps.clock.now();
+    const timeout = this.deps.config.sessionIdleTimeoutMs;
+    let reaped = 0;
+    for (const s of [...this.live.values()]) {
+      const busy = s.hasActivePrompt || s.interactions.pending().length > 0 || s.bus.subscriberCount > 0;
+      const lastSeen = Math.max(s.lastActivityAt, s.clients.lastSeenAt());
+      if (!busy && now - lastSeen >= timeout) {
+        s.close('idle_timeout', null);
+        reaped += 1;
+      }
+    }
+    return reaped;
+  }
+
+  /** Daemon shutdown: every prompt ends with `daemon_shutdown`, every stream gets its terminal frame. */
+  shutdown(): void {
+    if (this.reaper) clearInterval(this.reaper);
+    this.reaper = null;
+    for (const s of [...this.live.values()]) s.close('daemon_shutdown', null, 'daemon_shutdown');
+  }
+
+  counters(): Record<string, unknown> {
+    let pendingPermissions = 0;
+    let activePrompts = 0;
+    let connectedClients = 0;
+    let lastActivity = 0;
+    for (const s of this.live.values()) {
+      pendingPermissions += s.interactions.pending().length;
+      if (s.queue.running()) activePrompts += 1;
+      connectedClients += s.bus.subscriberCount;
+      lastActivity = Math.max(lastActivity, s.lastActivityAt);
+    }
+    const now = this.deps.clock.now();
+    return {
+      sessions: this.live.size,
+      pendingPermissions,
+      activePrompts,
+      activeWork: activePrompts > 0,
+      activeWorkReporting: 'full',
+      activeWorkStaleMs: 0,
+      connectedClients,
+      channelAlive: true,
+      lastActivityAt: lastActivity > 0 ? new Date(lastActivity).toISOString() : null,
+      idleSinceMs: activePrompts > 0 ? 0 : lastActivity > 0 ? Math.max(0, now - lastActivity) : null,
+    };
+  }
+
+  /** Resolves the approval mode a restore asks for, or keeps the stored one. */
+  static approvalFor(stored: string, requested: string | undefined): ApprovalMode {
+    if (requested !== undefined) return parseApprovalMode(requested);
+    try {
+      return parseApprovalMode(stored);
+    } catch {
+      return DEFAULT_APPROVAL_MODE;
+    }
+  }
+}

@@ -1,0 +1,168 @@
+import type { Clock } from '../clock.js';
+import type { EventEnvelope } from '../events/types.js';
+import type { Logger } from '../log.js';
+import type { NewTranscriptRecord, TranscriptRepository } from '../store/repos/transcript.js';
+import { newRecordId } from './ids.js';
+import type { TranscriptSink } from './ports.js';
+
+/** Streamed text waits at most this long before it is written, so a crash loses little of it. */
+const TEXT_FLUSH_MS = 250;
+
+type ChunkKind = 'user_prompt' | 'agent_message' | 'agent_thought';
+
+interface Pending {
+  kind: ChunkKind;
+  promptId: string | null;
+  at: number;
+  text: string;
+  blocks: Record<string, unknown>[];
+  meta: Record<string, unknown>;
+}
+
+const CHUNK_KINDS: Record<string, ChunkKind> = {
+  user_message_chunk: 'user_prompt',
+  agent_message_chunk: 'agent_message',
+  agent_thought_chunk: 'agent_thought',
+};
+
+/**
+ * Turns a session's events into transcript records as the turn runs (issue 4):
+ * message chunks are coalesced into one record per message; tool calls,
+ * results, permissions, model switches, metadata changes and turn ends each
+ * become one record with a stable id.
+ */
+export class TranscriptRecorder implements TranscriptSink {
+  private pending: Pending | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private degraded = false;
+
+  constructor(
+    private readonly sessionId: string,
+    private readonly repo: TranscriptRepository,
+    private readonly clock: Clock,
+    private readonly log: Logger,
+    /** Told once when a write fails, so the session can publish `session_recording_degraded`. */
+    private readonly onWriteFailed: () => void = () => {},
+  ) {}
+
+  observe(e: EventEnvelope): void {
+    const promptId = e.promptId ?? null;
+    switch (e.type) {
+      case 'session_update':
+        return this.update(e.data.update as Record<string, unknown> | undefined, promptId);
+      case 'permission_request':
+        return this.write('permission_request', promptId, {
+          requestId: e.data.requestId,
+          toolCall: e.data.toolCall,
+          options: e.data.options,
+        });
+      case 'permission_resolved':
+        return this.write('permission_outcome', promptId, {
+          requestId: e.data.requestId,
+          outcome: e.data.outcome,
+          ...(e.data.reason ? { reason: e.data.reason } : {}),
+          ...(e.data.voterClientId ? { voterClientId: e.data.voterClientId } : {}),
+        });
+      case 'model_switched':
+        return this.write('model_switch', promptId, { modelId: e.data.modelId });
+      case 'model_switch_failed':
+        return this.write('model_switch', promptId, { requestedModelId: e.data.requestedModelId, error: e.data.error });
+      case 'session_metadata_updated':
+        return this.write('metadata', promptId, { ...e.data, sessionId: undefined });
+      case 'turn_complete':
+        return this.write('turn_end', promptId, {
+          stopReason: e.data.stopReason,
+          ...(e.data.promptCancelled ? { promptCancelled: e.data.promptCancelled } : {}),
+        });
+      case 'turn_error':
+        return this.write('turn_end', promptId, {
+          error: { message: e.data.message, code: e.data.code, errorKind: e.data.errorKind },
+        });
+      case 'module_message':
+        return this.write('module_message', promptId, { ...e.data });
+      default:
+        return;
+    }
+  }
+
+  private update(update: Record<string, unknown> | undefined, promptId: string | null): void {
+    if (!update) return;
+    const kind = update.sessionUpdate as string;
+    const chunk = CHUNK_KINDS[kind];
+    if (chunk) return this.chunk(chunk, update, promptId);
+    if (kind === 'tool_call') {
+      const meta = (update._meta ?? {}) as Record<string, unknown>;
+      return this.write('tool_call', promptId, {
+        toolCallId: update.toolCallId,
+        name: meta.toolName,
+        title: update.title,
+        kind: update.kind,
+        args: update.rawInput ?? {},
+        locations: update.locations ?? [],
+      });
+    }
+    if (kind === 'tool_call_update' && (update.status === 'completed' || update.status === 'failed')) {
+      return this.write('tool_result', promptId, {
+        toolCallId: update.toolCallId,
+        status: update.status,
+        content: update.content ?? [],
+        rawOutput: update.rawOutput ?? null,
+      });
+    }
+    if (kind === 'plan') return this.write('plan', promptId, { entries: update.entries ?? [] });
+  }
+
+  private chunk(kind: ChunkKind, update: Record<string, unknown>, promptId: string | null): void {
+    const content = update.content as Record<string, unknown> | undefined;
+    const meta = (update._meta ?? {}) as Record<string, unknown>;
+    const p = this.pending;
+    if (p && (p.kind !== kind || p.promptId !== promptId)) this.flush();
+    const cur: Pending = (this.pending ??= { kind, promptId, at: this.clock.now(), text: '', blocks: [], meta: {} });
+    if (kind === 'user_prompt') {
+      if (content) cur.blocks.push(content);
+    } else if (content?.type === 'text' && typeof content.text === 'string') {
+      cur.text += content.text;
+    }
+    if (meta.usage) cur.meta.usage = meta.usage;
+    if (!this.timer) {
+      this.timer = setTimeout(() => this.flush(), TEXT_FLUSH_MS);
+      this.timer.unref?.();
+    }
+  }
+
+  /** Writes what is buffered (the message so far). */
+  flush(): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    const p = this.pending;
+    if (!p) return;
+    this.pending = null;
+    const data: Record<string, unknown> =
+      p.kind === 'user_prompt' ? { content: p.blocks } : { text: p.text, ...(p.meta.usage ? { usage: p.meta.usage } : {}) };
+    if (p.kind !== 'user_prompt' && p.text === '' && !p.meta.usage) return;
+    this.append({ sessionId: this.sessionId, recordId: newRecordId(), kind: p.kind, promptId: p.promptId, at: p.at, data });
+  }
+
+  private write(kind: string, promptId: string | null, data: Record<string, unknown>): void {
+    this.flush();
+    this.append({ sessionId: this.sessionId, recordId: newRecordId(), kind, promptId, at: this.clock.now(), data });
+  }
+
+  private append(record: NewTranscriptRecord): void {
+    try {
+      this.repo.append([record]);
+    } catch (err) {
+      this.log.error({ err, sessionId: this.sessionId }, 'transcript write failed');
+      if (!this.degraded) {
+        this.degraded = true;
+        this.onWriteFailed();
+      }
+    }
+  }
+
+  get recordingDegraded(): boolean {
+    return this.degraded;
+  }
+}
