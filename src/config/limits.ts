@@ -104,6 +104,12 @@ export const MAX_REPLAY_BYTES = 8 * 1024 * 1024;
 export const MAX_SUBSCRIBERS_PER_SESSION = 64;
 /** spec §7.3: a heartbeat comment this often keeps proxies from closing idle streams. */
 export const SSE_HEARTBEAT_MS = 15_000;
+/** spec §7.3: the `retry:` directive that opens every stream, so EventSource clients reconnect after 3 s. */
+export const SSE_RETRY_MS = 3000;
+/** spec §7.5: a subscriber is warned once its live backlog reaches this share of either cap… */
+export const SLOW_CLIENT_WARN_RATIO = 0.75;
+/** …and warned again only after both backlogs have drained to this share (hysteresis, no warning storms). */
+export const SLOW_CLIENT_REARM_RATIO = 0.375;
 /** spec §9.1: pending permission requests per session; excess resolve as cancelled. */
 export const MAX_PENDING_PERMISSIONS = 64;
 /** spec §9.3: resolved request ids remembered for `permission_already_resolved`. */

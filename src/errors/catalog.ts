@@ -123,6 +123,7 @@ export const ERROR_CATALOG = spec({
     retryable: true,
     retryAfterSeconds: 5,
   },
+  invalid_event: { status: 500, message: 'An event must have a type without control characters and an object payload' },
 
   // ── permissions (§9) ────────────────────────────────────────────────────
   invalid_permission_response: {

@@ -37,6 +37,17 @@ export interface SubscribeOptions {
 }
 
 /**
+ * An envelope serialized once (spec §7.3 `data:` line), shared by the ring and
+ * every subscriber queue; `bytes` is its UTF-8 length, the unit of the byte
+ * caps (§7.4 replay budget, §7.5 queue bytes).
+ */
+export interface EventFrame {
+  readonly envelope: EventEnvelope;
+  readonly json: string;
+  readonly bytes: number;
+}
+
+/**
  * One subscriber's view: frames to write, in order. `next()` resolves with the
  * next frame or null once the subscription has ended (evicted, closed, or the
  * bus closed). Terminal frames (`client_evicted`, `session_closed`, …) are
@@ -44,7 +55,11 @@ export interface SubscribeOptions {
  */
 export interface Subscription {
   readonly id: string;
+  /** The epoch of the bus this subscription reads (`X-Qwen-Event-Epoch` response header). */
+  readonly epoch: string;
   next(): Promise<EventEnvelope | null>;
+  /** Like `next()`, with the frame's shared serialization, so writers never re-serialize. */
+  nextFrame(): Promise<EventFrame | null>;
   /** Ends the subscription from the consumer side (client went away). */
   close(): void;
 }
