@@ -51,6 +51,12 @@ export const MAX_FILE_LINES = 2000;
 /** spec §11.6: `GET /glob` `maxResults` default and maximum. */
 export const DEFAULT_GLOB_RESULTS = 5000;
 export const MAX_GLOB_RESULTS = 50_000;
+/** An ignore file above this size is not read, so a hostile `.gitignore` cannot cost memory on every request. */
+export const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
+/** The ignore library memoizes each tested path; a compiled matcher is rebuilt after this many tests to bound that memory. */
+export const IGNORE_MATCHER_TEST_BUDGET = 200_000;
+/** Workspace roots whose ignore rules stay cached (least recently used dropped first). */
+export const MAX_IGNORE_ROOTS = 64;
 /** Seed 000 `workspace_read.limit` maximum: 128 KiB per gateway read. */
 export const MAX_GATEWAY_READ_BYTES = 131_072;
 /** Seed 000 `workspace_write.content` maximum length. */
