@@ -1,0 +1,103 @@
+// Starts a daemon as a child process in its own process group, waits for the line that says it
+// listens, and stops it together with everything it forked. Used for both Berth and the peer so
+// they are launched, watched and stopped the same way.
+import { spawn } from 'node:child_process';
+import { registerCleanup } from './cleanup.mjs';
+import { descendants, isRunning } from './proctree.mjs';
+
+/** How long a daemon may take to print its listening line (the peer needs ~0.5 s, see BASELINE.md). */
+export const START_TIMEOUT_MS = 60_000;
+/** How long a daemon gets to exit after SIGTERM before its tree is SIGKILLed. */
+export const STOP_GRACE_MS = 5_000;
+/** How often a stopping tree is checked for processes still running. */
+const STOP_POLL_MS = 20;
+/** Output kept per stream for error messages; a daemon that logs every request would grow without bound. */
+const OUTPUT_TAIL_CHARS = 64 * 1024;
+
+/**
+ * Spawns `command args` and resolves once stdout matches `ready` (a RegExp whose first group is
+ * the base URL). Returns `{name, pid, url, stdout(), stderr(), exited, stop()}`; `stop()` is
+ * idempotent and always leaves no process of the tree behind.
+ */
+export async function startDaemonProcess({ name, command, args, cwd, env, ready, timeoutMs = START_TIMEOUT_MS }) {
+  // detached: a process group of its own, so one signal reaches the daemon and the children it forks.
+  const child = spawn(command, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  const keep = (text, more) => (text + more).slice(-OUTPUT_TAIL_CHARS);
+  child.stderr.on('data', (d) => (err = keep(err, d.toString())));
+  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => fail(new Error(`${name} did not print its listening line within ${timeoutMs} ms`)), timeoutMs);
+    const onData = (d) => {
+      out = keep(out, d.toString());
+      const m = ready.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    };
+    const fail = (error) => {
+      clearTimeout(timer);
+      reject(new Error(`${error.message}\n--- stdout ---\n${out}\n--- stderr ---\n${err}`));
+    };
+    child.stdout.on('data', onData);
+    child.on('error', fail);
+    void exited.then(({ code, signal }) => fail(new Error(`${name} exited (${signal ?? `code ${code}`}) before listening`)));
+  }).catch(async (error) => {
+    await stopTree(child.pid, exited);
+    throw error;
+  });
+
+  let stopping;
+  const stop = () => (stopping ??= stopTree(child.pid, exited).finally(() => unregister()));
+  const unregister = registerCleanup(stop);
+  return {
+    name,
+    pid: child.pid,
+    url,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    stop,
+  };
+}
+
+/** SIGTERM to the group and every known descendant, wait for all of them, then SIGKILL whatever is left. */
+async function stopTree(pid, exited) {
+  if (pid === undefined) return;
+  // Children that left the group (setsid) are still found through /proc parentage.
+  const tree = [pid, ...descendants(pid)];
+  signalAll(pid, tree, 'SIGTERM');
+  if (!(await allGone(tree, STOP_GRACE_MS))) {
+    signalAll(pid, tree.filter(isRunning), 'SIGKILL');
+    await allGone(tree, STOP_GRACE_MS);
+  }
+  await exited;
+}
+
+/** Polls until none of `pids` runs (zombies count as gone); false if `withinMs` passed first. */
+async function allGone(pids, withinMs) {
+  const deadline = Date.now() + withinMs;
+  while (pids.some(isRunning)) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, STOP_POLL_MS));
+  }
+  return true;
+}
+
+function signalAll(groupLeader, pids, signal) {
+  try {
+    process.kill(-groupLeader, signal);
+  } catch {
+    // The group is already gone.
+  }
+  for (const p of pids) {
+    try {
+      process.kill(p, signal);
+    } catch {
+      // Already exited.
+    }
+  }
+}

@@ -1,0 +1,51 @@
+// The common frame of every side-by-side benchmark: one scratch folder, one fixture, one scripted
+// model, the peer and Berth started on the same workspace with the same model, and one teardown
+// that stops everything and removes the scratch folder whatever happened in between.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startBerth } from '../berth.mjs';
+import { makeFixture } from '../fixture.mjs';
+import { startPeer } from '../peer.mjs';
+import { registerCleanup } from './cleanup.mjs';
+import { startModel } from './model.mjs';
+
+/**
+ * Runs `body({peer, berth, workspace, fixture, model})` with both daemons up and ready.
+ * The daemons start one after the other so neither start-up is slowed by the other's.
+ * `keepScratch` leaves the folder (logs, homes) for inspection.
+ */
+export async function withBothDaemons(body, { log = console.error, keepScratch = false } = {}) {
+  const scratch = mkdtempSync(join(tmpdir(), 'berth-bench-'));
+  const workspace = join(scratch, 'ws');
+  const stops = [];
+  const removeScratch = () => rmSync(scratch, { recursive: true, force: true });
+  const unregister = keepScratch ? () => {} : registerCleanup(removeScratch);
+  try {
+    log(`bench: writing the fixture into ${workspace}`);
+    const fixture = makeFixture(workspace);
+    const model = await startModel();
+    stops.push(model.close);
+    log(`bench: scripted model at ${model.url}`);
+    const peer = await startPeer({ workspace, scratch, modelUrl: model.url });
+    stops.push(peer.stop);
+    await peer.ready();
+    log(`bench: ${peer.label} at ${peer.url} (pid ${peer.pid})`);
+    const berth = await startBerth({ workspace, scratch, modelUrl: model.url });
+    stops.push(berth.stop);
+    await berth.ready();
+    log(`bench: ${berth.label} at ${berth.url} (pid ${berth.pid})`);
+    return await body({ peer, berth, workspace, fixture, model, scratch });
+  } finally {
+    for (const stop of stops.reverse()) {
+      try {
+        await stop();
+      } catch (error) {
+        log(`bench: stopping failed: ${error.message}`);
+      }
+    }
+    if (keepScratch) log(`bench: kept ${scratch}`);
+    else removeScratch();
+    unregister();
+  }
+}

@@ -1,0 +1,65 @@
+// The peer daemon: `qwen serve` from @qwen-code/qwen-code@0.24.4, started exactly the way the
+// reference captures and BASELINE.md ran it (shared/reference/qwen-serve/INDEX.md "How these were
+// produced"): a temp HOME holding .qwen/settings.json with the openai auth type pointed at the
+// scripted model, `--hostname 127.0.0.1 --port 0 --workspace <ws> --no-web`, cwd = the workspace.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startDaemonProcess } from './lib/daemon-process.mjs';
+import { waitFor200 } from './lib/http-client.mjs';
+import { MODEL_ID, MODEL_IDS, modelEnv } from './lib/model-ids.mjs';
+import { ensurePeer } from './lib/peer-install.mjs';
+
+/**
+ * Settings as in INDEX.md: openai auth, two models on the scripted server, and the per-turn
+ * background memory extraction switched off so the model sees one request per turn.
+ */
+function peerSettings(modelUrl) {
+  const provider = (id, name) => ({ id, name, baseUrl: modelUrl, envKey: 'OPENAI_API_KEY' });
+  return {
+    security: { auth: { selectedType: 'openai' } },
+    model: { name: MODEL_ID },
+    modelProviders: { openai: [provider(MODEL_ID, 'Mock Model'), provider(MODEL_IDS[1], 'Mock Model Two')] },
+    privacy: { usageStatisticsEnabled: false },
+    general: { disableAutoUpdate: true, disableUpdateNag: true },
+    telemetry: { enabled: false },
+    memory: { enableManagedAutoMemory: false, enableManagedAutoDream: false },
+    ui: { enableFollowupSuggestions: false },
+  };
+}
+
+/**
+ * Installs the peer if needed, starts it on `workspace` with its HOME under `scratch`, and waits
+ * until it listens. `ready()` then waits for `/health?deep=1` 200: the peer serves /health ~0.5 s
+ * after spawn but boots its workspace runtime and `qwen --acp` child ~1.1 s later (BASELINE.md),
+ * and that boot must not overlap the measurements.
+ */
+export async function startPeer({ workspace, scratch, modelUrl }) {
+  const entry = await ensurePeer();
+  const home = join(scratch, 'peer-home');
+  mkdirSync(join(home, '.qwen'), { recursive: true });
+  writeFileSync(join(home, '.qwen', 'settings.json'), JSON.stringify(peerSettings(modelUrl), null, 2) + '\n');
+  const started = process.hrtime.bigint();
+  const proc = await startDaemonProcess({
+    name: 'qwen serve',
+    command: process.execPath,
+    args: [entry, 'serve', '--hostname', '127.0.0.1', '--port', '0', '--workspace', workspace, '--no-web'],
+    cwd: workspace,
+    env: {
+      ...process.env,
+      HOME: home,
+      USERPROFILE: home,
+      LANG: 'C.UTF-8',
+      NO_COLOR: '1',
+      CI: '1',
+      ...modelEnv(modelUrl),
+    },
+    ready: /qwen serve listening on (http:\/\/\S+)/,
+  });
+  const listenMs = Number(process.hrtime.bigint() - started) / 1e6;
+  return {
+    ...proc,
+    label: 'qwen serve 0.24.4',
+    listenMs,
+    ready: () => waitFor200(`${proc.url}/health?deep=1`),
+  };
+}

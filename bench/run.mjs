@@ -1,0 +1,60 @@
+#!/usr/bin/env node
+// `npm run bench [-- <benchmark …>] [--quick] [--keep]`: runs the named benchmarks (default: all),
+// each side by side with the peer, prints its table and writes its JSON to bench/results/.
+// One file per benchmark; each exports {name, description, run({quick, log}) → {text, json}}.
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { machineNote, writeResult } from './lib/report.mjs';
+
+/** The benchmarks, in the order a full run takes them. Issue 3's sessions/turns/memory goes here. */
+const BENCHMARKS = {
+  reads: () => import('./reads.mjs'),
+};
+
+const repoRoot = fileURLToPath(new URL('..', import.meta.url));
+
+function newestMtime(dir) {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/** Berth runs from dist/; measuring a stale build would measure yesterday's code. */
+function warnIfBuildIsStale() {
+  const built = join(repoRoot, 'dist', 'cli', 'main.js');
+  if (!existsSync(built)) {
+    console.error('bench: dist/ is missing; run `npm run build` first');
+    process.exit(2);
+  }
+  if (newestMtime(join(repoRoot, 'src')) > statSync(built).mtimeMs) {
+    console.error('bench: warning: src/ is newer than dist/; run `npm run build` to measure the current code');
+  }
+}
+
+async function main(argv) {
+  const flags = new Set(argv.filter((a) => a.startsWith('--')));
+  const names = argv.filter((a) => !a.startsWith('--'));
+  const unknown = names.filter((n) => !(n in BENCHMARKS));
+  if (unknown.length > 0 || flags.has('--help')) {
+    console.error(`usage: npm run bench -- [${Object.keys(BENCHMARKS).join('|')} …] [--quick]`);
+    process.exit(unknown.length > 0 ? 2 : 0);
+  }
+  warnIfBuildIsStale();
+  const machine = machineNote();
+  console.log(`machine: ${machine.cpus} x ${machine.cpuModel}, ${machine.memGiB} GiB, ${machine.platform}, node ${machine.node}, load ${machine.loadavgAtStart.join(' ')}`);
+  for (const name of names.length > 0 ? names : Object.keys(BENCHMARKS)) {
+    const bench = await BENCHMARKS[name]();
+    console.log(`\n== ${bench.name}: ${bench.description}${flags.has('--quick') ? ' (quick)' : ''}`);
+    const startedAt = new Date();
+    const result = await bench.run({ quick: flags.has('--quick') });
+    console.log(result.text);
+    const path = writeResult(bench.name, { benchmark: bench.name, startedAt: startedAt.toISOString(), quick: flags.has('--quick'), machine, ...result.json }, startedAt);
+    console.log(`\nwritten: ${path}`);
+  }
+}
+
+await main(process.argv.slice(2));
