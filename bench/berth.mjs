@@ -13,7 +13,8 @@ const bin = join(repoRoot, 'bin', 'berth.js');
 const builtCli = join(repoRoot, 'dist', 'cli', 'main.js');
 
 /** Starts Berth on `workspace` with its home under `scratch` and waits for its listening line. */
-export async function startBerth({ workspace, scratch, modelUrl, extraArgs = [] }) {
+/** `nodeArgs` go to node itself (e.g. `--cpu-prof`), `extraArgs` to `berth serve`. */
+export async function startBerth({ workspace, scratch, modelUrl, nodeArgs = [], extraArgs = [] }) {
   if (!existsSync(builtCli)) throw new Error('bench: dist/ is missing; run `npm run build` first (Berth runs from its build)');
   const home = join(scratch, 'berth-home');
   mkdirSync(home, { recursive: true });
@@ -21,7 +22,7 @@ export async function startBerth({ workspace, scratch, modelUrl, extraArgs = [] 
   const proc = await startDaemonProcess({
     name: 'berth',
     command: process.execPath,
-    args: [bin, 'serve', '--port', '0', '--workspace', workspace, '--home', home, ...extraArgs],
+    args: [...nodeArgs, bin, 'serve', '--port', '0', '--workspace', workspace, '--home', home, ...extraArgs],
     cwd: workspace,
     env: { ...process.env, ...modelEnv(modelUrl) },
     ready: /berth listening on (http:\/\/\S+)/,

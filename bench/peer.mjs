@@ -33,7 +33,7 @@ function peerSettings(modelUrl) {
  * after spawn but boots its workspace runtime and `qwen --acp` child ~1.1 s later (BASELINE.md),
  * and that boot must not overlap the measurements.
  */
-export async function startPeer({ workspace, scratch, modelUrl }) {
+export async function startPeer({ workspace, scratch, modelUrl, nodeArgs = [] }) {
   const entry = await ensurePeer();
   const home = join(scratch, 'peer-home');
   mkdirSync(join(home, '.qwen'), { recursive: true });
@@ -42,7 +42,7 @@ export async function startPeer({ workspace, scratch, modelUrl }) {
   const proc = await startDaemonProcess({
     name: 'qwen serve',
     command: process.execPath,
-    args: [entry, 'serve', '--hostname', '127.0.0.1', '--port', '0', '--workspace', workspace, '--no-web'],
+    args: [...nodeArgs, entry, 'serve', '--hostname', '127.0.0.1', '--port', '0', '--workspace', workspace, '--no-web'],
     cwd: workspace,
     env: {
       ...process.env,

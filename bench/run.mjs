@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// `npm run bench [-- <benchmark …>] [--quick] [--keep]`: runs the named benchmarks (default: all),
+// `npm run bench [-- <benchmark …>] [--quick] [--profile]`: runs the named benchmarks (default: all),
 // each side by side with the peer, prints its table and writes its JSON to bench/results/.
-// One file per benchmark; each exports {name, description, run({quick, log}) → {text, json}}.
+// `--profile` also writes both daemons' V8 CPU profiles to bench/results/profiles-<time>/.
+// One file per benchmark; each exports {name, description, run({quick, profileDir, log}) → {text, json}}.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +12,8 @@ import { machineNote, writeResult } from './lib/report.mjs';
 const BENCHMARKS = {
   reads: () => import('./reads.mjs'),
 };
+
+const KNOWN_FLAGS = ['--quick', '--profile', '--help'];
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 
@@ -38,9 +41,9 @@ function warnIfBuildIsStale() {
 async function main(argv) {
   const flags = new Set(argv.filter((a) => a.startsWith('--')));
   const names = argv.filter((a) => !a.startsWith('--'));
-  const unknown = names.filter((n) => !(n in BENCHMARKS));
+  const unknown = [...names.filter((n) => !(n in BENCHMARKS)), ...[...flags].filter((f) => !KNOWN_FLAGS.includes(f))];
   if (unknown.length > 0 || flags.has('--help')) {
-    console.error(`usage: npm run bench -- [${Object.keys(BENCHMARKS).join('|')} …] [--quick]`);
+    console.error(`usage: npm run bench -- [${Object.keys(BENCHMARKS).join('|')} …] [--quick] [--profile]`);
     process.exit(unknown.length > 0 ? 2 : 0);
   }
   warnIfBuildIsStale();
@@ -50,7 +53,8 @@ async function main(argv) {
     const bench = await BENCHMARKS[name]();
     console.log(`\n== ${bench.name}: ${bench.description}${flags.has('--quick') ? ' (quick)' : ''}`);
     const startedAt = new Date();
-    const result = await bench.run({ quick: flags.has('--quick') });
+    const profileDir = flags.has('--profile') ? join(repoRoot, 'bench', 'results', `profiles-${bench.name}-${startedAt.toISOString().replace(/[:.]/g, '-')}`) : undefined;
+    const result = await bench.run({ quick: flags.has('--quick'), profileDir });
     console.log(result.text);
     const path = writeResult(bench.name, { benchmark: bench.name, startedAt: startedAt.toISOString(), quick: flags.has('--quick'), machine, ...result.json }, startedAt);
     console.log(`\nwritten: ${path}`);

@@ -13,9 +13,11 @@ import { startModel } from './model.mjs';
 /**
  * Runs `body({peer, berth, workspace, fixture, model})` with both daemons up and ready.
  * The daemons start one after the other so neither start-up is slowed by the other's.
- * `keepScratch` leaves the folder (logs, homes) for inspection.
+ * `keepScratch` leaves the folder (logs, homes) for inspection. `profileDir` makes each daemon's
+ * main process write a V8 CPU profile there on exit (`<dir>/peer`, `<dir>/berth`).
  */
-export async function withBothDaemons(body, { log = console.error, keepScratch = false } = {}) {
+export async function withBothDaemons(body, { log = console.error, keepScratch = false, profileDir } = {}) {
+  const profileArgs = (name) => (profileDir ? ['--cpu-prof', '--cpu-prof-dir', join(profileDir, name)] : []);
   const scratch = mkdtempSync(join(tmpdir(), 'berth-bench-'));
   const workspace = join(scratch, 'ws');
   const stops = [];
@@ -27,11 +29,11 @@ export async function withBothDaemons(body, { log = console.error, keepScratch =
     const model = await startModel();
     stops.push(model.close);
     log(`bench: scripted model at ${model.url}`);
-    const peer = await startPeer({ workspace, scratch, modelUrl: model.url });
+    const peer = await startPeer({ workspace, scratch, modelUrl: model.url, nodeArgs: profileArgs('peer') });
     stops.push(peer.stop);
     await peer.ready();
     log(`bench: ${peer.label} at ${peer.url} (pid ${peer.pid})`);
-    const berth = await startBerth({ workspace, scratch, modelUrl: model.url });
+    const berth = await startBerth({ workspace, scratch, modelUrl: model.url, nodeArgs: profileArgs('berth') });
     stops.push(berth.stop);
     await berth.ready();
     log(`bench: ${berth.label} at ${berth.url} (pid ${berth.pid})`);
@@ -44,6 +46,7 @@ export async function withBothDaemons(body, { log = console.error, keepScratch =
         log(`bench: stopping failed: ${error.message}`);
       }
     }
+    if (profileDir) log(`bench: CPU profiles in ${profileDir} (summarise with bench/lib/cpuprofile-top.mjs)`);
     if (keepScratch) log(`bench: kept ${scratch}`);
     else removeScratch();
     unregister();

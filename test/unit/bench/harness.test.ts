@@ -179,3 +179,31 @@ describe('interleaved sampling', () => {
     }
   });
 });
+
+describe('cpu profile summary', () => {
+  it('charges each sample interval to the sampled function and leaves idle time out of the shares', async () => {
+    const { topSelfTime } = await load('lib/cpuprofile-top.mjs');
+    const frame = (functionName: string, url: string) => ({ functionName, url, lineNumber: 0, columnNumber: 0, scriptId: '0' });
+    const profile = {
+      nodes: [
+        { id: 1, callFrame: frame('(root)', '') },
+        { id: 2, callFrame: frame('walk', 'file:///x/dist/workspace/glob.js') },
+        { id: 3, callFrame: frame('(idle)', '') },
+        { id: 4, callFrame: frame('lstat', '') },
+      ],
+      samples: [2, 2, 4, 3],
+      timeDeltas: [3000, 1000, 4000, 9000],
+    };
+    const summary = topSelfTime(profile);
+    assert.equal(summary.busyMs, 8);
+    assert.equal(summary.idleMs, 9);
+    assert.deepEqual(
+      summary.functions.map((r: any) => [r.key, r.ms, r.pct]),
+      [
+        ['walk  dist/workspace/glob.js:1', 4, 50],
+        ['lstat  (native):1', 4, 50],
+      ],
+    );
+    assert.deepEqual(summary.files.map((r: any) => r.key), ['dist/workspace/glob.js', '(native lstat)']);
+  });
+});
