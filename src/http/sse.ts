@@ -1,0 +1,152 @@
+import { randomUUID } from 'node:crypto';
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { systemClock, type Clock } from '../clock.js';
+import { SSE_HEARTBEAT_MS } from '../config/limits.js';
+import { asBerthError } from '../errors/index.js';
+import { CONTROL_TYPES, controlFrame } from '../events/envelope.js';
+import { SSE_HEARTBEAT, SSE_PREAMBLE, encodeFrame } from '../events/sse-encode.js';
+import type { EventBusStats } from '../events/stats.js';
+import type { SubscribeOptions, Subscription } from '../events/types.js';
+import { parseEventStreamRequest, subscribeOptionsOf, type EventStreamRequest, type QueryValues } from './sse-request.js';
+
+export { parseEventStreamRequest, subscribeOptionsOf, type EventStreamRequest };
+
+/** What `openEventStream` needs from a session: something to subscribe to. */
+export interface Subscribable {
+  subscribe(options: SubscribeOptions): Subscription;
+}
+
+export interface OpenEventStreamOptions extends SseStreamOptions {
+  /** The `session_snapshot` payload (spec §7.6), asked for only with `?snapshot=1`. */
+  readonly snapshot: () => Record<string, unknown>;
+  readonly clientId?: string;
+}
+
+export interface SseStreamOptions {
+  /** Heartbeat comment interval; SSE_HEARTBEAT_MS (15 s, spec §7.3) unless a test shortens it. */
+  readonly heartbeatMs?: number;
+  readonly stats?: EventBusStats;
+  /** `X-Qwen-SSE-Stream-Id`; a fresh UUID v4 by default. */
+  readonly streamId?: string;
+  /** Stamps a `stream_error` frame if reading the subscription fails. */
+  readonly clock?: Clock;
+}
+
+function isReply(target: FastifyReply | ServerResponse): target is FastifyReply {
+  return typeof (target as FastifyReply).hijack === 'function';
+}
+
+/** Takes the raw response out of fastify's hands, keeping headers hooks already set (CORS). */
+function rawResponse(target: FastifyReply | ServerResponse): { res: ServerResponse; inherited: OutgoingHttpHeaders } {
+  if (!isReply(target)) return { res: target, inherited: {} };
+  const inherited = target.getHeaders() as OutgoingHttpHeaders;
+  target.hijack();
+  return { res: target.raw, inherited };
+}
+
+/**
+ * Writes one subscription to an HTTP response as an SSE stream (spec §7.2-7.3)
+ * and resolves when the stream is over. Headers go out at once, before any
+ * event exists (the SDK times the connect by them). Frames are written as the
+ * subscription yields them; when the socket pushes back, the writer waits for
+ * `drain` rather than buffering — the subscriber's bounded queue is the only
+ * backlog, and the bus evicts it when it overflows. A client that disconnects
+ * closes its subscription; a terminal frame ends the response.
+ */
+export function streamSubscription(
+  target: FastifyReply | ServerResponse,
+  subscription: Subscription,
+  options: SseStreamOptions = {},
+): Promise<void> {
+  const { res, inherited } = rawResponse(target);
+  const clock = options.clock ?? systemClock;
+  // setHeader, not a writeHead object: names are case-insensitive there, so ours replace inherited ones.
+  for (const [name, value] of Object.entries(inherited)) if (value !== undefined) res.setHeader(name, value);
+  res.setHeader('Content-Type', 'text/event-stream');
+  res.setHeader('Cache-Control', 'no-cache, no-transform');
+  res.setHeader('Connection', 'keep-alive');
+  res.setHeader('X-Accel-Buffering', 'no');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('X-Qwen-Event-Epoch', subscription.epoch);
+  res.setHeader('X-Qwen-SSE-Stream-Id', options.streamId ?? randomUUID());
+  res.writeHead(200);
+  res.flushHeaders();
+  res.write(SSE_PREAMBLE);
+  options.stats?.streamOpened();
+
+  let gone = false;
+  let waitingForDrain = false;
+  let wakeDrain: (() => void) | undefined;
+
+  const heartbeat = setInterval(() => {
+    // While the socket is full a heartbeat would only add to its buffer; the client is not reading anyway.
+    if (!gone && !waitingForDrain) res.write(SSE_HEARTBEAT);
+  }, options.heartbeatMs ?? SSE_HEARTBEAT_MS);
+
+  const onClose = () => {
+    gone = true;
+    subscription.close();
+    wakeDrain?.();
+  };
+  res.on('close', onClose);
+
+  const drained = () =>
+    new Promise<void>((resolve) => {
+      waitingForDrain = true;
+      wakeDrain = () => {
+        res.off('drain', wakeDrain!);
+        waitingForDrain = false;
+        wakeDrain = undefined;
+        resolve();
+      };
+      res.on('drain', wakeDrain);
+    });
+
+  const pump = async () => {
+    try {
+      for (;;) {
+        const frame = await subscription.nextFrame();
+        if (frame === null || gone) return;
+        if (!res.write(encodeFrame(frame))) await drained();
+        if (gone) return;
+      }
+    } catch (err) {
+      // spec §7.5: a failure while streaming ends this stream with an id-less stream_error.
+      if (!gone) {
+        const error = asBerthError(err);
+        res.write(
+          encodeFrame(
+            controlFrame(CONTROL_TYPES.streamError, { error: error.message, errorKind: error.errorKind ?? error.code }, clock.now()),
+          ),
+        );
+      }
+    }
+  };
+
+  return pump().finally(() => {
+    clearInterval(heartbeat);
+    res.off('close', onClose);
+    subscription.close();
+    options.stats?.streamClosed();
+    if (!gone) res.end();
+  });
+}
+
+/**
+ * `GET /session/{id}/events` after the route has found its session: parse the
+ * request (400 `invalid_max_queued` is thrown here, before any stream opens),
+ * subscribe (429 `subscriber_limit_exceeded` likewise), then stream until the
+ * subscription or the client ends. Both refusals reach the error handler as
+ * ordinary JSON errors because nothing has been written yet.
+ */
+export async function openEventStream(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  bus: Subscribable,
+  options: OpenEventStreamOptions,
+): Promise<void> {
+  const parsed = parseEventStreamRequest(request.headers, (request.query ?? {}) as QueryValues);
+  const subscription = bus.subscribe(subscribeOptionsOf(parsed, options.snapshot, options.clientId));
+  await streamSubscription(reply, subscription, options);
+}
