@@ -196,6 +196,12 @@ export const ERROR_CATALOG = spec({
   image_too_large: { status: 413, message: 'The image cannot be scaled to fit the frame' },
   batch_size: { status: 400, message: 'A batch holds 1 to 32 calls' },
   question_unanswered: { status: 409, message: 'The owner did not answer the question' },
+  call_id_reused: {
+    status: 409,
+    message: 'This call id was already used for a different tool or different arguments',
+  },
+  tool_cancelled: { status: 409, message: 'The call was cancelled before it ran' },
+  tool_name_conflict: { status: 409, message: 'Another application already publishes a tool with this name here' },
 
   // ── wire protocols (seeds 000, 003, 004) ────────────────────────────────
   protocol_error: { status: 400, message: 'Protocol error', errorKind: 'protocol_error' },

@@ -1,5 +1,6 @@
 import type { Migration } from '../migration.js';
 import { m001Core } from './001_core.js';
+import { m002Receipts } from './002_receipts.js';
 import { m003Sessions } from './003_sessions.js';
 import { m004Tokens } from './004_tokens.js';
 
@@ -8,4 +9,4 @@ import { m004Tokens } from './004_tokens.js';
  * 1 core · 2 receipts (tools) · 3 sessions + transcript · 4 tokens · 5 gateway call journal ·
  * 6 module inboxes · 7+ later.
  */
-export const MIGRATIONS: readonly Migration[] = [m001Core, m003Sessions, m004Tokens];
+export const MIGRATIONS: readonly Migration[] = [m001Core, m002Receipts, m003Sessions, m004Tokens];

@@ -1,0 +1,137 @@
+import { MAX_CATALOG_TOOLS } from '../config/limits.js';
+import { BerthError } from '../errors/index.js';
+import { compileSchema } from './arguments.js';
+import { availabilityOf } from './definitions.js';
+import { POLICIES, type Tool, type ToolAvailability } from './types.js';
+
+/** What a disconnected application's tools report until it reconnects (seed 003 runtime object). */
+const DISCONNECTED: ToolAvailability = {
+  available: false,
+  code: 'application_disconnected',
+  reason: 'The application that publishes this tool is not connected',
+  remediation: 'Wait for the application to reconnect',
+  retryable: true,
+};
+
+interface Publication {
+  connected: boolean;
+  readonly tools: Map<string, Tool>;
+  readonly overrides: Map<string, ToolAvailability>;
+}
+
+/**
+ * The application tools published per workspace (seed 000 `workspace_tools`;
+ * seed 003 applications). The tool-protocol face adds an application's
+ * catalog with `publish`, reports runtime changes with `setAvailability`,
+ * and calls `disconnect` when the socket drops: the tools stay listed but
+ * unavailable until the application publishes again. `withdraw` removes them.
+ * Tool names are unique within a workspace across applications.
+ */
+export class ApplicationToolRegistry {
+  private readonly workspaces = new Map<string, Map<string, Publication>>();
+
+  /**
+   * Replaces everything `applicationId` publishes in `workspaceId` and marks
+   * it connected. The whole list is checked first and refused whole: empty or
+   * repeated names, unknown policies, schemas that do not compile, more than
+   * MAX_CATALOG_TOOLS tools, or a name another application already publishes.
+   */
+  publish(workspaceId: string, applicationId: string, tools: readonly Tool[]): void {
+    const apps = this.appsOf(workspaceId);
+    const taken = new Map<string, string>();
+    for (const [otherId, other] of apps) {
+      if (otherId !== applicationId) for (const name of other.tools.keys()) taken.set(name, otherId);
+    }
+    if (tools.length > MAX_CATALOG_TOOLS) {
+      throw new BerthError('invalid_request', `An application may publish at most ${MAX_CATALOG_TOOLS} tools`);
+    }
+    const published = new Map<string, Tool>();
+    for (const tool of tools) {
+      checkTool(tool);
+      if (published.has(tool.name)) throw new BerthError('invalid_request', `Tool ${tool.name} is published twice`);
+      const owner = taken.get(tool.name);
+      if (owner !== undefined) {
+        throw new BerthError('tool_name_conflict', `Application ${owner} already publishes a tool named ${tool.name}`, {
+          tool: tool.name,
+        });
+      }
+      published.set(tool.name, tool);
+    }
+    const publication: Publication = { connected: true, tools: new Map(), overrides: new Map() };
+    for (const [name, tool] of published) publication.tools.set(name, withRuntimeState(tool, publication));
+    apps.set(applicationId, publication);
+  }
+
+  /** The application's socket dropped: its tools stay visible but unavailable (`application_disconnected`). */
+  disconnect(workspaceId: string, applicationId: string): void {
+    const publication = this.workspaces.get(workspaceId)?.get(applicationId);
+    if (publication) publication.connected = false;
+  }
+
+  withdraw(workspaceId: string, applicationId: string): void {
+    const apps = this.workspaces.get(workspaceId);
+    apps?.delete(applicationId);
+    if (apps && apps.size === 0) this.workspaces.delete(workspaceId);
+  }
+
+  /** Records a runtime change the application reported; `null` returns to the tool's own probe. */
+  setAvailability(workspaceId: string, applicationId: string, toolName: string, availability: ToolAvailability | null): void {
+    const publication = this.workspaces.get(workspaceId)?.get(applicationId);
+    if (!publication?.tools.has(toolName)) {
+      throw new BerthError('unknown_tool', `Application ${applicationId} publishes no tool named ${toolName}`);
+    }
+    if (availability) publication.overrides.set(toolName, availability);
+    else publication.overrides.delete(toolName);
+  }
+
+  /** Every application tool of a workspace, sorted by name. */
+  list(workspaceId: string): Tool[] {
+    const tools: Tool[] = [];
+    for (const publication of this.workspaces.get(workspaceId)?.values() ?? []) tools.push(...publication.tools.values());
+    return tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  get(workspaceId: string, name: string): Tool | undefined {
+    for (const publication of this.workspaces.get(workspaceId)?.values() ?? []) {
+      const tool = publication.tools.get(name);
+      if (tool) return tool;
+    }
+    return undefined;
+  }
+
+  private appsOf(workspaceId: string): Map<string, Publication> {
+    let apps = this.workspaces.get(workspaceId);
+    if (!apps) {
+      apps = new Map();
+      this.workspaces.set(workspaceId, apps);
+    }
+    return apps;
+  }
+}
+
+function checkTool(tool: Tool): void {
+  if (typeof tool.name !== 'string' || tool.name.trim() === '' || tool.name.length > 200) {
+    throw new BerthError('invalid_request', 'Every published tool needs a name of 1 to 200 characters');
+  }
+  if (!POLICIES.includes(tool.policy)) {
+    throw new BerthError('invalid_request', `Tool ${tool.name} has an unknown policy ${String(tool.policy)}`);
+  }
+  compileSchema(tool.inputSchema);
+}
+
+/** The published tool, answering availability from the connection and the latest reported state. */
+function withRuntimeState(tool: Tool, publication: Publication): Tool {
+  return Object.freeze({
+    name: tool.name,
+    ...(tool.title !== undefined ? { title: tool.title } : {}),
+    description: tool.description,
+    category: tool.category,
+    policy: tool.policy,
+    inputSchema: tool.inputSchema,
+    annotations: tool.annotations,
+    ...(tool.prerequisiteToolIds ? { prerequisiteToolIds: tool.prerequisiteToolIds } : {}),
+    availability: () =>
+      publication.connected ? (publication.overrides.get(tool.name) ?? availabilityOf(tool)) : DISCONNECTED,
+    run: tool.run.bind(tool),
+  });
+}
