@@ -1,0 +1,53 @@
+import { readdir } from 'node:fs/promises';
+import { MAX_LIST_ENTRIES } from '../config/limits.js';
+import { loadIgnoreRules } from './ignore.js';
+import { confine } from './paths.js';
+import { kindOf, type EntryKind } from './stat.js';
+
+export interface ListOptions {
+  /** Show entries the ignore rules hide (spec §11.1: `includeIgnored=1|true`). */
+  readonly includeIgnored: boolean;
+}
+
+export interface ListEntry {
+  readonly name: string;
+  readonly kind: EntryKind;
+  readonly ignored: boolean;
+}
+
+/** The `WorkspaceList` answer (contract/openapi.json), in wire field order. */
+export interface DirectoryList {
+  readonly kind: 'list';
+  readonly path: string;
+  readonly entries: ListEntry[];
+  readonly truncated: boolean;
+  readonly matchedIgnore: null;
+}
+
+/**
+ * Lists one workspace directory (spec §11.5): at most MAX_LIST_ENTRIES
+ * entries in directory order, kinds not resolved (a link is `symlink`),
+ * ignored entries hidden unless asked for. Everything inside an ignored
+ * directory counts as ignored. A path that is not a directory is ENOTDIR
+ * (400 `parse_error`).
+ */
+export async function listDirectory(root: string, userPath: string, options: ListOptions): Promise<DirectoryList> {
+  const target = await confine(root, userPath);
+  const dirRel = target.rel === '.' ? '' : target.rel;
+  const [rules, dirents] = await Promise.all([loadIgnoreRules(root), readdir(target.abs, { withFileTypes: true })]);
+  await rules.prepare(dirRel);
+  const insideIgnored = dirRel !== '' && rules.match(dirRel, true) !== null;
+  const ignores = insideIgnored ? () => true : rules.entryTester(dirRel);
+  const entries: ListEntry[] = [];
+  let truncated = false;
+  for (const d of dirents) {
+    const ignored = ignores(d.name, d.isDirectory());
+    if (ignored && !options.includeIgnored) continue;
+    if (entries.length === MAX_LIST_ENTRIES) {
+      truncated = true;
+      break;
+    }
+    entries.push({ name: d.name, kind: kindOf(d), ignored });
+  }
+  return { kind: 'list', path: target.rel, entries, truncated, matchedIgnore: null };
+}
