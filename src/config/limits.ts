@@ -24,6 +24,12 @@ export const COMPRESSION_THRESHOLD_BYTES = 32 * 1024;
 export const MAX_CATALOG_TOOLS = 1000;
 /** A decoded gzip wrapper may not inflate past this, so a tiny frame cannot become a memory bomb. */
 export const MAX_DECOMPRESSED_BYTES = 16 * 1024 * 1024;
+/** Seed 000 `workspace_tool.name` maxLength: tool names and ids are at most this long. */
+export const MAX_TOOL_NAME_CHARS = 200;
+/** A caller's call id (receipt key) is at most this long, so receipts stay small. */
+export const MAX_CALL_ID_CHARS = 200;
+/** A catalog `query`/`feature` text is at most this long; search terms beyond it only cost time. */
+export const MAX_CATALOG_QUERY_CHARS = 1000;
 
 /** Seed 004 `MOST_LINE`: the longest question line read, in bytes. */
 export const MODULE_MOST_LINE = 256 * 1024;

@@ -1,4 +1,4 @@
-import { MAX_CATALOG_TOOLS } from '../config/limits.js';
+import { MAX_CATALOG_TOOLS, MAX_TOOL_NAME_CHARS } from '../config/limits.js';
 import { BerthError } from '../errors/index.js';
 import { compileSchema } from './arguments.js';
 import { availabilityOf } from './definitions.js';
@@ -110,8 +110,8 @@ export class ApplicationToolRegistry {
 }
 
 function checkTool(tool: Tool): void {
-  if (typeof tool.name !== 'string' || tool.name.trim() === '' || tool.name.length > 200) {
-    throw new BerthError('invalid_request', 'Every published tool needs a name of 1 to 200 characters');
+  if (typeof tool.name !== 'string' || tool.name.trim() === '' || tool.name.length > MAX_TOOL_NAME_CHARS) {
+    throw new BerthError('invalid_request', `Every published tool needs a name of 1 to ${MAX_TOOL_NAME_CHARS} characters`);
   }
   if (!POLICIES.includes(tool.policy)) {
     throw new BerthError('invalid_request', `Tool ${tool.name} has an unknown policy ${String(tool.policy)}`);

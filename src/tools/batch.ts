@@ -1,4 +1,4 @@
-import { MAX_BATCH_CALLS } from '../config/limits.js';
+import { MAX_BATCH_CALLS, MAX_CALL_ID_CHARS, MAX_TOOL_NAME_CHARS } from '../config/limits.js';
 import { BerthError } from '../errors/index.js';
 import { assertMatches } from './arguments.js';
 import type { ToolOutcome } from './types.js';
@@ -44,8 +44,8 @@ const BATCH_SCHEMA = {
         type: 'object',
         required: ['toolId'],
         properties: {
-          callId: { type: 'string', minLength: 1, maxLength: 200 },
-          toolId: { type: 'string', minLength: 1, maxLength: 200 },
+          callId: { type: 'string', minLength: 1, maxLength: MAX_CALL_ID_CHARS },
+          toolId: { type: 'string', minLength: 1, maxLength: MAX_TOOL_NAME_CHARS },
         },
       },
     },

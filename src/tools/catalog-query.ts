@@ -1,4 +1,4 @@
-import { MAX_CATALOG_TOOLS } from '../config/limits.js';
+import { MAX_CATALOG_QUERY_CHARS, MAX_CATALOG_TOOLS } from '../config/limits.js';
 import { assertMatches } from './arguments.js';
 import type { Policy, ToolAvailability, ToolDefinition } from './types.js';
 
@@ -25,8 +25,8 @@ const QUERY_SCHEMA = {
   properties: {
     detail: { enum: ['full', 'index', 'definitions'] },
     ids: { type: 'array', items: { type: 'string' }, maxItems: MAX_CATALOG_TOOLS },
-    query: { type: 'string', maxLength: 1000 },
-    feature: { type: 'string', maxLength: 1000 },
+    query: { type: 'string', maxLength: MAX_CATALOG_QUERY_CHARS },
+    feature: { type: 'string', maxLength: MAX_CATALOG_QUERY_CHARS },
     policy: { enum: ['read', 'write', 'critical'] },
     executableOnly: { type: 'boolean' },
     limit: { type: 'integer', minimum: 1 },

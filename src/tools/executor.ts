@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import { MAX_CALL_ID_CHARS } from '../config/limits.js';
 import { BerthError, asBerthError } from '../errors/index.js';
 import type { Workspace } from '../workspace/types.js';
 import { validateArguments } from './arguments.js';
@@ -55,6 +56,9 @@ export class ToolExecutor {
   }
 
   private async execute(call: ToolCall, signal: AbortSignal): Promise<ToolOutcome> {
+    if (call.callId.length === 0 || call.callId.length > MAX_CALL_ID_CHARS) {
+      throw new BerthError('invalid_request', `A call id has 1 to ${MAX_CALL_ID_CHARS} characters`);
+    }
     const named = this.deps.tools.get(call.name);
     if (!named) throw new BerthError('unknown_tool', `No tool named ${call.name}`, { tool: call.name });
     validateArguments(named, call.args);

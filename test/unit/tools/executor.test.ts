@@ -38,6 +38,14 @@ describe('the tool executor', () => {
     assert.equal(errorCode(outcome), 'unknown_tool');
   });
 
+  it('refuses an empty or overlong call id before anything runs', async () => {
+    const write = countingTool('t.write', { policy: 'write' });
+    const exec = executorFor([write], s.journal);
+    assert.equal(errorCode(await exec.call({ callId: '', name: 't.write', args: {} })), 'invalid_request');
+    assert.equal(errorCode(await exec.call({ callId: 'x'.repeat(201), name: 't.write', args: {} })), 'invalid_request');
+    assert.equal(write.runs, 0);
+  });
+
   it('refuses write and critical tools under a read guard before asking anyone', async () => {
     const write = countingTool('t.write', { policy: 'write' });
     const critical = countingTool('t.exec', { policy: 'critical' });
