@@ -1,0 +1,97 @@
+import { stat } from 'node:fs/promises';
+import { DEFAULT_EXEC_TIMEOUT_MS, MAX_POLL_OUTPUT_BYTES } from '../../config/limits.js';
+import { BerthError } from '../../errors/index.js';
+import type { Tool, ToolContext, ToolResult } from '../types.js';
+import { commandIdArg, optionalInteger, optionalString, requiredString } from './args.js';
+import type { CommandManager } from './commands/command-manager.js';
+import { mapWorkspaceError } from '../../workspace/fs-errors.js';
+import { seedToolDefinition } from './seed-tools.js';
+import { confineToolPath, localWorkspaceOf } from './workspace-files.js';
+
+/** Seed 000 `workspace_exec.timeoutMs` bounds. */
+const MIN_EXEC_TIMEOUT_MS = 1000;
+const MAX_EXEC_TIMEOUT_MS = 600_000;
+
+/**
+ * `workspace_exec` (seed 000): start a shell command and return its id at once;
+ * output is read with `workspace_poll`. `cwd` is confined to the workspace like
+ * any path. The command belongs to the calling session (`ctx.sessionId`).
+ */
+export function workspaceExecTool(commands: CommandManager): Tool {
+  return {
+    ...seedToolDefinition('workspace_exec', { policy: 'critical', category: 'process' }),
+    async run(args, ctx) {
+      const ws = localWorkspaceOf(ctx);
+      const command = requiredString(args, 'command');
+      const cwdArg = optionalString(args, 'cwd') ?? '.';
+      const timeoutMs =
+        optionalInteger(args, 'timeoutMs', MIN_EXEC_TIMEOUT_MS, MAX_EXEC_TIMEOUT_MS) ?? DEFAULT_EXEC_TIMEOUT_MS;
+      const cwd = await confineToolPath(ws, cwdArg);
+      const st = await stat(cwd.abs).catch((err: unknown) => {
+        throw mapWorkspaceError(err, cwd.rel);
+      });
+      if (!st.isDirectory()) throw new BerthError('not_regular_file', `cwd ${cwd.rel} is not a directory`);
+      ctx.signal.throwIfAborted();
+      const started = commands.start({ owner: ctx.sessionId, command, cwdAbs: cwd.abs, cwdRel: cwd.rel, timeoutMs });
+      return { value: { commandId: started.id, running: true, cwd: cwd.rel, timeoutMs } };
+    },
+  };
+}
+
+/**
+ * `workspace_poll` (seed 000): output from a byte `offset` of the command's
+ * combined stdout+stderr, plus its status. Output older than the bounded tail
+ * is gone; `outputDropped` says so when the requested offset fell in it.
+ */
+export function workspacePollTool(commands: CommandManager): Tool {
+  return {
+    ...seedToolDefinition('workspace_poll', { policy: 'read', category: 'process' }),
+    async run(args, ctx) {
+      const command = commands.get(ctx.sessionId, commandIdArg(args));
+      const offset = optionalInteger(args, 'offset', 0, Number.MAX_SAFE_INTEGER) ?? 0;
+      // Status first: a command seen finished has all its output in the tail already.
+      const status = command.status();
+      return { value: { ...status, ...command.read(offset, MAX_POLL_OUTPUT_BYTES) } };
+    },
+  };
+}
+
+/** `workspace_input` (seed 000): text to a running command's stdin. */
+export function workspaceInputTool(commands: CommandManager): Tool {
+  return {
+    ...seedToolDefinition('workspace_input', { policy: 'critical', category: 'process' }),
+    async run(args, ctx) {
+      const command = commands.get(ctx.sessionId, commandIdArg(args));
+      const text = requiredString(args, 'text');
+      const bytes = await command.write(text);
+      return { value: { commandId: command.id, bytesWritten: bytes } };
+    },
+  };
+}
+
+/**
+ * `workspace_stop` (seed 000): SIGTERM to the command's whole process group,
+ * SIGKILL after the grace; answers once it has ended. Stopping a finished
+ * command is not an error: it reports the status it ended with.
+ */
+export function workspaceStopTool(commands: CommandManager): Tool {
+  return {
+    ...seedToolDefinition('workspace_stop', { policy: 'write', category: 'process' }),
+    async run(args, ctx): Promise<ToolResult> {
+      const command = commands.get(ctx.sessionId, commandIdArg(args));
+      const wasRunning = command.running;
+      await abortable(command.stop(), ctx);
+      return { value: { ...command.status(), wasRunning } };
+    },
+  };
+}
+
+/** Waits for `work` unless the call is cancelled first (the work itself carries on). */
+function abortable<T>(work: Promise<T>, ctx: ToolContext): Promise<T> {
+  ctx.signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(ctx.signal.reason);
+    ctx.signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => ctx.signal.removeEventListener('abort', onAbort));
+  });
+}

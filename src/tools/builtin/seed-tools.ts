@@ -1,0 +1,39 @@
+import { readFileSync } from 'node:fs';
+import type { JsonSchema, Policy, ToolAnnotations, ToolDefinition } from '../types.js';
+
+/** One tool as seed 000 publishes it: the name, description, schema and hints an agent sees. */
+interface SeedTool {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: JsonSchema;
+  readonly annotations: ToolAnnotations;
+}
+
+/**
+ * Seed 000 (`contract/gateway-v1.json`) is the single source of the workspace
+ * tools' names, descriptions, input schemas and annotations (style.md §3); they
+ * are read from it, never retyped.
+ */
+const SEED_000_TOOLS: readonly SeedTool[] = JSON.parse(
+  readFileSync(new URL('../../../contract/gateway-v1.json', import.meta.url), 'utf8'),
+).tools;
+
+/** What Berth adds to a seed tool: where it sits in the catalog and how far it may reach. */
+export interface BerthToolPlacement {
+  readonly policy: Policy;
+  readonly category: string;
+}
+
+/** The full definition of seed-000 tool `name`, with Berth's policy and category. */
+export function seedToolDefinition(name: string, placement: BerthToolPlacement): ToolDefinition {
+  const seed = SEED_000_TOOLS.find((t) => t.name === name);
+  if (!seed) throw new Error(`seed 000 defines no tool named ${name}`);
+  return {
+    name: seed.name,
+    description: seed.description,
+    inputSchema: seed.inputSchema,
+    annotations: seed.annotations,
+    policy: placement.policy,
+    category: placement.category,
+  };
+}

@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { CommandManager, localWorkspaceTools } from '../../../../src/tools/builtin/index.js';
+
+const seed = JSON.parse(readFileSync(new URL('../../../../contract/gateway-v1.json', import.meta.url), 'utf8'));
+
+describe('the local workspace tool set', () => {
+  const tools = localWorkspaceTools({ commands: new CommandManager({ clock: { now: () => 0 } }) });
+
+  it('offers every seed-000 workspace tool except the tool-layer pair, with the seed text and schemas', () => {
+    const expected = seed.tools.filter((t: { name: string }) => t.name !== 'workspace_tools' && t.name !== 'workspace_tool');
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      expected.map((t: { name: string }) => t.name),
+    );
+    for (const t of expected) {
+      const mine = tools.find((x) => x.name === t.name)!;
+      assert.equal(mine.description, t.description, t.name);
+      assert.deepEqual(mine.inputSchema, t.inputSchema, t.name);
+      assert.deepEqual(mine.annotations, t.annotations, t.name);
+    }
+  });
+
+  it('places reads, writes and critical effects under the policies the issue names', () => {
+    const policy = Object.fromEntries(tools.map((t) => [t.name, t.policy]));
+    assert.deepEqual(policy, {
+      workspace_info: 'read',
+      workspace_list: 'read',
+      workspace_read: 'read',
+      workspace_image: 'read',
+      workspace_document: 'read',
+      workspace_write: 'write',
+      workspace_patch: 'write',
+      workspace_delete: 'critical',
+      workspace_exec: 'critical',
+      workspace_poll: 'read',
+      workspace_input: 'critical',
+      workspace_stop: 'write',
+      workspace_ask: 'read',
+    });
+    const category = new Set(tools.map((t) => t.category));
+    assert.deepEqual([...category].sort(), ['interaction', 'process', 'workspace']);
+  });
+});

@@ -1,0 +1,184 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync, symlinkSync, chmodSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { refusedWith, toolFixture, type ToolFixture } from './fixture.js';
+
+const sha = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
+
+describe('workspace_write', () => {
+  let f: ToolFixture;
+  before(() => {
+    f = toolFixture({ 'existing.txt': 'old\n', 'blocker': 'a file where a directory would go' });
+  });
+  after(() => f.close());
+
+  it('creates a new file and its missing parent directories when expectedSha256 is null', async () => {
+    const r = await f.call('workspace_write', { path: 'src/deep/new.ts', content: 'export {};\n', expectedSha256: null });
+    assert.equal(readFileSync(join(f.root, 'src/deep/new.ts'), 'utf8'), 'export {};\n');
+    assert.deepEqual(r, { path: 'src/deep/new.ts', sha256: sha('export {};\n'), size: 11, created: true });
+  });
+
+  it('replaces a file whose sha256 still matches and returns the new revision', async () => {
+    const r = await f.call('workspace_write', { path: 'existing.txt', content: 'new ✓\n', expectedSha256: sha('old\n') });
+    assert.equal(readFileSync(join(f.root, 'existing.txt'), 'utf8'), 'new ✓\n');
+    assert.equal(r.sha256, sha('new ✓\n'));
+    assert.equal(r.size, Buffer.byteLength('new ✓\n'));
+    assert.equal(r.created, false);
+  });
+
+  it('keeps the permissions of the file it replaces', async () => {
+    const p = join(f.root, 'script.sh');
+    await f.call('workspace_write', { path: 'script.sh', content: 'echo 1\n', expectedSha256: null });
+    chmodSync(p, 0o750);
+    await f.call('workspace_write', { path: 'script.sh', content: 'echo 2\n', expectedSha256: sha('echo 1\n') });
+    assert.equal(statSync(p).mode & 0o777, 0o750);
+  });
+
+  it('refuses to create over an existing file', async () => {
+    await refusedWith(f.call('workspace_write', { path: 'existing.txt', content: 'x', expectedSha256: null }), 'file_exists');
+  });
+
+  it('refuses a stale hash and leaves the file untouched', async () => {
+    const before = readFileSync(join(f.root, 'existing.txt'), 'utf8');
+    await refusedWith(
+      f.call('workspace_write', { path: 'existing.txt', content: 'lost', expectedSha256: sha('something else') }),
+      'stale_hash',
+    );
+    assert.equal(readFileSync(join(f.root, 'existing.txt'), 'utf8'), before);
+  });
+
+  it('refuses a hash for a file that no longer exists as stale', async () => {
+    await refusedWith(f.call('workspace_write', { path: 'gone.txt', content: 'x', expectedSha256: sha('x') }), 'stale_hash');
+    assert.equal(existsSync(join(f.root, 'gone.txt')), false);
+  });
+
+  it('refuses content longer than the seed maximum', async () => {
+    await refusedWith(
+      f.call('workspace_write', { path: 'huge.txt', content: 'x'.repeat(1_048_577), expectedSha256: null }),
+      'file_too_large',
+    );
+    assert.equal(existsSync(join(f.root, 'huge.txt')), false);
+  });
+
+  it('refuses to write over a directory or through a file used as a directory', async () => {
+    mkdirSync(join(f.root, 'adir'));
+    await refusedWith(f.call('workspace_write', { path: 'adir', content: 'x', expectedSha256: null }), 'not_regular_file');
+    await refusedWith(f.call('workspace_write', { path: 'blocker/child.txt', content: 'x', expectedSha256: null }), 'not_regular_file');
+  });
+
+  it('refuses to write inside .git', async () => {
+    mkdirSync(join(f.root, '.git/hooks'), { recursive: true });
+    await refusedWith(f.call('workspace_write', { path: '.git/hooks/pre-commit', content: 'x', expectedSha256: null }), 'permission_denied');
+  });
+
+  it('leaves no temp files behind after successes and refusals', () => {
+    const stray = readdirSync(f.root, { recursive: true }).map(String).filter((n) => n.includes('.berth-'));
+    assert.deepEqual(stray, []);
+  });
+});
+
+describe('workspace_patch', () => {
+  let f: ToolFixture;
+  const source = 'const a = 1;\nconst b = 2;\nconst b2 = 2;\n';
+  before(() => {
+    f = toolFixture({ 'code.ts': source, 'blob.bin': Buffer.from([0xff, 0xfe, 0x00, 0x01]) });
+  });
+  after(() => f.close());
+
+  it('replaces the one occurrence, returns the new revision and a small diff summary', async () => {
+    const r = await f.call('workspace_patch', {
+      path: 'code.ts',
+      oldText: 'const a = 1;\n',
+      newText: 'const a = 10;\nconst c = 3;\n',
+      expectedSha256: sha(source),
+    });
+    const now = readFileSync(join(f.root, 'code.ts'), 'utf8');
+    assert.equal(now, 'const a = 10;\nconst c = 3;\nconst b = 2;\nconst b2 = 2;\n');
+    assert.equal(r.sha256, sha(now));
+    assert.deepEqual(r.diff, { startLine: 1, removedLines: 1, addedLines: 2, sizeChange: Buffer.byteLength(now) - source.length });
+  });
+
+  it('treats $ patterns in newText literally', async () => {
+    const cur = readFileSync(join(f.root, 'code.ts'));
+    await f.call('workspace_patch', { path: 'code.ts', oldText: 'const c = 3;', newText: "const c = '$&$1';", expectedSha256: sha(cur) });
+    assert.match(readFileSync(join(f.root, 'code.ts'), 'utf8'), /const c = '\$&\$1';/);
+  });
+
+  it('refuses text that occurs more than once, with the count', async () => {
+    const cur = readFileSync(join(f.root, 'code.ts'));
+    const err = await refusedWith(
+      f.call('workspace_patch', { path: 'code.ts', oldText: '= 2;', newText: '= 3;', expectedSha256: sha(cur) }),
+      'ambiguous_text_match',
+    );
+    assert.equal(err.details.occurrences, 2);
+    assert.deepEqual(readFileSync(join(f.root, 'code.ts')), cur);
+  });
+
+  it('counts overlapping occurrences as ambiguous', async () => {
+    await f.call('workspace_write', { path: 'aaa.txt', content: 'aaa', expectedSha256: null });
+    await refusedWith(f.call('workspace_patch', { path: 'aaa.txt', oldText: 'aa', newText: 'b', expectedSha256: sha('aaa') }), 'ambiguous_text_match');
+  });
+
+  it('refuses text that does not occur', async () => {
+    const cur = readFileSync(join(f.root, 'code.ts'));
+    await refusedWith(
+      f.call('workspace_patch', { path: 'code.ts', oldText: 'const z', newText: '', expectedSha256: sha(cur) }),
+      'text_not_found',
+    );
+  });
+
+  it('refuses a stale hash before looking for the text', async () => {
+    await refusedWith(
+      f.call('workspace_patch', { path: 'code.ts', oldText: 'const a', newText: 'let a', expectedSha256: sha(source) }),
+      'stale_hash',
+    );
+  });
+
+  it('refuses a null hash: a patch edits a file that was read', async () => {
+    const err = await refusedWith(
+      f.call('workspace_patch', { path: 'code.ts', oldText: 'const a', newText: 'let a', expectedSha256: null }),
+      'invalid_arguments',
+    );
+    assert.match(err.hint ?? '', /workspace_read/);
+  });
+
+  it('refuses a binary file and a missing file', async () => {
+    const bin = readFileSync(join(f.root, 'blob.bin'));
+    await refusedWith(f.call('workspace_patch', { path: 'blob.bin', oldText: 'a', newText: 'b', expectedSha256: sha(bin) }), 'binary_file');
+    await refusedWith(f.call('workspace_patch', { path: 'none.ts', oldText: 'a', newText: 'b', expectedSha256: sha('') }), 'path_not_found');
+  });
+});
+
+describe('workspace_delete', () => {
+  let f: ToolFixture;
+  before(() => {
+    f = toolFixture({ 'doomed.txt': 'bye', 'kept.txt': 'stay', 'folder/x.txt': 'x' });
+    symlinkSync('kept.txt', join(f.root, 'link.txt'));
+  });
+  after(() => f.close());
+
+  it('deletes a regular file whose hash matches', async () => {
+    const r = await f.call('workspace_delete', { path: 'doomed.txt', expectedSha256: sha('bye') });
+    assert.deepEqual(r, { path: 'doomed.txt', deleted: true, size: 3 });
+    assert.equal(existsSync(join(f.root, 'doomed.txt')), false);
+  });
+
+  it('refuses a stale hash and puts nothing out of place', async () => {
+    await refusedWith(f.call('workspace_delete', { path: 'kept.txt', expectedSha256: sha('other') }), 'stale_hash');
+    assert.equal(readFileSync(join(f.root, 'kept.txt'), 'utf8'), 'stay');
+    assert.deepEqual(readdirSync(f.root).filter((n) => n.includes('.berth-')), []);
+  });
+
+  it('refuses directories and symbolic links', async () => {
+    await refusedWith(f.call('workspace_delete', { path: 'folder', expectedSha256: sha('x') }), 'not_regular_file');
+    await refusedWith(f.call('workspace_delete', { path: 'link.txt', expectedSha256: sha('stay') }), 'not_regular_file');
+    assert.equal(readFileSync(join(f.root, 'kept.txt'), 'utf8'), 'stay');
+  });
+
+  it('refuses a null hash and a missing file', async () => {
+    await refusedWith(f.call('workspace_delete', { path: 'kept.txt', expectedSha256: null }), 'invalid_arguments');
+    await refusedWith(f.call('workspace_delete', { path: 'never.txt', expectedSha256: sha('') }), 'path_not_found');
+  });
+});
