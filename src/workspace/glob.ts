@@ -124,14 +124,18 @@ async function walk(
   for (let head = 0; head < queue.length; head++) {
     // Read ahead, but consume in queue order so the answer is deterministic.
     for (let i = head; i < queue.length && i < head + GLOB_READDIR_CONCURRENCY; i++) {
-      reads[i] ??= readdir(join(root, queue[i]!.rel), { withFileTypes: true }).catch(() => null);
+      if (reads[i] !== undefined) continue;
+      const listing = readdir(join(root, queue[i]!.rel), { withFileTypes: true });
+      // The start directory's refusal is the answer (403, 503…); a subdirectory that vanishes
+      // or is unreadable mid-walk is skipped, not fatal.
+      reads[i] = i === 0 ? listing : listing.catch(() => null);
     }
     const dirents = await reads[head];
     const task = queue[head]!;
     reads[head] = undefined;
     queue[head] = undefined;
     if (options.signal?.aborted) return { matches, truncated: true };
-    if (!dirents) continue; // vanished or unreadable while walking: skipped, not fatal
+    if (!dirents) continue;
     visited += dirents.length;
     dirents.sort(byName);
     let isIgnored: (name: string, isDirectory: boolean) => boolean = () => true;

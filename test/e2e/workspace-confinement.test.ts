@@ -160,7 +160,7 @@ describe('workspace reads the daemon may not open', () => {
     ];
     for (const p of paths) {
       const res = await fetch(daemon.url + p);
-      const body = await res.json();
+      const body = (await res.json()) as { errorKind?: string };
       assert.equal(res.status, 403, `${p} → ${JSON.stringify(body)}`);
       assert.equal(body.errorKind, 'permission_denied', p);
     }
