@@ -4,6 +4,7 @@ import type { HealthRegistry } from './health.js';
 import type { Logger } from './log.js';
 import type { Store } from './store/db.js';
 import type { TokenService } from './tokens/tokens.js';
+import type { ToolService } from './tools/service.js';
 import type { WorkspaceRegistry } from './workspace/registry.js';
 
 /**
@@ -19,6 +20,8 @@ export interface Core {
   readonly tokens: TokenService;
   readonly workspaces: WorkspaceRegistry;
   readonly health: HealthRegistry;
+  /** The tool layer: tool sets per workspace and caller, the application tool registry. */
+  readonly tools: ToolService;
   /** Milliseconds since epoch when this process started serving. */
   readonly startedAt: number;
   /** Registers work to run once on shutdown, in reverse order of registration. */

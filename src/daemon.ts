@@ -7,7 +7,11 @@ import { createHttpServer } from './http/server.js';
 import { dispatchUpgrade, type UpgradeRoute } from './http/upgrade.js';
 import { createLogger, type Logger } from './log.js';
 import { openStore } from './store/db.js';
+import { SqliteReceiptRepository } from './store/repos/receipts.js';
 import { TokenService } from './tokens/tokens.js';
+import { CommandManager, localWorkspaceTools } from './tools/builtin/index.js';
+import { ReceiptJournal } from './tools/receipt-journal.js';
+import { ToolService } from './tools/service.js';
 import { WorkspaceRegistry } from './workspace/registry.js';
 
 export interface DaemonOptions {
@@ -38,6 +42,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const workspaces = new WorkspaceRegistry(config.workspaces, config.remoteWorkspaces);
   const tokens = new TokenService(store.db, config.token);
   const health = new HealthRegistry();
+  const tools = new ToolService({ journal: new ReceiptJournal(new SqliteReceiptRepository(store.db)), clock });
+  const commands = new CommandManager({ clock });
+  const localTools = localWorkspaceTools({ commands });
+  tools.setHostTools('local', () => localTools);
 
   const core: Core = {
     config,
@@ -47,9 +55,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     tokens,
     workspaces,
     health,
+    tools,
     startedAt: clock.now(),
     onShutdown: (fn) => shutdownSteps.push(fn),
   };
+  core.onShutdown(() => commands.dispose());
 
   // ── services of later concepts are built here, each registering its own shutdown ──
 

@@ -1,0 +1,25 @@
+import type { Core } from '../../core.js';
+import type { HttpModule } from '../module.js';
+
+/**
+ * `GET /workspace/tools` (OpenAPI `getWorkspaceTools`, spec §11.7): the
+ * primary workspace's tool catalog. Berth's tools live in the daemon itself,
+ * so the backend is always initialized and live. The route carries no
+ * capability tag (`x-qwen-capability: null`).
+ */
+export const workspaceToolsModule: HttpModule = {
+  name: 'workspace-tools',
+  features: () => [],
+  register(app, core: Core) {
+    app.get('/workspace/tools', async () => {
+      const primary = core.workspaces.primary();
+      return {
+        v: 1,
+        workspaceCwd: primary.root,
+        initialized: true,
+        acpChannelLive: true,
+        tools: core.tools.summaries(primary),
+      };
+    });
+  },
+};
