@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DEFAULT_FILE_BYTES_WINDOW } from '../config/limits.js';
 import { BerthError } from '../errors/index.js';
-import { changedBetween, openConfinedFile, readAt } from './open-file.js';
+import { changedBetween, closeSoon, openConfinedFile, readAt, statOpen } from './open-file.js';
 
 /** `GET /file/bytes` query (spec §11.3), validated by the face. */
 export interface BytesReadOptions {
@@ -36,7 +36,7 @@ export async function readFileBytes(root: string, userPath: string, options: Byt
     const bytes = want === 0 ? Buffer.alloc(0) : await readAt(file.handle, want, offset);
     const whole = offset === 0 && want === size;
     // A whole-file window carries a hash, so any change voids it; a partial one tolerates appends.
-    if (bytes.length !== want || changedBetween(file.stat, await file.handle.stat(), !whole)) {
+    if (bytes.length !== want || changedBetween(file.stat, statOpen(file.handle), !whole)) {
       throw new BerthError('hash_mismatch', `the file changed while it was being read: ${file.rel}`, {}, 'retry the read');
     }
     return {
@@ -50,6 +50,6 @@ export async function readFileBytes(root: string, userPath: string, options: Byt
       ...(whole ? { hash: `sha256:${createHash('sha256').update(bytes).digest('hex')}` } : {}),
     };
   } finally {
-    await file.handle.close();
+    closeSoon(file.handle);
   }
 }

@@ -34,10 +34,11 @@ export interface DirectoryList {
 export async function listDirectory(root: string, userPath: string, options: ListOptions): Promise<DirectoryList> {
   const target = await confine(root, userPath);
   const dirRel = target.rel === '.' ? '' : target.rel;
-  const [rules, dirents] = await Promise.all([loadIgnoreRules(root), readdir(target.abs, { withFileTypes: true })]);
-  await rules.prepare(dirRel);
-  const insideIgnored = dirRel !== '' && rules.match(dirRel, true) !== null;
-  const ignores = insideIgnored ? () => true : rules.entryTester(dirRel);
+  const dirents = await readdir(target.abs, { withFileTypes: true });
+  const ignore = await loadIgnoreRules(root);
+  await ignore.prepare(dirRel);
+  const insideIgnored = dirRel !== '' && ignore.match(dirRel, true) !== null;
+  const ignores = insideIgnored ? () => true : ignore.entryTester(dirRel);
   const entries: ListEntry[] = [];
   let truncated = false;
   for (const d of dirents) {

@@ -10,7 +10,7 @@ import {
 import { BerthError } from '../errors/index.js';
 import { loadIgnoreRules, type IgnoreMatch } from './ignore.js';
 import { countBreaks, LineWindowScanner } from './line-window.js';
-import { changedBetween, openConfinedFile, readAt } from './open-file.js';
+import { changedBetween, closeSoon, openConfinedFile, readAt, statOpen } from './open-file.js';
 import {
   assertSameFile,
   decodeCursor,
@@ -52,6 +52,7 @@ type Body = Omit<TextFileWindow, 'kind' | 'path' | 'matchedIgnore'>;
 
 const parentOf = (rel: string): string => (rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '');
 
+
 /**
  * Reads a text window of a workspace file (spec §11.2). Files up to
  * MAX_FILE_WINDOW_BYTES are read whole (hash and line count included); larger
@@ -64,19 +65,15 @@ export async function readTextFile(root: string, userPath: string, options: Text
   }
   // A malformed cursor is refused before any I/O.
   const cursor = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
-  const rules = loadIgnoreRules(root);
-  rules.catch(() => undefined); // observed below; this only keeps an early refusal from leaving it unhandled
   const file = await openConfinedFile(root, userPath);
   try {
-    const ignored = rules.then(async (r) => {
-      await r.prepare(parentOf(file.rel));
-      return r.match(file.rel, false);
-    });
-    ignored.catch(() => undefined);
+    const rules = await loadIgnoreRules(root);
+    await rules.prepare(parentOf(file.rel));
+    const matchedIgnore = rules.match(file.rel, false);
     const windowed = cursor !== undefined || options.line !== undefined || options.limit !== undefined || options.maxBytes !== undefined;
-    let read: Promise<Body>;
-    if (file.stat.size <= MAX_FILE_WINDOW_BYTES) read = readWhole(file.handle, file.stat, file.rel, options, cursor);
-    else if (windowed) read = readStreamed(file.handle, file.stat, file.rel, options, cursor);
+    let body: Body;
+    if (file.stat.size <= MAX_FILE_WINDOW_BYTES) body = await readWhole(file.handle, file.stat, file.rel, options, cursor);
+    else if (windowed) body = await readStreamed(file.handle, file.stat, file.rel, options, cursor);
     else {
       throw new BerthError(
         'file_too_large',
@@ -85,7 +82,6 @@ export async function readTextFile(root: string, userPath: string, options: Text
         'pass line/limit/maxBytes for a window, or use readBytes',
       );
     }
-    const [body, matchedIgnore] = await Promise.all([read, ignored]);
     return {
       kind: 'file',
       path: file.rel,
@@ -103,7 +99,7 @@ export async function readTextFile(root: string, userPath: string, options: Text
       hasMore: body.hasMore,
     };
   } finally {
-    await file.handle.close();
+    closeSoon(file.handle);
   }
 }
 
@@ -132,7 +128,7 @@ async function readWhole(
   cursor: ReadCursor | undefined,
 ): Promise<Body> {
   const raw = await readAt(handle, stat.size, 0);
-  if (raw.length !== stat.size || changedBetween(stat, await handle.stat(), false)) throw changedDuringRead(rel);
+  if (raw.length !== stat.size || changedBetween(stat, statOpen(handle), false)) throw changedDuringRead(rel);
   const sniffed = sniff(raw.subarray(0, BINARY_SNIFF_BYTES));
   if (sniffed.binary) throw binaryFile(rel);
   const utf8 = sniffed.encoding === 'utf-8';
@@ -224,7 +220,7 @@ async function readStreamed(
     );
   }
   scanner.finish(size);
-  if (changedBetween(stat, await handle.stat(), true)) throw changedDuringRead(rel);
+  if (changedBetween(stat, statOpen(handle), true)) throw changedDuringRead(rel);
 
   const raw = scanner.content();
   const { text: content, cut: decodedCut } = decodeCapped(raw, capOf(o));
