@@ -3,9 +3,11 @@
 // each side by side with the peer, prints its table and writes its JSON to bench/results/.
 // `--profile` also writes both daemons' V8 CPU profiles to bench/results/profiles-<time>/.
 // One file per benchmark; each exports {name, description, run({quick, profileDir, log}) → {text, json}}.
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { berthDir } from './berth.mjs';
 import { machineNote, writeResult } from './lib/report.mjs';
 
 /** The benchmarks, in the order a full run takes them. Issue 3's sessions/turns/memory goes here. */
@@ -27,15 +29,24 @@ function newestMtime(dir) {
 }
 
 /** Berth runs from dist/; measuring a stale build would measure yesterday's code. */
-function warnIfBuildIsStale() {
-  const built = join(repoRoot, 'dist', 'cli', 'main.js');
+function warnIfBuildIsStale(dir) {
+  const built = join(dir, 'dist', 'cli', 'main.js');
   if (!existsSync(built)) {
-    console.error('bench: dist/ is missing; run `npm run build` first');
+    console.error(`bench: ${join(dir, 'dist')} is missing; run \`npm run build\` first`);
     process.exit(2);
   }
-  if (newestMtime(join(repoRoot, 'src')) > statSync(built).mtimeMs) {
+  if (newestMtime(join(dir, 'src')) > statSync(built).mtimeMs) {
     console.error('bench: warning: src/ is newer than dist/; run `npm run build` to measure the current code');
   }
+}
+
+/** Which code was measured: the checkout's commit and whether its tree had uncommitted changes. */
+function describeBuild(dir) {
+  const git = (...args) => spawnSync('git', ['-C', dir, ...args], { encoding: 'utf8' });
+  const head = git('rev-parse', '--short', 'HEAD');
+  if (head.status !== 0) return { dir, commit: null };
+  const dirty = git('status', '--porcelain', '--untracked-files=no', '--', 'src').stdout.trim() !== '';
+  return { dir, commit: head.stdout.trim(), srcDirty: dirty };
 }
 
 async function main(argv) {
@@ -46,8 +57,12 @@ async function main(argv) {
     console.error(`usage: npm run bench -- [${Object.keys(BENCHMARKS).join('|')} …] [--quick] [--profile]`);
     process.exit(unknown.length > 0 ? 2 : 0);
   }
-  warnIfBuildIsStale();
+  const dir = berthDir();
+  if (dir !== repoRoot) console.log(`berth: ${dir}`);
+  warnIfBuildIsStale(dir);
   const machine = machineNote();
+  const build = describeBuild(dir);
+  console.log(`berth build: ${build.commit ?? 'not a git checkout'}${build.srcDirty ? ' with uncommitted changes in src/' : ''}`);
   console.log(`machine: ${machine.cpus} x ${machine.cpuModel}, ${machine.memGiB} GiB, ${machine.platform}, node ${machine.node}, load ${machine.loadavgAtStart.join(' ')}`);
   for (const name of names.length > 0 ? names : Object.keys(BENCHMARKS)) {
     const bench = await BENCHMARKS[name]();
@@ -56,7 +71,7 @@ async function main(argv) {
     const profileDir = flags.has('--profile') ? join(repoRoot, 'bench', 'results', `profiles-${bench.name}-${startedAt.toISOString().replace(/[:.]/g, '-')}`) : undefined;
     const result = await bench.run({ quick: flags.has('--quick'), profileDir });
     console.log(result.text);
-    const path = writeResult(bench.name, { benchmark: bench.name, startedAt: startedAt.toISOString(), quick: flags.has('--quick'), machine, ...result.json }, startedAt);
+    const path = writeResult(bench.name, { benchmark: bench.name, startedAt: startedAt.toISOString(), quick: flags.has('--quick'), machine, berthBuild: build, ...result.json }, startedAt);
     console.log(`\nwritten: ${path}`);
   }
 }
