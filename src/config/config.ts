@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import * as L from './limits.js';
+import { checkModelServices, loadModelServices, ModelConfigError, type ModelServiceSpec } from './model-services.js';
 
 /** One rate-limit tier: at most `max` requests per `windowMs`, counted per client id (or remote address). */
 export interface RateLimitTier {
@@ -36,6 +37,8 @@ export interface Config {
   readonly sessionIdleTimeoutMs: number;
   readonly sessionReapIntervalMs: number;
   readonly maxTurnIterations: number;
+  /** OpenAI-compatible model services ($BERTH_HOME/config.json and OPENAI_* env); the first is the default. */
+  readonly modelServices: readonly ModelServiceSpec[];
 
   readonly maxChannels: number;
   readonly maxChannelsPerToken: number;
@@ -63,6 +66,7 @@ export function isLoopbackHost(hostname: string): boolean {
 export function resolveConfig(input: ConfigInput, env: NodeJS.ProcessEnv = process.env): Config {
   const token = normalizeToken(input.token ?? env.BERTH_TOKEN ?? null);
   const hostname = input.hostname ?? '127.0.0.1';
+  const home = input.home ? resolve(input.home) : defaultHome(env);
   const config: Config = {
     port: input.port ?? 4170,
     hostname,
@@ -72,7 +76,7 @@ export function resolveConfig(input: ConfigInput, env: NodeJS.ProcessEnv = proce
       resolve(w),
     ),
     remoteWorkspaces: input.remoteWorkspaces ?? [],
-    home: input.home ? resolve(input.home) : defaultHome(env),
+    home,
     allowOrigins: input.allowOrigins ?? [],
     logLevel: input.logLevel ?? env.BERTH_LOG_LEVEL ?? 'info',
     maxSessions: input.maxSessions ?? null,
@@ -85,6 +89,7 @@ export function resolveConfig(input: ConfigInput, env: NodeJS.ProcessEnv = proce
     sessionIdleTimeoutMs: input.sessionIdleTimeoutMs ?? L.DEFAULT_SESSION_IDLE_TIMEOUT_MS,
     sessionReapIntervalMs: input.sessionReapIntervalMs ?? 60_000,
     maxTurnIterations: input.maxTurnIterations ?? L.DEFAULT_MAX_TURN_ITERATIONS,
+    modelServices: resolveModelServices(input.modelServices, home, env),
     maxChannels: input.maxChannels ?? L.MAX_CHANNELS,
     maxChannelsPerToken: input.maxChannelsPerToken ?? L.MAX_CHANNELS_PER_TOKEN,
     maxInflightCallsPerWorkspace: input.maxInflightCallsPerWorkspace ?? L.MAX_INFLIGHT_CALLS_PER_WORKSPACE,
@@ -93,6 +98,22 @@ export function resolveConfig(input: ConfigInput, env: NodeJS.ProcessEnv = proce
   };
   validate(config);
   return config;
+}
+
+/** Services given directly (tests, embedders) replace the home file and the env; both are checked the same way. */
+function resolveModelServices(
+  given: readonly ModelServiceSpec[] | undefined,
+  home: string,
+  env: NodeJS.ProcessEnv,
+): readonly ModelServiceSpec[] {
+  try {
+    if (given === undefined) return loadModelServices(home, env);
+    checkModelServices(given, 'modelServices option');
+    return given;
+  } catch (err) {
+    if (err instanceof ModelConfigError) throw new ConfigError(err.message);
+    throw err;
+  }
 }
 
 function normalizeToken(raw: string | null): string | null {

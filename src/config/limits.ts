@@ -159,3 +159,12 @@ export const DEFAULT_SESSION_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
 export const DEFAULT_CHANNEL_WAIT_MS = 30_000;
 /** spec §2.6: client ids are 1-128 chars of this alphabet. */
 export const CLIENT_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The built-in agent waits at most this long for a model service's `GET /models` before using its configured default. */
+export const MODEL_DISCOVERY_TIMEOUT_MS = 5_000;
+/** A failed model discovery is retried only after this long, so a service without `GET /models` costs one request, not one per session. */
+export const MODEL_DISCOVERY_RETRY_MS = 60_000;
+/** One model request (a whole streamed answer) may take at most this long; cancel ends it sooner. */
+export const MODEL_REQUEST_TIMEOUT_MS = 10 * 60 * 1000;
+/** The `openai` client retries 429/5xx twice by default; the daemon reports a failed model call at once (turn_error) instead. */
+export const MODEL_REQUEST_RETRIES = 0;

@@ -1,0 +1,100 @@
+import type { Clock } from '../../clock.js';
+import { BerthError } from '../../errors/index.js';
+import type { AgentDriver, DriverState, HistoryItem, TurnIO, TurnResult } from '../driver.js';
+import { modelInfos, toClientModelId, type ModelService, type ModelServices } from '../models/index.js';
+import { Conversation } from './conversation.js';
+import { SYSTEM_PROMPT } from './system-prompt.js';
+import { runBuiltinTurn } from './turn.js';
+
+export interface BuiltinDriverOptions {
+  readonly services: ModelServices;
+  /** The service to start on (`POST /session` `modelServiceId`); default: the daemon's default service. */
+  readonly modelServiceId?: string;
+  /** Config.maxTurnIterations: model calls one turn may make. */
+  readonly maxTurnIterations: number;
+  readonly clock: Clock;
+  readonly systemPrompt?: string;
+}
+
+/**
+ * The built-in agent (design.md, Agent driver): a tool-calling loop over any
+ * OpenAI-compatible chat-completions endpoint, one instance per session.
+ */
+export class BuiltinAgentDriver implements AgentDriver {
+  readonly harness = 'built-in';
+  private readonly conversation: Conversation;
+
+  constructor(
+    private readonly options: BuiltinDriverOptions,
+    private service: ModelService | undefined,
+    private model: string | null,
+  ) {
+    this.conversation = new Conversation(options.systemPrompt ?? SYSTEM_PROMPT);
+  }
+
+  async runTurn(io: TurnIO): Promise<TurnResult> {
+    const { service, model } = this;
+    if (!service) throw new BerthError('model_not_configured', this.options.services.howToConfigure());
+    if (model === null) {
+      const why = service.known()?.error ?? 'it lists no models';
+      throw new BerthError(
+        'model_not_configured',
+        `The model service ${service.id} has no model to use: ${why}. Set its "defaultModel" in ${this.options.services.configFile} (or OPENAI_MODEL for the env service).`,
+        { modelServiceId: service.id },
+      );
+    }
+    return runBuiltinTurn(io, {
+      client: service.client,
+      target: { serviceId: service.id, model, baseUrl: service.baseUrl },
+      conversation: this.conversation,
+      maxIterations: this.options.maxTurnIterations,
+      clock: this.options.clock,
+    });
+  }
+
+  state(): DriverState {
+    const service = this.service;
+    if (!service) return { models: { currentModelId: null, availableModels: [] } };
+    return {
+      models: {
+        currentModelId: this.model === null ? null : toClientModelId(service.id, this.model),
+        availableModels: modelInfos(service.id, service.known()),
+      },
+    };
+  }
+
+  async setModel(modelId: string): Promise<void> {
+    const found = await this.options.services.resolve(modelId);
+    if (!found) {
+      throw new BerthError('model_not_found', `Unknown model ${modelId}; take ids from state.models.availableModels`, { modelId });
+    }
+    this.service = found.service;
+    this.model = found.model;
+  }
+
+  restore(history: readonly HistoryItem[]): void {
+    this.conversation.restore(history);
+  }
+
+  dispose(): void {
+    // Nothing to release: the model clients belong to the daemon's ModelServices and are shared.
+  }
+}
+
+/**
+ * Builds a driver on the requested (or default) service. Waits for that
+ * service's model list once (cached daemon-wide) so `state()` is complete
+ * from the start; a discovery failure only narrows the list to the default.
+ * An unknown service id is refused with `model_not_found`.
+ */
+export async function createBuiltinDriver(options: BuiltinDriverOptions): Promise<BuiltinAgentDriver> {
+  const services = options.services;
+  const service = options.modelServiceId === undefined ? services.default() : services.get(options.modelServiceId);
+  if (options.modelServiceId !== undefined && !service) {
+    throw new BerthError('model_not_found', `Unknown model service ${options.modelServiceId}`, {
+      modelServiceId: options.modelServiceId,
+    });
+  }
+  const listing = service ? await service.models() : undefined;
+  return new BuiltinAgentDriver(options, service, service ? service.defaultModel(listing) : null);
+}

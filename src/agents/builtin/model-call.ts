@@ -1,0 +1,120 @@
+import type OpenAI from 'openai';
+import type { Clock } from '../../clock.js';
+import { BerthError } from '../../errors/index.js';
+import type { SessionUpdate } from '../driver.js';
+import { modelError, type ModelCallTarget } from './model-error.js';
+
+/** One streamed answer, assembled. */
+export interface ModelAnswer {
+  readonly text: string;
+  /** Tool calls in the order the model gave them; ids and arguments as the model sent them. */
+  readonly toolCalls: readonly { readonly id: string | undefined; readonly name: string; readonly arguments: string }[];
+  /** `stop`, `tool_calls`, `length`, `content_filter`…; null when the call was aborted. */
+  readonly finishReason: string | null;
+  readonly aborted: boolean;
+}
+
+export interface ModelCall {
+  readonly client: OpenAI;
+  readonly target: ModelCallTarget;
+  readonly messages: readonly OpenAI.Chat.ChatCompletionMessageParam[];
+  readonly tools: readonly OpenAI.Chat.ChatCompletionTool[];
+  readonly signal: AbortSignal;
+  readonly clock: Clock;
+  emit(update: SessionUpdate): void;
+}
+
+interface PartialCall {
+  id: string | undefined;
+  name: string;
+  arguments: string;
+}
+
+/** Delta fields some OpenAI-compatible servers add: qwen/deepseek `reasoning_content`, vLLM/OpenRouter `reasoning`. */
+type ReasoningDelta = { reasoning_content?: unknown; reasoning?: unknown };
+
+/** qwen's per-call usage record (spec §8.1): an empty agent_message_chunk carrying `_meta.usage` and `_meta.durationMs`. */
+function usageUpdate(usage: OpenAI.CompletionUsage, durationMs: number): SessionUpdate {
+  return {
+    sessionUpdate: 'agent_message_chunk',
+    content: { type: 'text', text: '' },
+    _meta: {
+      usage: {
+        inputTokens: usage.prompt_tokens,
+        outputTokens: usage.completion_tokens,
+        totalTokens: usage.total_tokens ?? usage.prompt_tokens + usage.completion_tokens,
+        thoughtTokens: usage.completion_tokens_details?.reasoning_tokens ?? 0,
+        cachedReadTokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
+      },
+      durationMs,
+    },
+  };
+}
+
+/**
+ * Streams one chat completion, emitting text and reasoning as they arrive and
+ * assembling tool calls from their fragments. Aborting the signal aborts the
+ * HTTP request (the server sees the connection close) and ends with `aborted`.
+ */
+export async function callModel(call: ModelCall): Promise<ModelAnswer> {
+  const started = call.clock.now();
+  let text = '';
+  let finishReason: string | null = null;
+  let usage: OpenAI.CompletionUsage | undefined;
+  const calls: PartialCall[] = [];
+  const byIndex = new Map<number, PartialCall>();
+  const aborted = (): ModelAnswer => ({ text, toolCalls: calls, finishReason: null, aborted: true });
+
+  try {
+    const stream = await call.client.chat.completions.create(
+      {
+        model: call.target.model,
+        messages: call.messages as OpenAI.Chat.ChatCompletionMessageParam[],
+        stream: true,
+        stream_options: { include_usage: true },
+        ...(call.tools.length > 0 && { tools: call.tools as OpenAI.Chat.ChatCompletionTool[] }),
+      },
+      { signal: call.signal },
+    );
+    for await (const chunk of stream) {
+      if (chunk.usage) usage = chunk.usage;
+      const choice = chunk.choices?.[0];
+      if (!choice) continue;
+      const delta = choice.delta ?? {};
+      const r = delta as ReasoningDelta;
+      const thought = typeof r.reasoning_content === 'string' ? r.reasoning_content : typeof r.reasoning === 'string' ? r.reasoning : '';
+      if (thought !== '') call.emit({ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: thought } });
+      if (typeof delta.content === 'string' && delta.content !== '') {
+        text += delta.content;
+        call.emit({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: delta.content } });
+      }
+      for (const fragment of delta.tool_calls ?? []) {
+        // Servers that omit `index` send each call whole; give each new one its own slot.
+        const index = typeof fragment.index === 'number' ? fragment.index : calls.length;
+        let partial = byIndex.get(index);
+        if (!partial) {
+          partial = { id: undefined, name: '', arguments: '' };
+          byIndex.set(index, partial);
+          calls.push(partial);
+        }
+        if (fragment.id) partial.id = fragment.id;
+        if (fragment.function?.name) partial.name += fragment.function.name;
+        if (fragment.function?.arguments) partial.arguments += fragment.function.arguments;
+      }
+      if (choice.finish_reason) finishReason = choice.finish_reason;
+    }
+  } catch (err) {
+    if (call.signal.aborted) return aborted();
+    throw modelError(err, call.target);
+  }
+  // The package ends the iteration quietly when the signal aborts mid-stream.
+  if (call.signal.aborted) return aborted();
+  if (finishReason === null) {
+    throw new BerthError('model_error', 'The model stream ended before the answer was finished (no finish_reason)', {
+      modelServiceId: call.target.serviceId,
+      model: call.target.model,
+    });
+  }
+  if (usage) call.emit(usageUpdate(usage, call.clock.now() - started));
+  return { text, toolCalls: calls, finishReason, aborted: false };
+}

@@ -1,0 +1,48 @@
+import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import { BerthError } from '../../errors/index.js';
+
+export interface ModelCallTarget {
+  readonly serviceId: string;
+  readonly model: string;
+  readonly baseUrl: string;
+}
+
+/**
+ * Any failure of a model request as `model_error` (the session turns it into
+ * `turn_error` with errorKind `model_stream_interrupted`). An HTTP error keeps
+ * the `openai` package's "<status> <server message>" text, which is what qwen
+ * serve shows clients too (reference i-model-errors), and its status in details.
+ */
+/** The innermost cause's message: undici wraps the useful part ("connect ECONNREFUSED …") in "fetch failed". */
+function rootCause(err: unknown): string | undefined {
+  let e: unknown = err instanceof Error ? err.cause : undefined;
+  let message: string | undefined;
+  for (let depth = 0; e instanceof Error && depth < 5; depth++, e = e.cause) message = e.message;
+  return message;
+}
+
+export function modelError(err: unknown, target: ModelCallTarget): BerthError {
+  const details: Record<string, unknown> = { modelServiceId: target.serviceId, model: target.model };
+  if (err instanceof BerthError) return err;
+  if (err instanceof APIConnectionTimeoutError) {
+    return new BerthError('model_error', `The model service ${target.serviceId} did not answer in time (${target.baseUrl})`, details);
+  }
+  if (err instanceof APIConnectionError) {
+    const root = rootCause(err);
+    const cause = root ? `: ${root}` : '';
+    return new BerthError('model_error', `Could not reach the model service ${target.serviceId} at ${target.baseUrl}${cause}`, details);
+  }
+  if (err instanceof APIError) {
+    if (err.status !== undefined) details.status = err.status;
+    const body = err.error as { type?: unknown; code?: unknown } | undefined;
+    if (typeof body?.type === 'string') details.type = body.type;
+    if (typeof body?.code === 'string') details.code = body.code;
+    const text = err.status === undefined ? `The model stream reported an error: ${err.message}` : err.message;
+    return new BerthError('model_error', text, details);
+  }
+  // undici reports a connection cut mid-body as a TypeError ("terminated"), with the socket error as cause.
+  const message = err instanceof Error ? err.message : String(err);
+  const root = rootCause(err);
+  const cause = root ? ` (${root})` : '';
+  return new BerthError('model_error', `The model stream was interrupted: ${message}${cause}`, details);
+}

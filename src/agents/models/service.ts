@@ -1,0 +1,89 @@
+import OpenAI from 'openai';
+import type { Clock } from '../../clock.js';
+import type { ConfiguredModel, ModelServiceSpec } from '../../config/model-services.js';
+import {
+  MODEL_DISCOVERY_RETRY_MS,
+  MODEL_DISCOVERY_TIMEOUT_MS,
+  MODEL_REQUEST_RETRIES,
+  MODEL_REQUEST_TIMEOUT_MS,
+} from '../../config/limits.js';
+
+/** The models a service offers right now, and where the list came from. */
+export interface ModelListing {
+  readonly models: readonly ConfiguredModel[];
+  /** `config`: listed in config.json; `discovered`: from `GET /models`; `fallback`: discovery failed. */
+  readonly source: 'config' | 'discovered' | 'fallback';
+  /** Why discovery failed (source `fallback`); the service stays usable with its default model. */
+  readonly error?: string;
+}
+
+export type DiscoveryListener = (serviceId: string, error: string) => void;
+
+/**
+ * One OpenAI-compatible endpoint: its reused client and its model list
+ * (configured, or discovered once through `GET /models` and cached).
+ */
+export class ModelService {
+  readonly id: string;
+  readonly baseUrl: string;
+  /** One client per service, reused by every session and turn (connection reuse, no per-turn setup). */
+  readonly client: OpenAI;
+  private listing: ModelListing | undefined;
+  private failedAt = 0;
+  private discovering: Promise<ModelListing> | undefined;
+
+  constructor(
+    private readonly spec: ModelServiceSpec,
+    private readonly clock: Clock,
+    private readonly onDiscoveryFailed: DiscoveryListener = () => {},
+  ) {
+    this.id = spec.id;
+    this.baseUrl = spec.baseUrl;
+    this.client = new OpenAI({
+      baseURL: spec.baseUrl,
+      // The package insists on a key; keyless local servers get a placeholder and no Authorization header.
+      apiKey: spec.apiKey ?? 'unused',
+      defaultHeaders: spec.apiKey === undefined ? { authorization: null } : undefined,
+      maxRetries: MODEL_REQUEST_RETRIES,
+      timeout: MODEL_REQUEST_TIMEOUT_MS,
+    });
+    if (spec.models && spec.models.length > 0) this.listing = { models: spec.models, source: 'config' };
+  }
+
+  /** What is known now, without a request (undefined before the first discovery). */
+  known(): ModelListing | undefined {
+    return this.listing;
+  }
+
+  /** The models of this service; asks the endpoint at most once per retry interval, sharing one request among callers. */
+  models(): Promise<ModelListing> {
+    const l = this.listing;
+    if (l && (l.source !== 'fallback' || this.clock.now() - this.failedAt < MODEL_DISCOVERY_RETRY_MS)) {
+      return Promise.resolve(l);
+    }
+    this.discovering ??= this.discover().finally(() => (this.discovering = undefined));
+    return this.discovering;
+  }
+
+  /** The configured default model, else the first listed one, else null. */
+  defaultModel(listing: ModelListing | undefined = this.listing): string | null {
+    return this.spec.defaultModel ?? listing?.models[0]?.id ?? null;
+  }
+
+  private async discover(): Promise<ModelListing> {
+    try {
+      const page = await this.client.models.list({ timeout: MODEL_DISCOVERY_TIMEOUT_MS });
+      const models = page.data
+        .filter((m) => typeof m.id === 'string' && m.id !== '')
+        .map((m) => ({ id: m.id }));
+      this.listing = { models, source: 'discovered' };
+    } catch (err) {
+      const error = `GET ${this.baseUrl}/models failed: ${err instanceof Error ? err.message : String(err)}`;
+      const fallback = this.spec.defaultModel ? [{ id: this.spec.defaultModel }] : [];
+      this.listing = { models: fallback, source: 'fallback', error };
+      this.failedAt = this.clock.now();
+      this.onDiscoveryFailed(this.id, error);
+    }
+    return this.listing;
+  }
+}
