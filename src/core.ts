@@ -1,3 +1,4 @@
+import type { ModelServices } from './agents/models/index.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config/config.js';
 import type { HealthRegistry } from './health.js';
@@ -20,6 +21,8 @@ export interface Core {
   readonly tokens: TokenService;
   readonly workspaces: WorkspaceRegistry;
   readonly health: HealthRegistry;
+  /** OpenAI-compatible model services for the built-in agent (Config.modelServices), default first. */
+  readonly models: ModelServices;
   /** The tool layer: tool sets per workspace and caller, the application tool registry. */
   readonly tools: ToolService;
   /** Milliseconds since epoch when this process started serving. */

@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { ModelServices } from './agents/models/index.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config/config.js';
 import type { Core } from './core.js';
@@ -42,6 +43,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const workspaces = new WorkspaceRegistry(config.workspaces, config.remoteWorkspaces);
   const tokens = new TokenService(store.db, config.token);
   const health = new HealthRegistry();
+  const models = new ModelServices(config.modelServices, {
+    clock,
+    home: config.home,
+    // Discovery failure is not fatal (the service keeps its default model); say so once per attempt.
+    onDiscoveryFailed: (modelServiceId, error) => log.warn({ modelServiceId, error }, 'model discovery failed'),
+  });
   const tools = new ToolService({ journal: new ReceiptJournal(new SqliteReceiptRepository(store.db)), clock });
   const commands = new CommandManager({ clock });
   const localTools = localWorkspaceTools({ commands });
@@ -55,6 +62,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     tokens,
     workspaces,
     health,
+    models,
     tools,
     startedAt: clock.now(),
     onShutdown: (fn) => shutdownSteps.push(fn),

@@ -34,7 +34,7 @@ export function capabilities(core: Core, modules: readonly HttpModule[]): Record
     berthVersion: pkg.version,
     mode: 'berth',
     features: [...features],
-    modelServices: [],
+    modelServices: core.models.ids(),
     workspaceCwd: core.workspaces.primary().root,
     transports: ['rest'],
     policy: { permission: 'first-responder' },
