@@ -164,7 +164,11 @@ export const CLIENT_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 export const MODEL_DISCOVERY_TIMEOUT_MS = 5_000;
 /** A failed model discovery is retried only after this long, so a service without `GET /models` costs one request, not one per session. */
 export const MODEL_DISCOVERY_RETRY_MS = 60_000;
-/** One model request (a whole streamed answer) may take at most this long; cancel ends it sooner. */
-export const MODEL_REQUEST_TIMEOUT_MS = 10 * 60 * 1000;
+/**
+ * A model call that sends nothing for this long (before its first chunk or between two) is given up as
+ * stalled (model_error), so a silent server cannot hold a turn forever; the `openai` client's own timeout
+ * stops at the response headers.
+ */
+export const MODEL_STREAM_IDLE_TIMEOUT_MS = 5 * 60 * 1000;
 /** The `openai` client retries 429/5xx twice by default; the daemon reports a failed model call at once (turn_error) instead. */
 export const MODEL_REQUEST_RETRIES = 0;

@@ -1,4 +1,5 @@
 import type { Clock } from '../../clock.js';
+import { MODEL_STREAM_IDLE_TIMEOUT_MS } from '../../config/limits.js';
 import { BerthError } from '../../errors/index.js';
 import type { AgentDriver, DriverState, HistoryItem, TurnIO, TurnResult } from '../driver.js';
 import { modelInfos, toClientModelId, type ModelService, type ModelServices } from '../models/index.js';
@@ -14,6 +15,8 @@ export interface BuiltinDriverOptions {
   readonly maxTurnIterations: number;
   readonly clock: Clock;
   readonly systemPrompt?: string;
+  /** Default MODEL_STREAM_IDLE_TIMEOUT_MS. */
+  readonly streamIdleTimeoutMs?: number;
 }
 
 /**
@@ -49,6 +52,7 @@ export class BuiltinAgentDriver implements AgentDriver {
       conversation: this.conversation,
       maxIterations: this.options.maxTurnIterations,
       clock: this.options.clock,
+      streamIdleTimeoutMs: this.options.streamIdleTimeoutMs ?? MODEL_STREAM_IDLE_TIMEOUT_MS,
     });
   }
 

@@ -21,6 +21,8 @@ export interface ModelCall {
   readonly tools: readonly OpenAI.Chat.ChatCompletionTool[];
   readonly signal: AbortSignal;
   readonly clock: Clock;
+  /** Longest silence allowed inside the stream before it counts as stalled. */
+  readonly idleTimeoutMs: number;
   emit(update: SessionUpdate): void;
 }
 
@@ -64,6 +66,15 @@ export async function callModel(call: ModelCall): Promise<ModelAnswer> {
   const calls: PartialCall[] = [];
   const byIndex = new Map<number, PartialCall>();
   const aborted = (): ModelAnswer => ({ text, toolCalls: calls, finishReason: null, aborted: true });
+  // The client's own timeout ends once the response starts; this one watches the stream itself.
+  const stalled = new AbortController();
+  const idle = setTimeout(() => stalled.abort(), call.idleTimeoutMs);
+  const signal = AbortSignal.any([call.signal, stalled.signal]);
+  const stallError = () =>
+    new BerthError('model_error', `The model stream stalled: nothing arrived for ${call.idleTimeoutMs} ms`, {
+      modelServiceId: call.target.serviceId,
+      model: call.target.model,
+    });
 
   try {
     const stream = await call.client.chat.completions.create(
@@ -74,9 +85,10 @@ export async function callModel(call: ModelCall): Promise<ModelAnswer> {
         stream_options: { include_usage: true },
         ...(call.tools.length > 0 && { tools: call.tools as OpenAI.Chat.ChatCompletionTool[] }),
       },
-      { signal: call.signal },
+      { signal },
     );
     for await (const chunk of stream) {
+      idle.refresh();
       if (chunk.usage) usage = chunk.usage;
       const choice = chunk.choices?.[0];
       if (!choice) continue;
@@ -105,10 +117,14 @@ export async function callModel(call: ModelCall): Promise<ModelAnswer> {
     }
   } catch (err) {
     if (call.signal.aborted) return aborted();
+    if (stalled.signal.aborted) throw stallError();
     throw modelError(err, call.target);
+  } finally {
+    clearTimeout(idle);
   }
   // The package ends the iteration quietly when the signal aborts mid-stream.
   if (call.signal.aborted) return aborted();
+  if (stalled.signal.aborted) throw stallError();
   if (finishReason === null) {
     throw new BerthError('model_error', 'The model stream ended before the answer was finished (no finish_reason)', {
       modelServiceId: call.target.serviceId,

@@ -14,6 +14,7 @@ export interface TurnSetup {
   readonly conversation: Conversation;
   readonly maxIterations: number;
   readonly clock: Clock;
+  readonly streamIdleTimeoutMs: number;
 }
 
 const toolError = (code: string, message: string): ToolOutcome => ({ ok: false, error: { code, message, retryable: false } });
@@ -64,6 +65,7 @@ export async function runBuiltinTurn(io: TurnIO, setup: TurnSetup): Promise<Turn
       tools: tools.tools,
       signal: io.signal,
       clock: setup.clock,
+      idleTimeoutMs: setup.streamIdleTimeoutMs,
       emit: (u) => io.emit(u),
     });
     if (answer.aborted) {

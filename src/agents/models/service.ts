@@ -5,7 +5,6 @@ import {
   MODEL_DISCOVERY_RETRY_MS,
   MODEL_DISCOVERY_TIMEOUT_MS,
   MODEL_REQUEST_RETRIES,
-  MODEL_REQUEST_TIMEOUT_MS,
 } from '../../config/limits.js';
 
 /** The models a service offers right now, and where the list came from. */
@@ -45,7 +44,6 @@ export class ModelService {
       apiKey: spec.apiKey ?? 'unused',
       defaultHeaders: spec.apiKey === undefined ? { authorization: null } : undefined,
       maxRetries: MODEL_REQUEST_RETRIES,
-      timeout: MODEL_REQUEST_TIMEOUT_MS,
     });
     if (spec.models && spec.models.length > 0) this.listing = { models: spec.models, source: 'config' };
   }

@@ -198,6 +198,16 @@ describe('built-in agent driver', () => {
     assert.deepEqual(texts(io.updates, 'agent_message_chunk'), ['half an ans']);
   });
 
+  test('a stream that goes silent past the idle timeout fails the turn with model_error and closes the connection', async () => {
+    model.enqueue({ kind: 'hang', text: 'started' });
+    const driver = await createBuiltinDriver({ services: services(), maxTurnIterations: 5, clock: systemClock, streamIdleTimeoutMs: 50 });
+    const err = await modelError(driver.runTurn(recordingTurnIO()));
+    assert.equal(err.code, 'model_error');
+    assert.match(err.message, /stalled/);
+    const chat = model.requests.findIndex((r) => r.path.endsWith('/chat/completions'));
+    assert.equal((await model.waitForClientClose(chat)).clientClosedEarly, true);
+  });
+
   test('an unreachable model service fails the turn with model_error naming the service', async () => {
     const gone = await startScriptedModel();
     await gone.close();
