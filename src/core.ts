@@ -1,8 +1,10 @@
 import type { ModelServices } from './agents/models/index.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config/config.js';
+import type { EventBusStats } from './events/stats.js';
 import type { HealthRegistry } from './health.js';
 import type { Logger } from './log.js';
+import type { SessionManager } from './sessions/manager.js';
 import type { Store } from './store/db.js';
 import type { TokenService } from './tokens/tokens.js';
 import type { ToolService } from './tools/service.js';
@@ -25,6 +27,10 @@ export interface Core {
   readonly models: ModelServices;
   /** The tool layer: tool sets per workspace and caller, the application tool registry. */
   readonly tools: ToolService;
+  /** Every live session (the client API's heart, spec §5-§9). */
+  readonly sessions: SessionManager;
+  /** Counters of every session's event bus and open SSE streams. */
+  readonly eventStats: EventBusStats;
   /** Milliseconds since epoch when this process started serving. */
   readonly startedAt: number;
   /** Registers work to run once on shutdown, in reverse order of registration. */

@@ -1,14 +1,21 @@
 import type { AddressInfo } from 'node:net';
+import { createBuiltinDriver } from './agents/builtin/index.js';
 import { ModelServices } from './agents/models/index.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config/config.js';
 import type { Core } from './core.js';
+import { EventBus } from './events/bus.js';
+import { EventBusStats } from './events/stats.js';
 import { HealthRegistry } from './health.js';
 import { createHttpServer } from './http/server.js';
 import { dispatchUpgrade, type UpgradeRoute } from './http/upgrade.js';
 import { createLogger, type Logger } from './log.js';
+import { SessionManager } from './sessions/manager.js';
 import { openStore } from './store/db.js';
+import { SqlitePromptRepository } from './store/repos/prompts.js';
 import { SqliteReceiptRepository } from './store/repos/receipts.js';
+import { SqliteSessionRepository } from './store/repos/sessions.js';
+import { SqliteTranscriptRepository } from './store/repos/transcript.js';
 import { TokenService } from './tokens/tokens.js';
 import { CommandManager, localWorkspaceTools } from './tools/builtin/index.js';
 import { ReceiptJournal } from './tools/receipt-journal.js';
@@ -53,6 +60,35 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const commands = new CommandManager({ clock });
   const localTools = localWorkspaceTools({ commands });
   tools.setHostTools('local', () => localTools);
+  const eventStats = new EventBusStats();
+  const sessions = new SessionManager({
+    config,
+    clock,
+    log,
+    workspaces,
+    stores: {
+      sessions: new SqliteSessionRepository(store.db),
+      transcript: new SqliteTranscriptRepository(store.db),
+      prompts: new SqlitePromptRepository(store.db),
+    },
+    factories: {
+      createBus: () => new EventBus({ ringSize: config.eventRingSize, clock, stats: eventStats }),
+      createDriver: async ({ modelServiceId }) => {
+        const base = { services: models, maxTurnIterations: config.maxTurnIterations, clock };
+        if (modelServiceId === undefined) return { driver: await createBuiltinDriver(base) };
+        try {
+          return { driver: await createBuiltinDriver({ ...base, modelServiceId }), modelApplied: true };
+        } catch (err) {
+          // spec §5.1: an unusable modelServiceId fails softly; the session starts on the default service.
+          const modelError = err instanceof Error ? err.message : String(err);
+          return { driver: await createBuiltinDriver(base), modelApplied: false, modelError };
+        }
+      },
+      toolsFor: (workspace, sessionId) => tools.forSession(workspace, sessionId),
+      sessionClosed: (sessionId) => void commands.releaseSession(sessionId),
+    },
+  });
+  health.contribute(() => sessions.counters());
 
   const core: Core = {
     config,
@@ -64,10 +100,14 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     health,
     models,
     tools,
+    sessions,
+    eventStats,
     startedAt: clock.now(),
     onShutdown: (fn) => shutdownSteps.push(fn),
   };
   core.onShutdown(() => commands.dispose());
+  core.onShutdown(() => sessions.shutdown());
+  sessions.startReaper();
 
   // ── services of later concepts are built here, each registering its own shutdown ──
 

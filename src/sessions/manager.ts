@@ -45,7 +45,9 @@ export interface DriverResult {
 /** How the manager builds a session's parts; the composition root supplies them. */
 export interface SessionFactories {
   createBus(): SessionBus;
-  createDriver(request: DriverRequest): DriverResult;
+  createDriver(request: DriverRequest): Promise<DriverResult>;
+  /** Told when a live session has closed (e.g. to stop the commands it started). */
+  sessionClosed?(sessionId: string): void;
   /** The tool layer for this session; `workspace` is where tools run (a worktree has its own root). */
   toolsFor(workspace: Workspace, sessionId: string): SessionTools;
 }
@@ -72,6 +74,8 @@ export class SessionManager {
   private readonly live = new Map<string, Session>();
   /** The shared (`single` scope) session of each workspace, by workspace id. */
   private readonly shared = new Map<string, string>();
+  /** Creations of a workspace's shared session under way, so concurrent `single` creates coalesce. */
+  private readonly creatingShared = new Map<string, Promise<CreatedSession>>();
   private reaper: NodeJS.Timeout | null = null;
 
   constructor(
@@ -124,12 +128,38 @@ export class SessionManager {
     if (scope === 'single') {
       const sharedId = this.shared.get(workspace.id);
       const existing = sharedId ? this.live.get(sharedId) : undefined;
-      if (existing && !existing.closed) {
-        const clientId = existing.clients.attach(requestedClientId, this.deps.clock.now());
-        existing.touch();
-        return { session: existing, attached: true, clientId };
+      if (existing && !existing.closed) return this.attach(existing, requestedClientId);
+      const underway = this.creatingShared.get(workspace.id);
+      // spec §5.1: concurrent single creates coalesce; exactly one caller sees attached:false.
+      if (underway) return underway.then((c) => this.attach(c.session, requestedClientId));
+      const creating = this.createFresh(req, workspace, approvalMode, scope, id, requestedClientId);
+      this.creatingShared.set(workspace.id, creating);
+      try {
+        return await creating;
+      } finally {
+        this.creatingShared.delete(workspace.id);
       }
     }
+    return this.createFresh(req, workspace, approvalMode, scope, id, requestedClientId);
+  }
+
+  private attach(session: Session, requestedClientId: string | undefined): CreatedSession {
+    if (session.closed) throw new BerthError('session_not_found', `No session with id "${session.id}"`, { sessionId: session.id });
+    const clientId = session.clients.attach(requestedClientId, this.deps.clock.now());
+    session.touch();
+    return { session, attached: true, clientId };
+  }
+
+  private async createFresh(
+    req: CreateSessionRequest,
+    workspace: Workspace,
+    approvalMode: ApprovalMode,
+    scope: 'single' | 'thread',
+    requestedId: string | undefined,
+    requestedClientId: string | undefined,
+  ): Promise<CreatedSession> {
+    const wantsGit = req.worktree !== undefined || req.branch !== undefined;
+    let id = requestedId;
     this.checkCapacity();
     id ??= newSessionId();
     let cwd: string | null = workspace.kind === 'local' ? workspace.root : null;
@@ -144,7 +174,7 @@ export class SessionManager {
       this.checkIdFree(id);
       this.checkCapacity();
     }
-    const created = this.spawn(
+    const created = await this.spawn(
       {
         id,
         workspace,
@@ -208,26 +238,40 @@ export class SessionManager {
   }
 
   /** Builds a live session from its init (fresh, or restored from the store by issue 4's load/resume). */
-  spawn(
+  async spawn(
     init: SessionInit,
     options: { modelServiceId?: string; modelId?: string | null; persisted?: boolean },
-  ): { session: Session; modelApplied?: boolean; modelError?: string } {
+  ): Promise<{ session: Session; modelApplied?: boolean; modelError?: string }> {
     const { config, clock, log, stores, factories } = this.deps;
     const runWorkspace: Workspace =
       init.workspace.kind === 'local' && init.cwd && init.cwd !== init.workspace.root
         ? ({ ...init.workspace, root: init.cwd } satisfies LocalWorkspace)
         : init.workspace;
-    const driverResult = factories.createDriver({
+    const driverResult = await factories.createDriver({
       sessionId: init.id,
       workspace: runWorkspace,
       modelServiceId: options.modelServiceId,
       modelId: options.modelId,
     });
+    // The id may have been taken while the driver was being built (a concurrent create or load).
+    try {
+      if (this.live.has(init.id)) {
+        throw new BerthError('session_id_conflict', `Session "${init.id}" already exists or is being created.`, {
+          sessionId: init.id,
+          conflict: 'live',
+        });
+      }
+      this.checkCapacity();
+    } catch (err) {
+      driverResult.driver.dispose();
+      throw err;
+    }
     const bus = factories.createBus();
     let session!: Session;
-    const transcript = new TranscriptRecorder(init.id, stores.transcript, clock, log, () =>
-      session.publish({ type: 'session_recording_degraded', data: { sessionId: init.id, reason: 'write_failed' } }),
-    );
+    const transcript = new TranscriptRecorder(init.id, stores.transcript, clock, log, () => {
+      session.recordingDegraded = true;
+      session.publish({ type: 'session_recording_degraded', data: { sessionId: init.id, reason: 'write_failed' } });
+    });
     if (!options.persisted) {
       stores.sessions.insert({
         id: init.id,
@@ -271,6 +315,7 @@ export class SessionManager {
 
   private forget(session: Session): void {
     this.live.delete(session.id);
+    this.deps.factories.sessionClosed?.(session.id);
     if (this.shared.get(session.workspace.id) === session.id) this.shared.delete(session.workspace.id);
   }
 

@@ -383,6 +383,18 @@ export class Session {
     };
   }
 
+  /** The `session_snapshot` payload (spec §7.6): both keys always present, string or null. */
+  snapshot(): Record<string, unknown> {
+    return {
+      sessionId: this.id,
+      currentModelId: this.services.driver.state().models.currentModelId,
+      currentApprovalMode: this.approvalMode,
+      recordingDegraded: this.recordingDegraded,
+    };
+  }
+
+  recordingDegraded = false;
+
   // ── teardown ───────────────────────────────────────────────────────────────
 
   /**

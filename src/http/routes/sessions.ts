@@ -1,0 +1,104 @@
+import type { Core } from '../../core.js';
+import { BerthError } from '../../errors/index.js';
+import type { CreateSessionRequest } from '../../sessions/manager.js';
+import { sessionBody, sessionSummary, workspaceCwdOf } from '../../sessions/views.js';
+import { clientIdOf } from '../client-id.js';
+import { parseBody } from '../contract.js';
+import type { HttpModule } from '../module.js';
+import { objectBody, param } from '../params.js';
+
+/**
+ * OpenAPI tag "Sessions": create/attach, close, heartbeat, metadata, model,
+ * status, context (spec §5). Each handler parses, calls the session manager,
+ * and encodes; the rules live in src/sessions.
+ */
+export const sessionsModule: HttpModule = {
+  name: 'sessions',
+  features: () => [
+    'session_create',
+    'session_id_override',
+    'session_scope_override',
+    'session_source_metadata',
+    'session_close',
+    'client_identity',
+    'client_heartbeat',
+    'session_metadata',
+    'session_set_model',
+    'session_status',
+    'session_context',
+    'typed_event_schema',
+  ],
+  register(app, core: Core) {
+    const sessions = core.sessions;
+
+    app.post('/session', async (request) => {
+      const clientId = clientIdOf(request);
+      const raw = objectBody(request);
+      // spec §5.1: a null sessionId equals omission.
+      if (raw && typeof raw === 'object' && !Array.isArray(raw) && (raw as Record<string, unknown>).sessionId === null) {
+        delete (raw as Record<string, unknown>).sessionId;
+      }
+      const body = parseBody<CreateSessionRequest>('CreateSessionRequest', raw, {
+        sessionScope: 'invalid_session_scope',
+        sessionId: 'invalid_session_id',
+        worktree: 'invalid_worktree',
+        branch: 'invalid_worktree',
+        cwd: 'workspace_mismatch',
+      });
+      const created = await sessions.create(body, clientId);
+      return {
+        ...sessionBody(created.session, created.attached, created.clientId),
+        ...(created.modelApplied !== undefined ? { modelApplied: created.modelApplied } : {}),
+      };
+    });
+
+    app.delete('/session/:id', async (request, reply) => {
+      sessions.close(param(request, 'id'), clientIdOf(request));
+      return reply.code(204).send();
+    });
+
+    app.post('/session/:id/heartbeat', async (request) => {
+      const clientId = clientIdOf(request);
+      const session = sessions.get(param(request, 'id'));
+      session.clients.require(clientId);
+      const now = core.clock.now();
+      if (clientId) session.clients.touch(clientId, now);
+      session.touch();
+      return { sessionId: session.id, ...(clientId ? { clientId } : {}), lastSeenAt: now };
+    });
+
+    app.patch('/session/:id/metadata', async (request) => {
+      const clientId = clientIdOf(request);
+      const session = sessions.get(param(request, 'id'));
+      session.clients.require(clientId);
+      const body = parseBody<{ displayName?: string; pr?: { number: number; url: string; state?: 'open' | 'merged' | 'closed' } }>(
+        'SessionMetadataRequest',
+        objectBody(request),
+        { '*': 'invalid_metadata' },
+      );
+      return session.updateMetadata(body, clientId);
+    });
+
+    app.post('/session/:id/model', async (request) => {
+      const clientId = clientIdOf(request);
+      const session = sessions.get(param(request, 'id'));
+      session.clients.require(clientId);
+      const body = parseBody<{ modelId: string }>('SessionModelRequest', objectBody(request), {
+        '*': 'invalid_model_id',
+      });
+      if (body.modelId.trim() === '') throw new BerthError('invalid_model_id');
+      return session.setModel(body.modelId, clientId);
+    });
+
+    app.get('/session/:id/status', async (request) => {
+      clientIdOf(request);
+      return sessionSummary(sessions.get(param(request, 'id')));
+    });
+
+    app.get('/session/:id/context', async (request) => {
+      clientIdOf(request);
+      const session = sessions.get(param(request, 'id'));
+      return { v: 1, sessionId: session.id, workspaceCwd: workspaceCwdOf(session), state: session.state() };
+    });
+  },
+};
