@@ -11,7 +11,7 @@ export function createHttpServer(core: Core, boundPort: () => number): FastifyIn
   const app = Fastify({
     logger: false,
     bodyLimit: MAX_BODY_BYTES,
-    maxParamLength: 1024,
+    routerOptions: { maxParamLength: 1024 },
     return503OnClosing: true,
     forceCloseConnections: true,
     // Keep-alive sockets are closed on shutdown; SSE streams are ended by their own teardown.
