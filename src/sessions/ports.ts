@@ -1,6 +1,4 @@
-import type { DriverToolCall } from '../agents/driver.js';
 import type { EventEnvelope, PublishInput, SubscribeOptions, Subscription } from '../events/types.js';
-import type { OwnerQuestion, Policy, ToolDefinition, ToolOutcome } from '../tools/types.js';
 
 /**
  * What a session needs from the concepts around it, named as small ports so
@@ -18,30 +16,12 @@ export interface SessionBus {
   close(): void;
 }
 
-/** A person's answer to "may this tool call run?" */
-export type PermissionDecision = { readonly allow: true } | { readonly allow: false; readonly reason: string };
-
-export interface PermissionAsk {
-  readonly callId: string;
-  /** The tool whose policy applies (for `workspace_tool`, the target tool). */
-  readonly tool: ToolDefinition;
-  readonly args: Record<string, unknown>;
-}
-
-export interface ToolRunOptions {
-  readonly sessionId: string;
-  readonly guard: Policy;
-  readonly signal: AbortSignal;
-  /** Called for write and critical calls before they run. */
-  permission(ask: PermissionAsk): Promise<PermissionDecision>;
-  ask(question: OwnerQuestion): Promise<string>;
-}
-
-/** The tool layer as a session sees it: the definitions under a guard, and a way to run one call. */
-export interface SessionTools {
-  definitions(guard: Policy): readonly ToolDefinition[];
-  run(call: DriverToolCall, options: ToolRunOptions): Promise<ToolOutcome>;
-}
+/**
+ * The tool layer as a session sees it: definitions under a guard and one call
+ * at a time through the executor; the permission types are the executor's own.
+ */
+export type { PermissionDecision, PermissionRequest as PermissionAsk } from '../tools/permission.js';
+export type { SessionToolAccess as SessionTools } from '../tools/service.js';
 
 /** Where a session's transcript goes (issue 4): every published event, plus each prompt as admitted. */
 export interface TranscriptSink {

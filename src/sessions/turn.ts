@@ -113,7 +113,6 @@ async function callTool(
   let outcome: ToolOutcome;
   try {
     outcome = await session.services.tools.run(call, {
-      sessionId: session.id,
       guard: session.guard,
       signal: entry.abort!.signal,
       permission,

@@ -16,7 +16,7 @@ export interface PermissionRequest {
   readonly signal: AbortSignal;
 }
 
-/** The same shape as the sessions' port (src/sessions/ports.ts), so a session's hook plugs in as is. */
+/** A person's (or a policy's) answer to "may this call run?" */
 export type PermissionDecision = { readonly allow: true } | { readonly allow: false; readonly reason: string };
 
 /**

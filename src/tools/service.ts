@@ -49,7 +49,7 @@ export interface SessionCallOptions {
   ask(question: OwnerQuestion): Promise<string>;
 }
 
-/** The tool layer as a session sees it (the `SessionTools` port of src/sessions/ports.ts). */
+/** The tool layer as a session sees it (src/sessions/ports.ts names it `SessionTools`). */
 export interface SessionToolAccess {
   definitions(guard: Policy): readonly ToolDefinition[];
   run(call: SessionToolCall, options: SessionCallOptions): Promise<ToolOutcome>;

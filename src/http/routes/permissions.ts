@@ -1,6 +1,7 @@
 import type { Core } from '../../core.js';
 import { BerthError } from '../../errors/index.js';
 import type { Outcome } from '../../sessions/interactions.js';
+import type { Session } from '../../sessions/session.js';
 import { clientIdOf } from '../client-id.js';
 import { parseBody } from '../contract.js';
 import type { HttpModule } from '../module.js';
@@ -9,6 +10,16 @@ import { objectBody, param } from '../params.js';
 interface Vote {
   outcome: Outcome;
   answers?: Record<string, string>;
+}
+
+/** Applies a vote from a registered (or anonymous) client on a pending request; 200 `{}`. */
+function castVote(session: Session, requestId: string, vote: Vote, clientId: string | undefined): void {
+  session.clients.require(clientId);
+  session.interactions.vote(requestId, {
+    outcome: vote.outcome,
+    ...(vote.answers ? { answers: vote.answers } : {}),
+    ...(clientId ? { voterClientId: clientId } : {}),
+  });
 }
 
 function parseVote(body: unknown): Vote {
@@ -34,12 +45,7 @@ export const permissionsModule: HttpModule = {
           requestId,
         });
       }
-      session.clients.require(clientId);
-      session.interactions.vote(requestId, {
-        outcome: vote.outcome,
-        ...(vote.answers ? { answers: vote.answers } : {}),
-        ...(clientId ? { voterClientId: clientId } : {}),
-      });
+      castVote(session, requestId, vote, clientId);
       return reply.code(200).send({});
     });
 
@@ -52,12 +58,7 @@ export const permissionsModule: HttpModule = {
         for (const s of sessions.list()) s.interactions.vote(requestId, { outcome: vote.outcome });
         throw new BerthError('permission_request_not_found', 'No pending permission request', { requestId });
       }
-      session.clients.require(clientId);
-      session.interactions.vote(requestId, {
-        outcome: vote.outcome,
-        ...(vote.answers ? { answers: vote.answers } : {}),
-        ...(clientId ? { voterClientId: clientId } : {}),
-      });
+      castVote(session, requestId, vote, clientId);
       return reply.code(200).send({});
     });
   },
