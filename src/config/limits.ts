@@ -140,6 +140,12 @@ export const SSE_RETRY_MS = 3000;
 export const SLOW_CLIENT_WARN_RATIO = 0.75;
 /** …and warned again only after both backlogs have drained to this share (hysteresis, no warning storms). */
 export const SLOW_CLIENT_REARM_RATIO = 0.375;
+/**
+ * spec §7.5, §7.7: once a stream's subscription has ended (evicted, session closed) it gets this long to
+ * flush its last frames; a client that still does not read is then disconnected, so a dead peer that has
+ * already left the bus (and its subscriber count) cannot keep a socket and its buffers forever.
+ */
+export const SSE_END_GRACE_MS = 10_000;
 /** spec §9.1: pending permission requests per session; excess resolve as cancelled. */
 export const MAX_PENDING_PERMISSIONS = 64;
 /** spec §9.3: resolved request ids remembered for `permission_already_resolved`. */

@@ -37,8 +37,8 @@ const COMPACT_AFTER = 1024;
  * `maxQueued` frames and `maxQueuedBytes` serialized bytes; reaching 75 % of
  * either pushes one `slow_client_warning` (re-armed when both are back to
  * 37.5 %), and an event that would overflow either ends this subscriber with
- * `client_evicted` instead of growing memory. The publisher never waits here:
- * `offer()` is synchronous and O(1).
+ * `client_evicted` (its backlog released) instead of growing memory. The
+ * publisher never waits here: `offer()` is synchronous and O(1).
  */
 export class SubscriberQueue implements Subscription {
   readonly id: string;
@@ -55,8 +55,11 @@ export class SubscriberQueue implements Subscription {
   private phase: 'open' | 'ending' | 'ended' = 'open';
   private attached = true;
   private waiter: ((frame: EventFrame | null) => void) | undefined;
+  readonly detached: Promise<void>;
+  private markDetached!: () => void;
 
   constructor(options: SubscriberQueueOptions) {
+    this.detached = new Promise((resolve) => (this.markDetached = resolve));
     this.options = options;
     this.id = options.id;
     this.epoch = options.epoch;
@@ -156,25 +159,34 @@ export class SubscriberQueue implements Subscription {
     );
   }
 
+  /**
+   * Ends this subscriber on overflow. The undelivered backlog is dropped at
+   * once (it is what overflowed; the client resumes from its cursor and the
+   * ring replays it), so an evicted client that never reads again holds
+   * nothing but the eviction frame.
+   */
   private evict(reason: 'queue_overflow' | 'queue_bytes_overflow', rejected: EventFrame): void {
     const { maxQueued, maxQueuedBytes } = this.options;
     this.evictedReason = reason;
     this.options.stats?.evicted();
-    this.items.push(
-      controlFrame(
-        CONTROL_TYPES.clientEvicted,
-        {
-          reason,
-          droppedAfter: rejected.envelope.id,
-          queueSize: this.liveCount,
-          maxQueued,
-          queuedBytes: this.liveBytes,
-          maxQueuedBytes,
-          ...(reason === 'queue_bytes_overflow' && { eventBytes: rejected.bytes }),
-        },
-        this.options.now(),
-      ),
+    const evicted = controlFrame(
+      CONTROL_TYPES.clientEvicted,
+      {
+        reason,
+        droppedAfter: rejected.envelope.id,
+        queueSize: this.liveCount,
+        maxQueued,
+        queuedBytes: this.liveBytes,
+        maxQueuedBytes,
+        ...(reason === 'queue_bytes_overflow' && { eventBytes: rejected.bytes }),
+      },
+      this.options.now(),
     );
+    this.items = [evicted];
+    this.head = 0;
+    this.replayAhead = 0;
+    this.liveCount = 0;
+    this.liveBytes = 0;
     this.phase = 'ending';
     this.detach();
     this.wake();
@@ -223,5 +235,6 @@ export class SubscriberQueue implements Subscription {
     if (!this.attached) return;
     this.attached = false;
     this.options.onDetach(this);
+    this.markDetached();
   }
 }

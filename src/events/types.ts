@@ -60,6 +60,12 @@ export interface Subscription {
   next(): Promise<EventEnvelope | null>;
   /** Like `next()`, with the frame's shared serialization, so writers never re-serialize. */
   nextFrame(): Promise<EventFrame | null>;
+  /**
+   * Settles once the subscription takes no more events (evicted, bus closed, or
+   * closed by its reader), so a writer stuck on a full socket learns it should
+   * finish up rather than wait for a client that may never read again.
+   */
+  readonly detached: Promise<void>;
   /** Ends the subscription from the consumer side (client went away). */
   close(): void;
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { systemClock, type Clock } from '../clock.js';
-import { SSE_HEARTBEAT_MS } from '../config/limits.js';
+import { SSE_END_GRACE_MS, SSE_HEARTBEAT_MS } from '../config/limits.js';
 import { asBerthError } from '../errors/index.js';
 import { CONTROL_TYPES, controlFrame } from '../events/envelope.js';
 import { SSE_HEARTBEAT, SSE_PREAMBLE, encodeFrame } from '../events/sse-encode.js';
@@ -26,6 +26,8 @@ export interface OpenEventStreamOptions extends SseStreamOptions {
 export interface SseStreamOptions {
   /** Heartbeat comment interval; SSE_HEARTBEAT_MS (15 s, spec §7.3) unless a test shortens it. */
   readonly heartbeatMs?: number;
+  /** How long an ended subscription's stream may take to flush before the socket is dropped (SSE_END_GRACE_MS). */
+  readonly endGraceMs?: number;
   readonly stats?: EventBusStats;
   /** `X-Qwen-SSE-Stream-Id`; a fresh UUID v4 by default. */
   readonly streamId?: string;
@@ -84,12 +86,20 @@ export function streamSubscription(
     if (!gone && !waitingForDrain) res.write(SSE_HEARTBEAT);
   }, options.heartbeatMs ?? SSE_HEARTBEAT_MS);
 
+  let endGrace: NodeJS.Timeout | undefined;
   const onClose = () => {
     gone = true;
+    clearTimeout(endGrace);
     subscription.close();
     wakeDrain?.();
   };
   res.on('close', onClose);
+  // An ended subscription has nothing more to give; if the client will not take what is left, let it go.
+  void subscription.detached.then(() => {
+    if (gone) return;
+    endGrace = setTimeout(() => res.destroy(), options.endGraceMs ?? SSE_END_GRACE_MS);
+    endGrace.unref();
+  });
 
   const drained = () =>
     new Promise<void>((resolve) => {
@@ -126,7 +136,6 @@ export function streamSubscription(
 
   return pump().finally(() => {
     clearInterval(heartbeat);
-    res.off('close', onClose);
     subscription.close();
     options.stats?.streamClosed();
     if (!gone) res.end();

@@ -236,9 +236,11 @@ describe('SSE writer on a plain node:http response', () => {
     let closed = 0;
     let reads = 0;
     const first = frameOf({ id: 1, v: 1, type: 'session_update', data: { ok: true } });
+    let detach!: () => void;
     const failing: Subscription = {
       id: 'sub',
       epoch: 'epoch-1',
+      detached: new Promise<void>((r) => (detach = r)),
       async nextFrame() {
         if (reads++ === 0) return first;
         throw new Error('boom');
@@ -246,7 +248,10 @@ describe('SSE writer on a plain node:http response', () => {
       async next() {
         return (await this.nextFrame())?.envelope ?? null;
       },
-      close: () => void closed++,
+      close: () => {
+        closed++;
+        detach();
+      },
     };
     const server = createServer((_req, res) => void streamSubscription(res, failing));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

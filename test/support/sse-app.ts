@@ -27,7 +27,9 @@ export interface SseApp {
   close(): Promise<void>;
 }
 
-export async function startSseApp(options: { ringSize?: number; heartbeatMs?: number } = {}): Promise<SseApp> {
+export async function startSseApp(
+  options: { ringSize?: number; heartbeatMs?: number; endGraceMs?: number } = {},
+): Promise<SseApp> {
   const stats = new EventBusStats();
   const buses = new Map<string, EventBus>();
   const subscriptions: BusSubscription[] = [];
@@ -52,6 +54,7 @@ export async function startSseApp(options: { ringSize?: number; heartbeatMs?: nu
     await openEventStream(request, reply, recording, {
       snapshot: () => ({ sessionId, currentModelId: 'scripted-model', currentApprovalMode: 'default', recordingDegraded: false }),
       heartbeatMs: options.heartbeatMs,
+      endGraceMs: options.endGraceMs,
       stats,
     });
   });
@@ -140,6 +143,13 @@ export class RawStream {
       this.notify();
     });
     res.on('close', () => {
+      this.ended = true;
+      this.notify();
+    });
+    // A server that drops the connection mid-response surfaces as 'aborted'; a paused response may not emit
+    // 'close' until read, so the request's socket closing is recorded too.
+    res.on('error', () => {});
+    req.on('close', () => {
       this.ended = true;
       this.notify();
     });

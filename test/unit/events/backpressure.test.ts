@@ -15,7 +15,26 @@ const small = (bus: EventBus, n = 1) => {
 const sized = (bus: EventBus, chars: number) => bus.publish({ type: 'session_update', data: { pad: 'z'.repeat(chars) } });
 
 describe('slow subscribers (spec §7.5)', () => {
-  it('warns once at 75 % of the frame cap, evicts on overflow, and the stream ends after client_evicted', async () => {
+  it('warns once at 75 % of the frame cap with the backlog figures', async () => {
+    const stats = new EventBusStats();
+    const bus = setup(stats);
+    const sub = bus.subscribe({ maxQueued: 16 });
+    small(bus, 16);
+    const frames = await new SubscriptionReader(sub).available();
+    assert.deepEqual(brief(frames), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 'slow_client_warning', 13, 14, 15, 16]);
+    const warning = frames[12]!;
+    assert.equal(warning.id, undefined);
+    assert.deepEqual(Object.keys(warning.data), ['queueSize', 'maxQueued', 'lastEventId', 'queuedBytes', 'maxQueuedBytes', 'threshold']);
+    assert.equal(warning.data.queueSize, 12);
+    assert.equal(warning.data.maxQueued, 16);
+    assert.equal(warning.data.lastEventId, 12);
+    assert.equal(warning.data.queuedBytes, frames.slice(0, 12).reduce((n, f) => n + Buffer.byteLength(JSON.stringify(f)), 0));
+    assert.equal(warning.data.maxQueuedBytes, MAX_QUEUED_BYTES);
+    assert.equal(warning.data.threshold, 'frames');
+    assert.equal(stats.snapshot().slowClientWarnings, 1);
+  });
+
+  it('evicts on frame overflow: the backlog is dropped, client_evicted is the last frame, the others carry on', async () => {
     const stats = new EventBusStats();
     const bus = setup(stats);
     const slow = bus.subscribe({ maxQueued: 16 });
@@ -24,35 +43,33 @@ describe('slow subscribers (spec §7.5)', () => {
     for (let i = 0; i < 20; i++) {
       small(bus);
       seen.push(...(await healthy.available()).map((f) => f.id!));
-      const s = slow.state();
-      assert.ok(s.queueSize <= 16, `queueSize ${s.queueSize}`);
+      assert.ok(slow.state().queueSize <= 16, `queueSize ${slow.state().queueSize}`);
+      if (i === 15) assert.equal(slow.state().queueSize, 16, 'a full backlog is still within the cap');
     }
     assert.deepEqual(seen, Array.from({ length: 20 }, (_, i) => i + 1));
     assert.equal(bus.subscriberCount, 1, 'the evicted subscriber left the bus at once');
     assert.equal(slow.state().evicted, 'queue_overflow');
+    assert.equal(slow.state().queueSize, 0, 'its backlog was released');
+
+    let settled = false;
+    void slow.detached.then(() => (settled = true));
+    await new Promise((r) => setImmediate(r));
+    assert.equal(settled, true, 'detached settles on eviction');
 
     const frames = await new SubscriptionReader(slow).available();
-    assert.deepEqual(brief(frames), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 'slow_client_warning', 13, 14, 15, 16, 'client_evicted']);
-    const warning = frames[12]!;
-    assert.equal(warning.id, undefined);
-    assert.deepEqual(Object.keys(warning.data), ['queueSize', 'maxQueued', 'lastEventId', 'queuedBytes', 'maxQueuedBytes', 'threshold']);
-    assert.equal(warning.data.queueSize, 12);
-    assert.equal(warning.data.maxQueued, 16);
-    assert.equal(warning.data.lastEventId, 12);
-    assert.equal(warning.data.maxQueuedBytes, MAX_QUEUED_BYTES);
-    assert.equal(warning.data.threshold, 'frames');
-    const evicted = frames.at(-1)!;
+    assert.deepEqual(brief(frames), ['client_evicted']);
+    const evicted = frames[0]!;
     assert.equal(evicted.id, undefined);
     assert.equal(evicted.data.reason, 'queue_overflow');
     assert.equal(evicted.data.droppedAfter, 17);
     assert.equal(evicted.data.queueSize, 16);
     assert.equal(evicted.data.maxQueued, 16);
     assert.equal(typeof evicted.data.queuedBytes, 'number');
+    assert.equal(evicted.data.maxQueuedBytes, MAX_QUEUED_BYTES);
     assert.equal('eventBytes' in evicted.data, false);
     assert.equal(await slow.next(), null);
     const c = stats.snapshot();
     assert.equal(c.clientsEvicted, 1);
-    assert.equal(c.slowClientWarnings, 1);
     assert.equal(c.subscribers, 1);
   });
 
@@ -95,24 +112,27 @@ describe('slow subscribers (spec §7.5)', () => {
 
   it('counts serialized bytes: warns with threshold bytes and evicts with queue_bytes_overflow and eventBytes', async () => {
     const bus = setup();
-    const sub = bus.subscribe({ maxQueued: 2048 });
-    let published = 0;
-    while (!sub.state().evicted && published < 100) {
+    const watched = bus.subscribe({ maxQueued: 2048 });
+    const stalled = bus.subscribe({ maxQueued: 2048 });
+    for (let i = 0; i < 16; i++) sized(bus, 100_000); // about 1.6 MB: past 75 % of the bytes, far below 75 % of 2048 frames
+    const warning = (await new SubscriptionReader(watched).available()).find((f) => f.type === 'slow_client_warning')!;
+    assert.equal(warning.data.threshold, 'bytes');
+    assert.equal(warning.data.lastEventId, 16);
+    assert.ok((warning.data.queuedBytes as number) >= MAX_QUEUED_BYTES * 0.75);
+
+    let published = 16;
+    while (!stalled.state().evicted && published < 100) {
       sized(bus, 100_000);
       published++;
-      assert.ok(sub.state().queuedBytes <= MAX_QUEUED_BYTES, `${sub.state().queuedBytes}`);
+      assert.ok(stalled.state().queuedBytes <= MAX_QUEUED_BYTES, `${stalled.state().queuedBytes}`);
     }
-    const frames = await new SubscriptionReader(sub).available();
-    const warning = frames.find((f) => f.type === 'slow_client_warning')!;
-    assert.equal(warning.data.threshold, 'bytes');
-    assert.ok((warning.data.queuedBytes as number) >= MAX_QUEUED_BYTES * 0.75);
-    const evicted = frames.at(-1)!;
-    assert.equal(evicted.type, 'client_evicted');
-    assert.equal(evicted.data.reason, 'queue_bytes_overflow');
-    assert.equal(evicted.data.droppedAfter, published);
-    assert.equal(evicted.data.maxQueuedBytes, MAX_QUEUED_BYTES);
-    assert.ok((evicted.data.eventBytes as number) > 100_000);
-    assert.ok((evicted.data.queuedBytes as number) + (evicted.data.eventBytes as number) > MAX_QUEUED_BYTES);
+    const [evicted] = await new SubscriptionReader(stalled).available();
+    assert.equal(evicted!.type, 'client_evicted');
+    assert.equal(evicted!.data.reason, 'queue_bytes_overflow');
+    assert.equal(evicted!.data.droppedAfter, published);
+    assert.equal(evicted!.data.maxQueuedBytes, MAX_QUEUED_BYTES);
+    assert.ok((evicted!.data.eventBytes as number) > 100_000);
+    assert.ok((evicted!.data.queuedBytes as number) + (evicted!.data.eventBytes as number) > MAX_QUEUED_BYTES);
   });
 
   it('says frames_and_bytes when both caps reach 75 % with the same event', async () => {
