@@ -5,7 +5,7 @@ import * as L from './limits.js';
  * `/capabilities` `limits`: every bound in force, named as the SDK expects
  * where it has a name (sdk-client-notes §2.2) and otherwise after the limit.
  */
-export function advertisedLimits(config: Config): Record<string, number | null> {
+export function advertisedLimits(config: Config): Record<string, unknown> {
   return {
     maxRegisteredWorkspaces: config.workspaces.length + config.remoteWorkspaces.length,
     maxPendingPromptsPerSession: config.maxPendingPromptsPerSession,
@@ -49,5 +49,9 @@ export function advertisedLimits(config: Config): Record<string, number | null> 
     moduleHopWindowMs: L.MODULE_HOP_WINDOW_MS,
     modulePaceMax: L.MODULE_PACE_MAX,
     modulePaceWindowMs: L.MODULE_PACE_WINDOW_MS,
+    // `--rate-limit` tiers, only when configured (spec §6.1): `{prompt: {max, windowMs}, …}`.
+    ...(config.rateLimits.length > 0
+      ? { rateLimits: Object.fromEntries(config.rateLimits.map((t) => [t.tier, { max: t.max, windowMs: t.windowMs }])) }
+      : {}),
   };
 }

@@ -148,6 +148,9 @@ function validate(c: Config): void {
   for (const t of c.rateLimits) {
     int(`--rate-limit ${t.tier} max`, t.max, 1);
     int(`--rate-limit ${t.tier} window`, t.windowMs, 1);
+    if (c.rateLimits.filter((o) => o.tier === t.tier).length > 1) {
+      throw new ConfigError(`--rate-limit names the ${t.tier} tier more than once`);
+    }
   }
   if (c.requireAuth && c.token === null) {
     throw new ConfigError('--require-auth needs a token: pass --token or set BERTH_TOKEN');

@@ -142,6 +142,11 @@ export const SLOW_CLIENT_WARN_RATIO = 0.75;
 export const SLOW_CLIENT_REARM_RATIO = 0.375;
 /**
  * spec §7.5, §7.7: once a stream's subscription has ended (evicted, session closed) it gets this long to
+/**
+ * spec §6.1 `--rate-limit`: callers (client ids or addresses) tracked per tier at once. A flood of
+ * distinct callers cannot grow memory past this; the oldest window makes room for a new caller.
+ */
+export const MAX_RATE_LIMIT_KEYS = 10_000;
  * flush its last frames; a client that still does not read is then disconnected, so a dead peer that has
  * already left the bus (and its subscriber count) cannot keep a socket and its buffers forever.
  */

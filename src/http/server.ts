@@ -3,6 +3,7 @@ import { MAX_BODY_BYTES } from '../config/limits.js';
 import type { Core } from '../core.js';
 import { BerthError } from '../errors/index.js';
 import { installErrorHandlers } from './errors.js';
+import { installRateLimit } from './rate-limit.js';
 import { installSecurity } from './security.js';
 import { httpModules } from './routes/index.js';
 
@@ -37,6 +38,8 @@ export function createHttpServer(core: Core, boundPort: () => number): FastifyIn
 
   installErrorHandlers(app, core.log);
   installSecurity(app, { config: core.config, tokens: core.tokens, port: boundPort });
+  // After the security hook: refused requests are not counted against anyone's window.
+  installRateLimit(app, { tiers: core.config.rateLimits, clock: core.clock, health: core.health });
   for (const m of httpModules) m.register(app, core);
   return app;
 }
