@@ -39,6 +39,18 @@ export function normalizeDisplayName(value: unknown): string {
   return cut;
 }
 
+/**
+ * A `PATCH /metadata` body whose `displayName` is already cut and checked, so
+ * the contract schema (which forbids control characters) judges the cut value,
+ * not the characters past unit 256 that spec §5.6 says are dropped first.
+ */
+export function withCheckedDisplayName(body: unknown): unknown {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
+  const b = body as Record<string, unknown>;
+  if (b.displayName === undefined) return body;
+  return { ...b, displayName: normalizeDisplayName(b.displayName) };
+}
+
 /** Binds a PR: the same number replaces its earlier entry; the list stays bounded. */
 export function bindPr(prs: readonly SessionPr[], pr: SessionPr): SessionPr[] {
   const rest = prs.filter((p) => p.number !== pr.number);

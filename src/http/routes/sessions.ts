@@ -1,6 +1,8 @@
 import type { Core } from '../../core.js';
 import { BerthError } from '../../errors/index.js';
+import { isSessionId } from '../../sessions/ids.js';
 import type { CreateSessionRequest } from '../../sessions/manager.js';
+import { withCheckedDisplayName } from '../../sessions/metadata.js';
 import { sessionBody, sessionSummary, workspaceCwdOf } from '../../sessions/views.js';
 import { clientIdOf } from '../client-id.js';
 import { parseBody } from '../contract.js';
@@ -68,12 +70,15 @@ export const sessionsModule: HttpModule = {
     });
 
     app.patch('/session/:id/metadata', async (request) => {
+      const id = param(request, 'id');
+      // spec §5.6, §13.2: this route checks the path id's shape first.
+      if (!isSessionId(id)) throw new BerthError('invalid_session_id', `"${id}" is not a session id`, { sessionId: id });
       const clientId = clientIdOf(request);
-      const session = sessions.get(param(request, 'id'));
+      const session = sessions.get(id);
       session.clients.require(clientId);
       const body = parseBody<{ displayName?: string; pr?: { number: number; url: string; state?: 'open' | 'merged' | 'closed' } }>(
         'SessionMetadataRequest',
-        objectBody(request),
+        withCheckedDisplayName(objectBody(request)),
         { '*': 'invalid_metadata' },
       );
       return session.updateMetadata(body, clientId);
@@ -91,8 +96,11 @@ export const sessionsModule: HttpModule = {
     });
 
     app.get('/session/:id/status', async (request) => {
-      clientIdOf(request);
-      return sessionSummary(sessions.get(param(request, 'id')));
+      const clientId = clientIdOf(request);
+      const session = sessions.get(param(request, 'id'));
+      // spec §2.6 lists status among the routes that refuse an unregistered id.
+      session.clients.require(clientId);
+      return sessionSummary(session);
     });
 
     app.get('/session/:id/context', async (request) => {
