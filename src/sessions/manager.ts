@@ -7,11 +7,12 @@ import type { PromptRepository } from '../store/repos/prompts.js';
 import type { SessionRepository } from '../store/repos/sessions.js';
 import type { TranscriptRepository } from '../store/repos/transcript.js';
 import type { WorkspaceRegistry } from '../workspace/registry.js';
-import type { LocalWorkspace, Workspace } from '../workspace/types.js';
+import type { Workspace } from '../workspace/types.js';
 import { DEFAULT_APPROVAL_MODE, parseApprovalMode, type ApprovalMode } from './approval.js';
 import { isSessionId, newSessionId } from './ids.js';
 import type { SessionBus, SessionTools } from './ports.js';
 import { TranscriptRecorder } from './recorder.js';
+import { runWorkspaceOf } from './run-workspace.js';
 import { Session, type SessionInit } from './session.js';
 import { prepareWorktree } from './worktree.js';
 
@@ -243,10 +244,7 @@ export class SessionManager {
     options: { modelServiceId?: string; modelId?: string | null; persisted?: boolean },
   ): Promise<{ session: Session; modelApplied?: boolean; modelError?: string }> {
     const { config, clock, log, stores, factories } = this.deps;
-    const runWorkspace: Workspace =
-      init.workspace.kind === 'local' && init.cwd && init.cwd !== init.workspace.root
-        ? ({ ...init.workspace, root: init.cwd } satisfies LocalWorkspace)
-        : init.workspace;
+    const runWorkspace = runWorkspaceOf(init);
     const driverResult = await factories.createDriver({
       sessionId: init.id,
       workspace: runWorkspace,

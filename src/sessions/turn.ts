@@ -4,6 +4,7 @@ import type { ToolOutcome } from '../tools/types.js';
 import { mustAsk } from './approval.js';
 import type { PromptEntry } from './prompt-queue.js';
 import type { PermissionAsk, PermissionDecision } from './ports.js';
+import { runWorkspaceOf } from './run-workspace.js';
 import type { Session } from './session.js';
 import { outcomeUpdate, proposedContent, toolKind, toolLocations, toolTitle } from './tool-events.js';
 
@@ -88,7 +89,8 @@ async function callTool(
   call: DriverToolCall,
   emit: (u: SessionUpdate) => void,
 ): Promise<ToolOutcome> {
-  const { workspace } = session;
+  // Locations and diffs name the files where the tool acts: in a worktree session, the worktree.
+  const workspace = runWorkspaceOf(session.init);
   const base = {
     toolCallId: call.toolCallId,
     title: toolTitle(call.name, call.args),
@@ -147,7 +149,7 @@ async function decide(
     toolCall: {
       ...base,
       status: 'pending',
-      content: proposedContent(ask.tool.name, ask.args, session.workspace),
+      content: proposedContent(ask.tool.name, ask.args, runWorkspaceOf(session.init)),
       rawInput: call.args,
       _meta: { toolName: call.name, policy: ask.tool.policy, ...(ask.tool.name !== call.name ? { targetTool: ask.tool.name } : {}) },
     },

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { validatorFor } from '../../src/http/contract.js';
 import { startStack, type Stack } from '../support/stack.js';
-import { EventReader, newSession, select, submit } from '../support/session-client.js';
+import { EventReader, newSession, select, submit, type WireEvent } from '../support/session-client.js';
 import type { TestDaemon } from '../support/daemon.js';
 
 /** Close, heartbeat, metadata, model, status and context of a live session over raw HTTP (spec §5.2, §5.5-§5.9). */
@@ -137,7 +137,7 @@ describe('session lifecycle routes (spec §5)', () => {
     const pr13 = { number: 13, url: 'https://github.com/o/r/pull/13' };
     const third = await d.json('PATCH', path, { pr: pr13 });
     assert.deepEqual(third.body.prs, [merged, pr13]);
-    const updates = [];
+    const updates: WireEvent[] = [];
     for (let i = 0; i < 4; i++) updates.push(await events.until((e) => e.type === 'session_metadata_updated' && !updates.includes(e)));
     assert.deepEqual(updates.map((e) => e.data), [
       { sessionId, prs: [pr12] },
