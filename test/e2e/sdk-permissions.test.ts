@@ -163,6 +163,56 @@ describe('the official SDK answers permission requests', { timeout: 60_000 }, ()
     }
   });
 
+  test('cancel resolves a pending request as cancelled: nothing is written and the reducer forgets the request', async () => {
+    const s = await thread();
+    const log = new EventLog((signal) => s.events({ signal }));
+    try {
+      stack.model.enqueue(writeCall('notes/cancelled.txt', 'never\n'), done);
+      const result = s.prompt({ prompt: text('Create notes/cancelled.txt') });
+      const request = await log.waitFor(ofType('permission_request'));
+      await s.cancel();
+      assert.equal((await result).stopReason, 'cancelled');
+      const resolved = await log.waitFor(ofType('permission_resolved'));
+      assert.equal((resolved.data as any).requestId, (request.data as any).requestId);
+      assert.deepEqual((resolved.data as any).outcome, { outcome: 'cancelled' });
+      await log.waitFor(ofType('turn_complete'));
+      const state = reduceDaemonSessionEvents(log.events);
+      assert.deepEqual(state.pendingPermissions, {});
+      assert.equal(state.lastTurnComplete?.stopReason, 'cancelled');
+      assert.equal(existsSync(file('notes/cancelled.txt')), false);
+      assert.equal(stack.model.completions().length, 1, 'the model was not asked again');
+      assert.equal(await s.respondToSessionPermission((request.data as any).requestId, { outcome: { outcome: 'cancelled' } }), false);
+    } finally {
+      await log.close();
+    }
+  });
+
+  test('workspace_ask is a user_question the SDK answers with `answers`; the model gets the answer', async () => {
+    const s = await thread();
+    const log = new EventLog((signal) => s.events({ signal }));
+    try {
+      stack.model.enqueue(
+        { kind: 'reply', toolCalls: [{ name: 'workspace_ask', arguments: { question: 'Which colour should the button be?' } }] },
+        { kind: 'reply', text: 'Blue it is.' },
+      );
+      const result = s.prompt({ prompt: text('Ask me something') });
+      const request = await log.waitFor(ofType('permission_request'));
+      const data = request.data as any;
+      assert.equal(data.toolCall._meta.interactionKind, 'user_question');
+      assert.equal(data.toolCall.rawInput.question, 'Which colour should the button be?');
+      const status = await s.status();
+      assert.equal(status.isWaitingForUserQuestion, true);
+      assert.equal(status.pendingInteractions?.[0]?.kind, 'user_question');
+
+      const vote = { outcome: { outcome: 'selected' as const, optionId: optionOf(request, 'allow_once') }, answers: { '0': 'Blue' } };
+      assert.equal(await s.respondToSessionPermission(data.requestId, vote), true);
+      assert.equal((await result).stopReason, 'end_turn');
+      assert.match(toolMessagesSeen(stack)[0] ?? '', /Blue/);
+    } finally {
+      await log.close();
+    }
+  });
+
   test('a session waiting for a vote does not hold up another session', async () => {
     const waiting = await thread();
     const log = new EventLog((signal) => waiting.events({ signal }));

@@ -4,6 +4,7 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import {
   DaemonHttpError,
   DaemonSessionClient,
+  isDaemonTurnError,
   isSessionLevelNotFound,
   reduceDaemonSessionEvents,
   type DaemonClient,
@@ -222,6 +223,21 @@ describe('the official SDK drives sessions', { timeout: 60_000 }, () => {
     assert.equal(await client.closeSession(s.sessionId), undefined);
     // A vote on a closed session is a 404, which the SDK reports as false.
     assert.equal(await client.respondToSessionPermission(s.sessionId, 'gone', { outcome: { outcome: 'cancelled' } }), false);
+  });
+
+  test('closing a session mid-turn ends its prompt with a turn_error, which the SDK raises as a turn error', async () => {
+    const s = await thread();
+    stack.model.enqueue({ kind: 'hang', text: 'thinking very slowly' });
+    // Caught at once: the rejection may come while close() is still in flight.
+    const running = s.prompt({ prompt: text('never finishes') }).then(
+      () => 'resolved',
+      (e: unknown) => e,
+    );
+    await stack.model.waitForRequests(1, '/chat/completions');
+    await s.close();
+    const err = await running;
+    assert.ok(isDaemonTurnError(err), String(err));
+    assert.equal((err as DaemonHttpError).body, 'session_closed');
   });
 
   test('a client id the session never issued is refused with 400 invalid_client_id, the code the SDK self-heals on', async () => {
