@@ -6,6 +6,7 @@ import type { Config } from './config/config.js';
 import type { Core } from './core.js';
 import { EventBus } from './events/bus.js';
 import { EventBusStats } from './events/stats.js';
+import { createGatewayHost } from './gateway/host/index.js';
 import { HealthRegistry } from './health.js';
 import { createHttpServer } from './http/server.js';
 import { dispatchUpgrade, type UpgradeRoute } from './http/upgrade.js';
@@ -114,6 +115,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   let boundPort = config.port;
   const app = createHttpServer(core, () => boundPort);
   const upgradeRoutes: UpgradeRoute[] = [];
+  // Seed 000: remote workspaces run their tools through the gateway channels their owners dial in.
+  const gateway = createGatewayHost(core, localTools, () => boundPort);
+  upgradeRoutes.push(gateway.route);
+  core.onShutdown(() => gateway.shutdown());
   app.server.on('upgrade', dispatchUpgrade(upgradeRoutes));
 
   await app.listen({ port: config.port, host: config.hostname });

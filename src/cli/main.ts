@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { pathToFileURL } from 'node:url';
 import { ConfigError } from '../config/config.js';
+import { registerConnect } from './connect.js';
 import { registerServe } from './serve.js';
 import { registerToken } from './token.js';
 
@@ -12,6 +13,7 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   registerServe(program);
+  registerConnect(program);
   registerToken(program);
   return program;
 }

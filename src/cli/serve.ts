@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { ConfigError, parseRateLimits, resolveConfig, type ConfigInput } from '../config/config.js';
+import { ConfigError, parseRateLimits, parseRemoteWorkspace, resolveConfig, type ConfigInput } from '../config/config.js';
 import { startDaemon } from '../daemon.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -7,6 +7,15 @@ const integer = (name: string) => (value: string) => {
   if (!/^\d+$/.test(value)) throw new ConfigError(`${name} takes a non-negative integer, got ${value}`);
   return Number(value);
 };
+
+/** `--remote-workspace ID[=INTENTION]` values → the ids and the intentions given. */
+function remoteWorkspaceInput(values: string[] | undefined): Pick<ConfigInput, 'remoteWorkspaces' | 'remoteIntentions'> {
+  if (!values) return {};
+  const parsed = values.map(parseRemoteWorkspace);
+  const intentions: Record<string, string> = {};
+  for (const p of parsed) if (p.intention !== undefined) intentions[p.id] = p.intention;
+  return { remoteWorkspaces: parsed.map((p) => p.id), remoteIntentions: intentions };
+}
 
 export function registerServe(program: Command): void {
   program
@@ -21,7 +30,11 @@ export function registerServe(program: Command): void {
       'a project directory to serve; repeat for more; the first is primary (default: the current directory)',
       collect,
     )
-    .option('--remote-workspace <id>', 'a workspace whose owner dials in over a gateway channel; repeatable', collect)
+    .option(
+      '--remote-workspace <id[=intention]>',
+      'a workspace whose owner dials in over a gateway channel (berth connect), with the launch intention sent on every call (default: the id); repeatable',
+      collect,
+    )
     .option('--home <dir>', 'state folder for the store, sockets and model config (default: $BERTH_HOME or ~/.berth)')
     .option('--allow-origin <origin>', 'a browser Origin allowed to call the API (* for any); repeatable', collect)
     .option('--max-sessions <n>', 'live sessions allowed at once (default: unlimited)', integer('--max-sessions'))
@@ -50,7 +63,7 @@ export function registerServe(program: Command): void {
         token: (opts.token as string | undefined) ?? undefined,
         requireAuth: opts.requireAuth as boolean,
         workspaces: opts.workspace as string[] | undefined,
-        remoteWorkspaces: opts.remoteWorkspace as string[] | undefined,
+        ...remoteWorkspaceInput(opts.remoteWorkspace as string[] | undefined),
         home: opts.home as string | undefined,
         allowOrigins: opts.allowOrigin as string[] | undefined,
         maxSessions: opts.maxSessions as number | undefined,

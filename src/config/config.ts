@@ -23,6 +23,11 @@ export interface Config {
   readonly workspaces: readonly string[];
   /** Remote workspace ids served through gateway channels (issue 5). */
   readonly remoteWorkspaces: readonly string[];
+  /**
+   * The launch intention B sends with every call to a remote workspace (seed 000
+   * `intention`; the owner pins the same text). A workspace without one sends its id.
+   */
+  readonly remoteIntentions: Readonly<Record<string, string>>;
   readonly home: string;
   readonly allowOrigins: readonly string[];
   readonly logLevel: string;
@@ -76,6 +81,7 @@ export function resolveConfig(input: ConfigInput, env: NodeJS.ProcessEnv = proce
       resolve(w),
     ),
     remoteWorkspaces: input.remoteWorkspaces ?? [],
+    remoteIntentions: input.remoteIntentions ?? {},
     home,
     allowOrigins: input.allowOrigins ?? [],
     logLevel: input.logLevel ?? env.BERTH_LOG_LEVEL ?? 'info',
@@ -170,6 +176,23 @@ function validate(c: Config): void {
       throw new ConfigError(`--remote-workspace ids are 1-128 chars of [A-Za-z0-9._-], got ${id}`);
     }
   }
+  for (const [id, intention] of Object.entries(c.remoteIntentions)) {
+    if (!c.remoteWorkspaces.includes(id)) throw new ConfigError(`an intention is given for ${id}, which is not a --remote-workspace`);
+    if (!isIntention(intention)) {
+      throw new ConfigError(`the intention of ${id} must be 1-${L.MAX_INTENTION_CHARS} characters without control characters`);
+    }
+  }
+}
+
+/** A launch intention (seed 000): 1 to MAX_INTENTION_CHARS characters, none of them control characters. */
+export function isIntention(text: string): boolean {
+  return text.length > 0 && text.length <= L.MAX_INTENTION_CHARS && !/[\u0000-\u001f\u007f]/.test(text);
+}
+
+/** Parses one `--remote-workspace ID[=INTENTION]` value. */
+export function parseRemoteWorkspace(text: string): { id: string; intention?: string } {
+  const eq = text.indexOf('=');
+  return eq < 0 ? { id: text } : { id: text.slice(0, eq), intention: text.slice(eq + 1) };
 }
 
 /** Parses `--rate-limit` text such as `prompt=10/60s,default=120/60s`. */

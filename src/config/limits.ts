@@ -13,6 +13,22 @@ export const MAX_CHANNELS_PER_TOKEN = 4;
 export const MAX_INFLIGHT_CALLS_PER_WORKSPACE = 4;
 /** Seed 000 `limits.frameBytes`: a larger WebSocket frame closes the channel with 1009. */
 export const MAX_FRAME_BYTES = 2 * 1024 * 1024;
+/** A launch intention (seed 000: pinned by the owner, sent with every call) is at most this many characters. */
+export const MAX_INTENTION_CHARS = 1000;
+/** B pings each channel this often and closes one that missed a pong, so a dead peer cannot hold in-flight calls. */
+export const GATEWAY_PING_INTERVAL_MS = 15_000;
+/** The owner drops a channel that heard nothing (not even a ping) for this long and dials again. */
+export const GATEWAY_IDLE_TIMEOUT_MS = 3 * GATEWAY_PING_INTERVAL_MS;
+/** The owner's first reconnect waits about this long; each failure doubles it (with jitter)… */
+export const GATEWAY_RECONNECT_BASE_MS = 250;
+/** …up to this ceiling, so an owner whose host is down for hours still retries within seconds of its return. */
+export const GATEWAY_RECONNECT_MAX_MS = 15_000;
+/** The owner gives up one WebSocket handshake after this long and backs off. */
+export const GATEWAY_HANDSHAKE_TIMEOUT_MS = 10_000;
+/** On shutdown the owner waits this long for calls already running to record their results. */
+export const GATEWAY_SHUTDOWN_GRACE_MS = 10_000;
+/** Settled rows of B's outgoing-call journal are kept this long (for audit), then pruned at start-up. */
+export const GATEWAY_JOURNAL_RETENTION_MS = 7 * 24 * 3600 * 1000;
 
 /** Seed 003: a batch runs 1 to 32 calls in order. */
 export const MAX_BATCH_CALLS = 32;
@@ -118,6 +134,11 @@ export const MAX_PAGE_TEXT_BYTES = 256 * 1024;
 export const DEFAULT_MAX_PENDING_PROMPTS = 5;
 /** spec §1: JSON bodies above this size are refused with 413. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
+/**
+ * spec §6.1 `--rate-limit`: callers (client ids or addresses) tracked per tier at once. A flood of
+ * distinct callers cannot grow memory past this; the oldest window makes room for a new caller.
+ */
+export const MAX_RATE_LIMIT_KEYS = 10_000;
 /** spec §7.4: events kept per session for replay. */
 export const DEFAULT_EVENT_RING_SIZE = 8000;
 /** spec §7.4: soft maximum for `--event-ring-size`. */
@@ -142,11 +163,6 @@ export const SLOW_CLIENT_WARN_RATIO = 0.75;
 export const SLOW_CLIENT_REARM_RATIO = 0.375;
 /**
  * spec §7.5, §7.7: once a stream's subscription has ended (evicted, session closed) it gets this long to
-/**
- * spec §6.1 `--rate-limit`: callers (client ids or addresses) tracked per tier at once. A flood of
- * distinct callers cannot grow memory past this; the oldest window makes room for a new caller.
- */
-export const MAX_RATE_LIMIT_KEYS = 10_000;
  * flush its last frames; a client that still does not read is then disconnected, so a dead peer that has
  * already left the bus (and its subscriber count) cannot keep a socket and its buffers forever.
  */

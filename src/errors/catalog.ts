@@ -214,6 +214,7 @@ export const ERROR_CATALOG = spec({
     retryable: true,
   },
   workspace_not_remote: { status: 400, message: 'The workspace is not a remote workspace' },
+  intention_mismatch: { status: 403, message: 'The call does not carry the launch intention the owner pinned' },
   application_disconnected: {
     status: 503,
     message: 'The application disconnected',

@@ -1,5 +1,7 @@
-import type { IncomingMessage } from 'node:http';
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { BerthError } from '../errors/index.js';
+import { errorBody } from './errors.js';
 
 /**
  * WebSocket faces (gateway channel, tool protocol) share the HTTP listener.
@@ -15,7 +17,7 @@ export interface UpgradeRoute {
 
 export function rejectUpgrade(socket: Duplex, status: number, body: Record<string, unknown>, extraHeaders: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  const reason = status === 401 ? 'Unauthorized' : status === 403 ? 'Forbidden' : status === 404 ? 'Not Found' : status === 429 ? 'Too Many Requests' : status === 400 ? 'Bad Request' : 'Error';
+  const reason = STATUS_CODES[status] ?? 'Error';
   const head = [
     `HTTP/1.1 ${status} ${reason}`,
     'Content-Type: application/json; charset=utf-8',
@@ -24,6 +26,12 @@ export function rejectUpgrade(socket: Duplex, status: number, body: Record<strin
     ...Object.entries(extraHeaders).map(([k, v]) => `${k}: ${v}`),
   ];
   socket.end(head.join('\r\n') + '\r\n\r\n' + text);
+}
+
+/** Refuses an upgrade with a catalogue error: its status, the client API's error body, and Retry-After when it names a wait. */
+export function rejectUpgradeWithError(socket: Duplex, err: BerthError): void {
+  const after = err.retryAfterSeconds;
+  rejectUpgrade(socket, err.status, errorBody(err), after !== undefined ? { 'Retry-After': String(after) } : {});
 }
 
 export function dispatchUpgrade(routes: readonly UpgradeRoute[]): UpgradeHandler {

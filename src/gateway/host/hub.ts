@@ -1,0 +1,245 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../clock.js';
+import { GATEWAY_JOURNAL_RETENTION_MS } from '../../config/limits.js';
+import { BerthError } from '../../errors/index.js';
+import type { Logger } from '../../log.js';
+import type { GatewayCallRepository } from '../../store/repos/gateway-calls.js';
+import { encodeFrame, GATEWAY_PROTOCOL, type ResultFrame } from '../frames.js';
+import type { Channel, ChannelLink, OutgoingCall } from './outgoing-call.js';
+import { WorkspaceLine } from './workspace-line.js';
+
+/** The bounds of seed 000 `limits` (Config: maxChannels, maxChannelsPerToken, maxInflightCallsPerWorkspace, maxFrameBytes). */
+export interface HubLimits {
+  readonly maxChannels: number;
+  readonly maxChannelsPerToken: number;
+  readonly maxInflightCallsPerWorkspace: number;
+  readonly maxFrameBytes: number;
+  /** How long a call waits for a channel (Config.channelWaitMs). */
+  readonly channelWaitMs: number;
+}
+
+export interface ChannelHubDeps {
+  readonly limits: HubLimits;
+  /** Remote workspace id → the launch intention B sends with each call (seed 000 `intention`). */
+  readonly intentions: ReadonlyMap<string, string>;
+  readonly journal: GatewayCallRepository;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly newId?: () => string;
+}
+
+/** Who opens a channel: a channel token (its id) for one workspace. */
+export interface ChannelIdentity {
+  readonly tokenId: string;
+  readonly workspaceId: string;
+}
+
+/** A slot held while the WebSocket handshake completes; `open` it with the live link or `release` it. */
+export interface ChannelReservation {
+  open(link: ChannelLink): OpenChannel;
+  /** Frees the slot; idempotent, and a no-op once the channel was opened (closing it frees the slot). */
+  release(): void;
+}
+
+/** What the face reports about an open channel. */
+export interface OpenChannel {
+  readonly id: string;
+  received(frame: ResultFrame): void;
+  /** The socket is gone; idempotent. */
+  closed(): void;
+}
+
+export interface RemoteCallRequest {
+  readonly workspaceId: string;
+  readonly sessionId: string;
+  readonly tool: string;
+  readonly args: Record<string, unknown>;
+  /** Policy write/critical. */
+  readonly effectful: boolean;
+}
+
+/**
+ * B's side of the gateway channel, without any WebSocket (design.md: the core
+ * knows nothing of sockets): which channels are open per workspace and token
+ * (seed 000 limits), and the calls the remote tool host sends through them.
+ *
+ * A restart of B abandons every call its journal still holds as `sent`: the
+ * turns that made them died with the process, and sending them again would
+ * make an effect nobody waits for. B's own receipts for those calls stay
+ * `executing`, so the same call id is answered `uncertain_effect`.
+ */
+export class ChannelHub {
+  private readonly lines = new Map<string, WorkspaceLine>();
+  private readonly perToken = new Map<string, number>();
+  private total = 0;
+  private seq = 0;
+  private stopped = false;
+  private readonly newId: () => string;
+
+  constructor(private readonly deps: ChannelHubDeps) {
+    this.newId = deps.newId ?? randomUUID;
+    const now = deps.clock.now();
+    const abandoned = deps.journal.abandonAllSent(now);
+    if (abandoned > 0) deps.log.warn({ abandoned }, 'gateway calls left unanswered by the previous run are abandoned');
+    deps.journal.pruneSettledBefore(now - GATEWAY_JOURNAL_RETENTION_MS);
+    for (const workspaceId of deps.intentions.keys()) {
+      this.lines.set(
+        workspaceId,
+        new WorkspaceLine(workspaceId, {
+          journal: deps.journal,
+          clock: deps.clock,
+          log: deps.log,
+          maxInflight: deps.limits.maxInflightCallsPerWorkspace,
+          waitMs: deps.limits.channelWaitMs,
+        }),
+      );
+    }
+  }
+
+  /**
+   * Admits a channel before its handshake completes: the workspace must be
+   * remote, and neither the daemon-wide nor the per-token limit reached.
+   */
+  reserve(identity: ChannelIdentity): ChannelReservation {
+    const line = this.lines.get(identity.workspaceId);
+    if (!line) throw new BerthError('workspace_not_remote', `No remote workspace ${identity.workspaceId} is served here`);
+    if (this.stopped) throw new BerthError('daemon_shutdown');
+    const { maxChannels, maxChannelsPerToken } = this.deps.limits;
+    if (this.total >= maxChannels) {
+      throw new BerthError('channel_limit_exceeded', `This daemon already holds ${maxChannels} gateway channels`, {
+        limit: maxChannels,
+        scope: 'daemon',
+        retryAfterSeconds: 5,
+      });
+    }
+    const mine = this.perToken.get(identity.tokenId) ?? 0;
+    if (mine >= maxChannelsPerToken) {
+      throw new BerthError('channel_limit_exceeded', `This token already holds ${maxChannelsPerToken} gateway channels`, {
+        limit: maxChannelsPerToken,
+        scope: 'token',
+        retryAfterSeconds: 5,
+      });
+    }
+    this.total += 1;
+    this.perToken.set(identity.tokenId, mine + 1);
+    let state: 'held' | 'open' | 'released' = 'held';
+    const free = () => {
+      this.total -= 1;
+      const left = (this.perToken.get(identity.tokenId) ?? 1) - 1;
+      if (left > 0) this.perToken.set(identity.tokenId, left);
+      else this.perToken.delete(identity.tokenId);
+    };
+    return {
+      open: (link) => {
+        if (state !== 'held') throw new Error('channel reservation used twice');
+        state = 'open';
+        return this.open(identity, line, link, free);
+      },
+      release: () => {
+        if (state !== 'held') return;
+        state = 'released';
+        free();
+      },
+    };
+  }
+
+  private open(identity: ChannelIdentity, line: WorkspaceLine, link: ChannelLink, free: () => void): OpenChannel {
+    const channel: Channel = {
+      id: this.newId(),
+      tokenId: identity.tokenId,
+      workspaceId: identity.workspaceId,
+      link,
+      seq: this.seq++,
+      calls: new Set(),
+    };
+    let closed = false;
+    line.attach(channel);
+    this.deps.log.info({ channelId: channel.id, workspaceId: channel.workspaceId, tokenId: channel.tokenId }, 'gateway channel open');
+    return {
+      id: channel.id,
+      received: (frame) => {
+        if (!closed) line.answer(channel, frame);
+      },
+      closed: () => {
+        if (closed) return;
+        closed = true;
+        free();
+        line.detach(channel);
+        this.deps.log.info({ channelId: channel.id, workspaceId: channel.workspaceId }, 'gateway channel closed');
+      },
+    };
+  }
+
+  /**
+   * Sends one tool call to the workspace's owner and resolves with A's
+   * `result` text. Refusals (no channel in time, cancelled, shutdown, a frame
+   * over the limit) reject with a BerthError.
+   */
+  call(request: RemoteCallRequest, signal: AbortSignal): Promise<string> {
+    const line = this.lines.get(request.workspaceId);
+    if (!line) return Promise.reject(new BerthError('workspace_not_remote', `No remote workspace ${request.workspaceId}`));
+    if (this.stopped) return Promise.reject(new BerthError('daemon_shutdown'));
+    if (signal.aborted) return Promise.reject(new BerthError('tool_cancelled', `The call to ${request.tool} was cancelled before it was sent`));
+    const id = this.newId();
+    const args = JSON.stringify(request.args);
+    const frame = encodeFrame({
+      type: 'call',
+      protocol: GATEWAY_PROTOCOL,
+      id,
+      workspaceId: request.workspaceId,
+      sessionId: request.sessionId,
+      intention: this.deps.intentions.get(request.workspaceId)!,
+      tool: request.tool,
+      args,
+    });
+    const bytes = Buffer.byteLength(frame);
+    if (bytes > this.deps.limits.maxFrameBytes) {
+      // Never sent: the owner would close the channel (1009) and the re-send would loop.
+      return Promise.reject(
+        new BerthError('frame_too_large', `The call frame would be ${bytes} bytes; channel frames are at most ${this.deps.limits.maxFrameBytes}`, {
+          limit: this.deps.limits.maxFrameBytes,
+        }),
+      );
+    }
+    return new Promise<string>((resolve, reject) => {
+      const onAbort = () => line.cancel(call);
+      const call: OutgoingCall = {
+        id,
+        sessionId: request.sessionId,
+        tool: request.tool,
+        args,
+        frame,
+        effectful: request.effectful,
+        tokenId: null,
+        channel: null,
+        abandoned: false,
+        timer: undefined,
+        settle: (outcome) => {
+          signal.removeEventListener('abort', onAbort);
+          if (outcome.ok) resolve(outcome.result);
+          else reject(outcome.error);
+        },
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      line.submit(call);
+    });
+  }
+
+  /** Deep-health counters (`GET /health?deep=1`). */
+  counters(): Record<string, number> {
+    let inflight = 0;
+    let waiting = 0;
+    for (const line of this.lines.values()) {
+      inflight += line.inflightCount;
+      waiting += line.waitingCount;
+    }
+    return { gatewayChannels: this.total, gatewayCallsInFlight: inflight, gatewayCallsWaiting: waiting };
+  }
+
+  /** Settles every call with `daemon_shutdown` and closes every channel; idempotent. */
+  shutdown(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    for (const line of this.lines.values()) line.shutdown();
+  }
+}

@@ -1,0 +1,53 @@
+import { BerthError } from '../../errors/index.js';
+import { seedToolDefinition } from '../../tools/builtin/seed-tools.js';
+import type { HostToolsProvider } from '../../tools/service.js';
+import type { Tool, ToolDefinition } from '../../tools/types.js';
+import { decodeResult } from '../result-text.js';
+import type { ChannelHub } from './hub.js';
+
+/**
+ * The seed-000 tool set of a remote workspace: the same definitions the local
+ * workspace tools have (so B's guard, approval mode and receipts judge a remote
+ * call exactly like a local one, before anything is sent), each running
+ * through the workspace's gateway channel.
+ *
+ * `workspace_tools` and `workspace_tool` belong to the owner here: A answers
+ * them from its own application tools. B cannot see what a `workspace_tool`
+ * target does, so on B it counts as `critical` (asked for in every approval
+ * mode that asks, journaled like any effect).
+ */
+export function remoteWorkspaceTools(workspaceTools: readonly ToolDefinition[], hub: ChannelHub): HostToolsProvider {
+  const definitions: ToolDefinition[] = [
+    ...workspaceTools.map(definitionOnly),
+    seedToolDefinition('workspace_tools', { policy: 'read', category: 'workspace' }),
+    seedToolDefinition('workspace_tool', { policy: 'critical', category: 'workspace' }),
+  ];
+  const tools: Tool[] = definitions.map((def) => ({
+    ...def,
+    async run(args, ctx) {
+      if (ctx.sessionId === null) {
+        throw new BerthError('tool_unavailable', 'Remote workspace tools run only for a session', { tool: def.name });
+      }
+      const result = await hub.call(
+        { workspaceId: ctx.workspace.id, sessionId: ctx.sessionId, tool: def.name, args, effectful: def.policy !== 'read' },
+        ctx.signal,
+      );
+      return decodeResult(result);
+    },
+  }));
+  return () => tools;
+}
+
+/** The definition part of a tool, without its local implementation. */
+function definitionOnly(tool: ToolDefinition): ToolDefinition {
+  return {
+    name: tool.name,
+    ...(tool.title !== undefined ? { title: tool.title } : {}),
+    description: tool.description,
+    category: tool.category,
+    policy: tool.policy,
+    inputSchema: tool.inputSchema,
+    annotations: tool.annotations,
+    ...(tool.prerequisiteToolIds ? { prerequisiteToolIds: tool.prerequisiteToolIds } : {}),
+  };
+}

@@ -1,0 +1,255 @@
+import type { Clock } from '../../clock.js';
+import { BerthError } from '../../errors/index.js';
+import type { Logger } from '../../log.js';
+import type { GatewayCallRepository } from '../../store/repos/gateway-calls.js';
+import { CLOSE, type ResultFrame } from '../frames.js';
+import type { Channel, OutgoingCall } from './outgoing-call.js';
+
+export interface LineDeps {
+  readonly journal: GatewayCallRepository;
+  readonly clock: Clock;
+  readonly log: Logger;
+  /** Seed 000 `limits.inFlightCallsPerWorkspace`. */
+  readonly maxInflight: number;
+  /** How long a call waits while no suitable channel is up (Config.channelWaitMs). */
+  readonly waitMs: number;
+}
+
+/**
+ * The calls of one remote workspace and the channels that carry them.
+ *
+ * - At most `maxInflight` calls are sent and unanswered at once; the rest
+ *   wait in submission order (seed 000 limits).
+ * - A new call goes to the open channel with the fewest unanswered calls
+ *   (ties: the longest open), so parallel channels share the work.
+ * - A call is journaled (`sent`) before its first frame leaves. When its
+ *   channel closes it stays in flight and is sent again, same id, on the next
+ *   channel of the same token — only that owner's receipts can tell whether
+ *   it ran, so it never goes to another owner.
+ * - While no channel (for a waiting call) or no channel of its token (for a
+ *   sent one) is up, a call waits at most `waitMs`: then a call never sent
+ *   fails `channel_unavailable`, and a sent write/critical call is reported
+ *   `uncertain_effect` (it may have run).
+ * - A's result settles the call once; a duplicate result finds nothing in
+ *   flight and is ignored.
+ */
+export class WorkspaceLine {
+  private readonly channels: Channel[] = [];
+  private readonly waiting: OutgoingCall[] = [];
+  private readonly inflight = new Map<string, OutgoingCall>();
+
+  constructor(
+    readonly workspaceId: string,
+    private readonly deps: LineDeps,
+  ) {}
+
+  get waitingCount(): number {
+    return this.waiting.length;
+  }
+
+  get inflightCount(): number {
+    return this.inflight.size;
+  }
+
+  submit(call: OutgoingCall): void {
+    this.waiting.push(call);
+    if (this.channels.length === 0) this.arm(call);
+    this.pump();
+  }
+
+  attach(channel: Channel): void {
+    this.channels.push(channel);
+    for (const call of this.inflight.values()) {
+      if (call.channel === null && call.tokenId === channel.tokenId) this.resend(call, channel);
+    }
+    for (const call of this.waiting) this.disarm(call);
+    this.pump();
+  }
+
+  detach(channel: Channel): void {
+    const at = this.channels.indexOf(channel);
+    if (at < 0) return;
+    this.channels.splice(at, 1);
+    for (const id of channel.calls) {
+      const call = this.inflight.get(id);
+      if (!call) continue;
+      call.channel = null;
+      if (call.abandoned) {
+        // Nobody waits for it and nobody will hear its result: the slot is free again.
+        this.inflight.delete(id);
+        continue;
+      }
+      const sibling = this.channels.find((c) => c.tokenId === call.tokenId);
+      if (sibling) this.resend(call, sibling);
+      else this.arm(call);
+    }
+    channel.calls.clear();
+    if (this.channels.length === 0) for (const call of this.waiting) this.arm(call);
+    this.pump();
+  }
+
+  /** A's `result` frame on `channel`. */
+  answer(channel: Channel, frame: ResultFrame): void {
+    const call = this.inflight.get(frame.id);
+    if (!call || call.channel !== channel) {
+      this.ignoreResult(channel, frame);
+      return;
+    }
+    if (frame.sessionId !== call.sessionId) {
+      // Refused whole: a result naming another session is not this call's answer.
+      this.deps.log.warn({ callId: frame.id, channelId: channel.id }, 'gateway result names another session');
+      channel.link.close(CLOSE.policyViolation, 'result names another session');
+      return;
+    }
+    const delivered = this.deps.journal.answer(call.id, frame.result, this.deps.clock.now());
+    this.release(call);
+    if (delivered && !call.abandoned) call.settle({ ok: true, result: frame.result });
+    this.pump();
+  }
+
+  /**
+   * The caller gave up (its turn was cancelled). A waiting call simply goes;
+   * a sent one may still run on A, so a write/critical call is reported
+   * `uncertain_effect` and keeps its slot until A answers or the channel drops.
+   */
+  cancel(call: OutgoingCall): void {
+    const queued = this.waiting.indexOf(call);
+    if (queued >= 0) {
+      this.waiting.splice(queued, 1);
+      this.disarm(call);
+      call.settle({ ok: false, error: new BerthError('tool_cancelled', `The call to ${call.tool} was cancelled before it was sent`) });
+      return;
+    }
+    if (!this.inflight.has(call.id) || call.abandoned) return;
+    call.abandoned = true;
+    this.deps.journal.abandon(call.id, this.deps.clock.now());
+    call.settle({ ok: false, error: sentAndLost(call, 'it was cancelled after it was sent to the owner') });
+    if (call.channel === null) this.release(call);
+    this.pump();
+  }
+
+  /** Daemon shutdown: every caller is told, every channel closed. */
+  shutdown(): void {
+    const error = new BerthError('daemon_shutdown', 'The daemon is shutting down');
+    for (const call of this.waiting.splice(0)) {
+      this.disarm(call);
+      call.settle({ ok: false, error });
+    }
+    for (const call of this.inflight.values()) {
+      this.disarm(call);
+      call.settle({ ok: false, error });
+    }
+    this.inflight.clear();
+    for (const channel of this.channels.splice(0)) channel.link.close(CLOSE.goingAway, 'daemon shutting down');
+  }
+
+  /** Fills free slots from the head of the queue. */
+  private pump(): void {
+    while (this.waiting.length > 0 && this.inflight.size < this.deps.maxInflight && this.channels.length > 0) {
+      const call = this.waiting.shift()!;
+      this.disarm(call);
+      const channel = this.pickChannel();
+      try {
+        // Journaled before the frame leaves (issue 5), so a restart knows it may have been sent.
+        this.deps.journal.insert({
+          id: call.id,
+          workspaceId: this.workspaceId,
+          sessionId: call.sessionId,
+          tool: call.tool,
+          args: call.args,
+          tokenId: channel.tokenId,
+          sentAt: this.deps.clock.now(),
+        });
+      } catch (err) {
+        this.deps.log.error({ err, callId: call.id }, 'gateway journal write failed');
+        call.settle({ ok: false, error: new BerthError('internal_error', 'The call could not be journaled, so it was not sent') });
+        continue;
+      }
+      call.tokenId = channel.tokenId;
+      this.bind(call, channel);
+      channel.link.send(call.frame);
+    }
+  }
+
+  private resend(call: OutgoingCall, channel: Channel): void {
+    this.disarm(call);
+    this.deps.journal.resent(call.id);
+    this.bind(call, channel);
+    channel.link.send(call.frame);
+  }
+
+  private bind(call: OutgoingCall, channel: Channel): void {
+    call.channel = channel;
+    channel.calls.add(call.id);
+    this.inflight.set(call.id, call);
+  }
+
+  private release(call: OutgoingCall): void {
+    this.disarm(call);
+    call.channel?.calls.delete(call.id);
+    call.channel = null;
+    this.inflight.delete(call.id);
+  }
+
+  private pickChannel(): Channel {
+    let best = this.channels[0]!;
+    for (const c of this.channels) {
+      if (c.calls.size < best.calls.size || (c.calls.size === best.calls.size && c.seq < best.seq)) best = c;
+    }
+    return best;
+  }
+
+  private arm(call: OutgoingCall): void {
+    if (call.timer !== undefined) return;
+    call.timer = setTimeout(() => this.expire(call), this.deps.waitMs);
+  }
+
+  private disarm(call: OutgoingCall): void {
+    if (call.timer === undefined) return;
+    clearTimeout(call.timer);
+    call.timer = undefined;
+  }
+
+  private expire(call: OutgoingCall): void {
+    call.timer = undefined;
+    const queued = this.waiting.indexOf(call);
+    if (queued >= 0) {
+      this.waiting.splice(queued, 1);
+      call.settle({
+        ok: false,
+        error: new BerthError('channel_unavailable', `No gateway channel for workspace ${this.workspaceId} came up within ${this.deps.waitMs} ms`, {
+          workspaceId: this.workspaceId,
+        }),
+      });
+      return;
+    }
+    if (!this.inflight.has(call.id) || call.channel !== null) return;
+    this.deps.journal.abandon(call.id, this.deps.clock.now());
+    this.release(call);
+    call.settle({ ok: false, error: sentAndLost(call, `its owner did not reconnect within ${this.deps.waitMs} ms`) });
+    this.pump();
+  }
+
+  private ignoreResult(channel: Channel, frame: ResultFrame): void {
+    const known = this.deps.journal.find(frame.id);
+    if (known && known.workspaceId === this.workspaceId && known.state !== 'sent') {
+      // A duplicate (already answered) or a late answer to an abandoned call: recorded at most, never delivered again.
+      if (known.state === 'abandoned') this.deps.journal.answer(frame.id, frame.result, this.deps.clock.now());
+      this.deps.log.debug({ callId: frame.id, state: known.state }, 'gateway result ignored');
+      return;
+    }
+    this.deps.log.warn({ callId: frame.id, channelId: channel.id }, 'gateway result for no call in flight on this channel');
+  }
+}
+
+/** A call that went out and whose answer will never reach its caller. */
+function sentAndLost(call: OutgoingCall, why: string): BerthError {
+  if (!call.effectful) {
+    return new BerthError('channel_unavailable', `The call to ${call.tool} got no answer: ${why}`, { callId: call.id });
+  }
+  return new BerthError(
+    'uncertain_effect',
+    `The call to ${call.tool} may have run on the owner's machine: ${why}. Inspect its effects before trying again.`,
+    { callId: call.id, tool: call.tool },
+  );
+}

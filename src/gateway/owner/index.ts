@@ -1,0 +1,134 @@
+import { systemClock, type Clock } from '../../clock.js';
+import { ConfigError } from '../../config/config.js';
+import { GATEWAY_SHUTDOWN_GRACE_MS, MAX_FRAME_BYTES } from '../../config/limits.js';
+import type { Logger } from '../../log.js';
+import { openStore } from '../../store/db.js';
+import { SqliteReceiptRepository } from '../../store/repos/receipts.js';
+import { CommandManager, localWorkspaceTools } from '../../tools/builtin/index.js';
+import { ReceiptJournal } from '../../tools/receipt-journal.js';
+import { ToolService } from '../../tools/service.js';
+import type { Policy } from '../../tools/types.js';
+import { channelPath } from '../frames.js';
+import { OwnerApproval, shortId } from './approval.js';
+import { OwnerCallHandler, type CallReport } from './call-handler.js';
+import { ChannelRefused, OwnerConnection } from './connection.js';
+import { pinProject } from './pin.js';
+import { TerminalPrompter } from './terminal.js';
+
+export { ChannelRefused } from './connection.js';
+
+export interface OwnerOptions {
+  /** B's base URL (`http(s)://` or `ws(s)://`, optionally with a path prefix). */
+  readonly hostUrl: string;
+  readonly workspaceId: string;
+  readonly project: string;
+  readonly intention: string;
+  readonly token: string;
+  /** The owner's own state folder: its receipts and project pins. */
+  readonly home: string;
+  readonly maxPolicy: Policy;
+  readonly approve: Exclude<Policy, 'read'> | null;
+  /** The owner's terminal, or null when unattended. */
+  readonly terminal: { readonly input: NodeJS.ReadableStream; readonly output: NodeJS.WritableStream } | null;
+  /** One status line for the owner (stderr in the CLI). */
+  readonly status: (line: string) => void;
+  readonly log: Logger;
+  readonly clock?: Clock;
+  /** Reconnect backoff bounds; the named defaults otherwise. */
+  readonly reconnect?: { readonly baseMs: number; readonly maxMs: number };
+}
+
+export interface RunningOwner {
+  /** Resolves when dialling ends: null after stop(), the refusal when the host refused for good. */
+  readonly finished: Promise<ChannelRefused | null>;
+  /** Closes the channel, lets running calls record their results (bounded), then releases everything; idempotent. */
+  stop(): Promise<void>;
+}
+
+/**
+ * `berth connect`, the workspace owner A of seed 000: pins the project and
+ * intention, then dials B and answers its calls with the local workspace
+ * tools, its own receipts, guard and approval.
+ */
+export function startOwner(options: OwnerOptions): RunningOwner {
+  const url = channelUrl(options.hostUrl, options.workspaceId);
+  const clock = options.clock ?? systemClock;
+  const store = openStore(options.home);
+  let pin;
+  try {
+    pin = pinProject(store.db, options.workspaceId, options.project, options.intention);
+  } catch (err) {
+    store.close();
+    throw err;
+  }
+  const commands = new CommandManager({ clock });
+  const tools = new ToolService({ journal: new ReceiptJournal(new SqliteReceiptRepository(store.db)), clock });
+  const localTools = localWorkspaceTools({ commands });
+  tools.setHostTools('local', () => localTools);
+  const terminal = options.terminal ? new TerminalPrompter(options.terminal.input, options.terminal.output) : null;
+  const handler = new OwnerCallHandler({
+    pin,
+    tools,
+    maxPolicy: options.maxPolicy,
+    approval: new OwnerApproval({ approve: options.approve, terminal }),
+    maxFrameBytes: MAX_FRAME_BYTES,
+    report: (r: CallReport) => options.status(`${r.tool} · session ${shortId(r.sessionId)} · ${r.outcome}`),
+  });
+
+  const shutdown = new AbortController();
+  const running = new Set<Promise<unknown>>();
+  const connection = new OwnerConnection({
+    url,
+    token: options.token,
+    maxFrameBytes: MAX_FRAME_BYTES,
+    onCall: (frame) => {
+      const call = handler.handle(frame, shutdown.signal);
+      running.add(call);
+      void call.finally(() => running.delete(call));
+      return call;
+    },
+    onRefused: (refused) => handler.refusal(refused.callId, refused.sessionId, refused),
+    status: options.status,
+    log: options.log,
+    ...(options.reconnect ? { reconnect: options.reconnect } : {}),
+  });
+  options.status(`serving ${pin.workspace.displayName} as workspace ${pin.workspace.id} to ${new URL(url).host}`);
+
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      await connection.stop();
+      terminal?.close();
+      // Calls already running finish and record their results, so B's re-send gets them from the receipts.
+      if (running.size > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, GATEWAY_SHUTDOWN_GRACE_MS)));
+        await Promise.race([Promise.allSettled([...running]), grace]);
+        clearTimeout(timer);
+      }
+      shutdown.abort();
+      await Promise.allSettled([...running]);
+      await commands.dispose();
+      store.close();
+    })());
+  return { finished: connection.finished, stop };
+}
+
+/** The channel URL for B's base URL; a URL that carries credentials, a query or a fragment is refused. */
+export function channelUrl(hostUrl: string, workspaceId: string): string {
+  let u: URL;
+  try {
+    u = new URL(hostUrl);
+  } catch {
+    throw new ConfigError(`<host-url> must be an absolute URL such as http://127.0.0.1:4170, got ${hostUrl}`);
+  }
+  if (!['http:', 'https:', 'ws:', 'wss:'].includes(u.protocol)) {
+    throw new ConfigError(`<host-url> must use http, https, ws or wss, got ${u.protocol}`);
+  }
+  if (u.username !== '' || u.password !== '') {
+    throw new ConfigError('<host-url> must not carry credentials; the channel token goes in --token-file or BERTH_CHANNEL_TOKEN');
+  }
+  if (u.search !== '' || u.hash !== '') throw new ConfigError('<host-url> takes no query string or fragment');
+  const scheme = u.protocol === 'https:' || u.protocol === 'wss:' ? 'wss:' : 'ws:';
+  return `${scheme}//${u.host}${u.pathname.replace(/\/+$/, '')}${channelPath(workspaceId)}`;
+}

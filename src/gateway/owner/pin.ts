@@ -1,0 +1,51 @@
+import { realpathSync, statSync } from 'node:fs';
+import { basename } from 'node:path';
+import { ConfigError, isIntention } from '../../config/config.js';
+import type { Db } from '../../store/db.js';
+import type { LocalWorkspace } from '../../workspace/types.js';
+import { REMOTE_WORKSPACE_ID } from '../frames.js';
+
+/** What the owner pins before connecting (seed 000: "Pin one local project identity and launch intention"). */
+export interface OwnerPin {
+  /** The project as the tools see it: the canonical root, under the id B knows the workspace by. */
+  readonly workspace: LocalWorkspace;
+  readonly intention: string;
+}
+
+const pinKey = (workspaceId: string) => `gateway.owner.project:${workspaceId}`;
+
+/**
+ * Resolves and pins the project. The canonical root is recorded in the
+ * owner's store the first time a workspace id is used from this home; a later
+ * run with the same id and home but another project is refused, because the
+ * receipts kept here answer for that project's effects.
+ *
+ * The workspace id is B's label: it names the receipts and is compared with
+ * every call, never joined into a path (seed 000: "Do not use the agent's
+ * project label as a local path").
+ */
+export function pinProject(db: Db, workspaceId: string, projectDir: string, intention: string): OwnerPin {
+  if (!REMOTE_WORKSPACE_ID.test(workspaceId)) {
+    throw new ConfigError(`--workspace-id takes 1-128 chars of [A-Za-z0-9._-], got ${JSON.stringify(workspaceId)}`);
+  }
+  if (!isIntention(intention)) throw new ConfigError('--intention takes 1-1000 characters without control characters');
+  let root: string;
+  try {
+    root = realpathSync(projectDir);
+  } catch {
+    throw new ConfigError(`--project ${projectDir} does not exist`);
+  }
+  if (!statSync(root).isDirectory()) throw new ConfigError(`--project ${projectDir} is not a directory`);
+
+  db.prepare('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)').run(pinKey(workspaceId), root);
+  const pinned = (db.prepare('SELECT value FROM meta WHERE key = ?').get(pinKey(workspaceId)) as { value: string }).value;
+  if (pinned !== root) {
+    throw new ConfigError(
+      `workspace ${workspaceId} is pinned to ${pinned} in this --home; its receipts belong to that project. Use another --home for ${root}.`,
+    );
+  }
+  return {
+    workspace: { kind: 'local', id: workspaceId, root, primary: true, trusted: true, displayName: basename(root) || root },
+    intention,
+  };
+}

@@ -1,0 +1,113 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { ScriptedToolCall } from '../../src/devtools/scripted-model/index.js';
+import {
+  channelToken,
+  ownerDirs,
+  remoteSession,
+  runTurn,
+  scriptPlans,
+  spawnOwner,
+  startGatewayHost,
+  type GatewayHost,
+  type OwnerProcess,
+  type SeenResult,
+  type TempOwnerDirs,
+} from '../support/gateway.js';
+
+/**
+ * Issue 5 acceptance, the plain flows: B (`berth serve`, in this process, with
+ * the scripted model over HTTP) hosts a session on a remote workspace; A
+ * (`berth connect`, a real child process) dialled in and runs the session's
+ * tool calls on its own project.
+ */
+describe('a session on B works on A’s project through the gateway channel', { timeout: 120_000 }, () => {
+  let host: GatewayHost;
+  let dirs: TempOwnerDirs;
+  let owner: OwnerProcess;
+
+  before(async () => {
+    host = await startGatewayHost();
+    dirs = ownerDirs({ 'src.txt': 'alpha beta\n', 'AGENTS.md': 'Be brief.\n' });
+    owner = spawnOwner({ url: host.b.url, token: channelToken(host.b), project: dirs.project, home: dirs.home, args: ['--approve', 'critical'] });
+    await owner.waitForLines(/channel ready/);
+  });
+  after(async () => {
+    await owner?.kill();
+    await host?.close();
+    dirs?.remove();
+  });
+
+  test('reads, writes, patches, runs a command and polls its output on the owner’s disk', async () => {
+    const last = (seen: SeenResult[]) => seen[seen.length - 1];
+    const plans = new Map<string, (seen: SeenResult[]) => ScriptedToolCall[] | null>([
+      [
+        'work on the project',
+        (seen) => {
+          if (seen.length === 0) return [call('workspace_info', {}), call('workspace_read', { path: 'src.txt' })];
+          if (seen.length === 2) {
+            const sha = seen[1]!.json.sha256;
+            return [
+              call('workspace_patch', { path: 'src.txt', oldText: 'alpha', newText: 'gamma', expectedSha256: sha }),
+              call('workspace_write', { path: 'notes/new.md', content: 'written by B\n', expectedSha256: null }),
+              call('workspace_exec', { command: 'cat src.txt > copy.txt && echo ran-on-owner' }),
+            ];
+          }
+          const lastResult = last(seen)!.json;
+          if (lastResult?.running === false) return null;
+          const commandId = seen[4]!.json.commandId;
+          return [call('workspace_poll', { commandId })];
+        },
+      ],
+    ]);
+    scriptPlans(host.stack.model, plans);
+    const sessionId = await remoteSession(host.b);
+    const turn = await runTurn(host.b, sessionId, 'work on the project');
+
+    assert.equal(turn.terminal.type, 'turn_complete');
+    const failed = turn.calls.filter((c) => c.status !== 'completed');
+    assert.deepEqual(failed, [], 'every call completed');
+    const byTool = new Map(turn.calls.map((c) => [c.tool, c]));
+    const info = byTool.get('workspace_info')!.rawOutput;
+    assert.equal(info.project.workspaceId, host.workspaceId, 'the project is named by its workspace id');
+    assert.equal(info.project.name, dirs.project.split('/').pop());
+    assert.equal(JSON.stringify(info).includes(dirs.project), false, 'the owner’s absolute path never reaches B');
+    assert.deepEqual(info.instructionFiles, ['AGENTS.md']);
+    assert.equal(byTool.get('workspace_read')!.rawOutput.content, 'alpha beta\n');
+
+    assert.equal(readFileSync(join(dirs.project, 'src.txt'), 'utf8'), 'gamma beta\n');
+    assert.equal(readFileSync(join(dirs.project, 'notes/new.md'), 'utf8'), 'written by B\n');
+    assert.equal(readFileSync(join(dirs.project, 'copy.txt'), 'utf8'), 'gamma beta\n');
+    const polls = turn.calls.filter((c) => c.tool === 'workspace_poll');
+    const finalPoll = polls[polls.length - 1]!.rawOutput;
+    assert.equal(finalPoll.running, false);
+    assert.equal(finalPoll.exitCode, 0);
+    assert.match(polls.map((p) => p.rawOutput.output).join(''), /ran-on-owner/);
+
+    const short = sessionId.slice(0, 8);
+    for (const tool of ['workspace_info', 'workspace_read', 'workspace_patch', 'workspace_write', 'workspace_exec', 'workspace_poll']) {
+      assert.match(owner.stderr(), new RegExp(`${tool} · session ${short} · ok`), `A printed a status line for ${tool}`);
+    }
+  });
+
+  test('B’s guard refuses a plan-mode session’s write before anything is sent to A', async () => {
+    scriptPlans(
+      host.stack.model,
+      new Map([['try to write', (seen: SeenResult[]) => (seen.length === 0 ? [call('workspace_write', { path: 'blocked.txt', content: 'x', expectedSha256: null })] : null)]]),
+    );
+    const sessionId = await remoteSession(host.b, host.workspaceId, 'plan');
+    const turn = await runTurn(host.b, sessionId, 'try to write');
+    assert.equal(turn.calls.length, 1);
+    assert.equal(turn.calls[0]!.code, 'policy_denied');
+    assert.equal(existsSync(join(dirs.project, 'blocked.txt')), false);
+    assert.equal(owner.stderr().includes(`session ${sessionId.slice(0, 8)}`), false, 'A never saw a call of that session');
+  });
+});
+
+let counter = 0;
+function call(name: string, args: Record<string, unknown>): ScriptedToolCall {
+  counter += 1;
+  return { id: `call_${name}_${counter}`, name, arguments: args };
+}
