@@ -40,6 +40,8 @@ export async function startBerth({ workspace, scratch, modelUrl, nodeArgs = [], 
   return {
     ...proc,
     label: 'berth',
+    /** hrtime (bigint) just before spawn: what "daemon start → …" times are measured from. */
+    startedAt: started,
     listenMs,
     ready: () => waitFor200(`${proc.url}/health?deep=1`),
   };

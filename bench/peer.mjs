@@ -59,6 +59,8 @@ export async function startPeer({ workspace, scratch, modelUrl, nodeArgs = [] })
   return {
     ...proc,
     label: 'qwen serve 0.24.4',
+    /** hrtime (bigint) just before spawn: what "daemon start → …" times are measured from. */
+    startedAt: started,
     listenMs,
     ready: () => waitFor200(`${proc.url}/health?deep=1`),
   };

@@ -10,9 +10,10 @@ import { fileURLToPath } from 'node:url';
 import { berthDir } from './berth.mjs';
 import { machineNote, writeResult } from './lib/report.mjs';
 
-/** The benchmarks, in the order a full run takes them. Issue 3's sessions/turns/memory goes here. */
+/** The benchmarks, in the order a full run takes them. */
 const BENCHMARKS = {
   reads: () => import('./reads.mjs'),
+  sessions: () => import('./sessions.mjs'),
 };
 
 const KNOWN_FLAGS = ['--quick', '--profile', '--help'];

@@ -7,7 +7,7 @@ import http from 'node:http';
 const CLIENT_IDLE_MS = 4_000;
 
 /**
- * One keep-alive connection to `baseUrl`. `get(path)` resolves to
+ * One keep-alive connection to `baseUrl`. `get(path)` and `post(path, body)` resolve to
  * `{status, ms, bytes, body}` where `ms` runs from sending the request to the last body byte.
  * `connections` counts the TCP connections opened, to show the samples really reused one.
  */
@@ -22,11 +22,18 @@ export function keepAliveClient(baseUrl) {
     }
   };
 
-  function get(path, headers = {}) {
+  /** Sends one request; `body` (an object) goes out as JSON. Timed from sending to the last body byte. */
+  function send(method, path, body, headers = {}) {
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const sentHeaders = { accept: 'application/json', ...headers };
+    if (payload) {
+      sentHeaders['content-type'] = 'application/json';
+      sentHeaders['content-length'] = String(payload.length);
+    }
     return new Promise((resolve, reject) => {
       const started = process.hrtime.bigint();
       const req = http.request(
-        { agent, host: target.hostname, port: target.port, path, method: 'GET', headers: { accept: 'application/json', ...headers } },
+        { agent, host: target.hostname, port: target.port, path, method, headers: sentHeaders },
         (res) => {
           const chunks = [];
           res.on('data', (c) => chunks.push(c));
@@ -40,12 +47,16 @@ export function keepAliveClient(baseUrl) {
       );
       req.on('socket', countSocket);
       req.on('error', reject);
-      req.end();
+      req.end(payload);
     });
   }
 
+  const get = (path, headers = {}) => send('GET', path, undefined, headers);
+
   return {
     get,
+    /** POST `body` as JSON: `{status, ms, bytes, body}` like `get`. */
+    post: (path, body, headers = {}) => send('POST', path, body, headers),
     /** GET and parse JSON; throws with the body when the status is not 2xx. */
     async json(path) {
       const r = await get(path);
