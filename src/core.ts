@@ -5,8 +5,10 @@ import type { EventBusStats } from './events/stats.js';
 import type { HealthRegistry } from './health.js';
 import type { Logger } from './log.js';
 import type { SessionManager } from './sessions/manager.js';
+import type { SessionRestorer } from './sessions/restore.js';
 import type { Store } from './store/db.js';
 import type { TokenService } from './tokens/tokens.js';
+import type { TranscriptService } from './transcript/service.js';
 import type { ToolService } from './tools/service.js';
 import type { WorkspaceRegistry } from './workspace/registry.js';
 
@@ -29,6 +31,10 @@ export interface Core {
   readonly tools: ToolService;
   /** Every live session (the client API's heart, spec §5-§9). */
   readonly sessions: SessionManager;
+  /** Load, resume, and the lazy reopen of sessions a stopped daemon left behind (issue 4). */
+  readonly restorer: SessionRestorer;
+  /** Persisted history: the session list, transcript pages, the turn index and exports (spec §10). */
+  readonly transcripts: TranscriptService;
   /** Counters of every session's event bus and open SSE streams. */
   readonly eventStats: EventBusStats;
   /** Milliseconds since epoch when this process started serving. */

@@ -12,12 +12,17 @@ import { createHttpServer } from './http/server.js';
 import { dispatchUpgrade, type UpgradeRoute } from './http/upgrade.js';
 import { createLogger, type Logger } from './log.js';
 import { SessionManager } from './sessions/manager.js';
+import { recoverInterrupted } from './sessions/recovery.js';
+import { SessionRestorer } from './sessions/restore.js';
 import { openStore } from './store/db.js';
 import { SqlitePromptRepository } from './store/repos/prompts.js';
 import { SqliteReceiptRepository } from './store/repos/receipts.js';
 import { SqliteSessionRepository } from './store/repos/sessions.js';
 import { SqliteTranscriptRepository } from './store/repos/transcript.js';
 import { TokenService } from './tokens/tokens.js';
+import { transcriptSecret } from './transcript/secret.js';
+import { TranscriptService } from './transcript/service.js';
+import { TranscriptTokens } from './transcript/tokens.js';
 import { CommandManager, localWorkspaceTools } from './tools/builtin/index.js';
 import { ReceiptJournal } from './tools/receipt-journal.js';
 import { ToolService } from './tools/service.js';
@@ -62,21 +67,32 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const localTools = localWorkspaceTools({ commands });
   tools.setHostTools('local', () => localTools);
   const eventStats = new EventBusStats();
+  const sessionStores = {
+    sessions: new SqliteSessionRepository(store.db),
+    transcript: new SqliteTranscriptRepository(store.db),
+    prompts: new SqlitePromptRepository(store.db),
+  };
+  // Before anything can run: settle what a crashed (or stopped) predecessor left open (issue 4).
+  const recovered = recoverInterrupted({ ...sessionStores, clock });
+  if (recovered.interruptedTurns + recovered.unstartedPrompts + recovered.lostSessions > 0) {
+    log.info(recovered, 'recovered sessions and prompts left by the previous run');
+  }
   const sessions = new SessionManager({
     config,
     clock,
     log,
     workspaces,
-    stores: {
-      sessions: new SqliteSessionRepository(store.db),
-      transcript: new SqliteTranscriptRepository(store.db),
-      prompts: new SqlitePromptRepository(store.db),
-    },
+    stores: sessionStores,
     factories: {
-      createBus: () => new EventBus({ ringSize: config.eventRingSize, clock, stats: eventStats }),
-      createDriver: async ({ modelServiceId }) => {
+      createBus: (options) => new EventBus({ ringSize: config.eventRingSize, clock, stats: eventStats, ...options }),
+      createDriver: async ({ modelServiceId, modelId }) => {
         const base = { services: models, maxTurnIterations: config.maxTurnIterations, clock };
-        if (modelServiceId === undefined) return { driver: await createBuiltinDriver(base) };
+        if (modelServiceId === undefined) {
+          const driver = await createBuiltinDriver(base);
+          // spec §5.7: a restored session gets its recorded model back, best effort (a model gone since keeps the default).
+          if (modelId) await driver.setModel(modelId).catch((err: unknown) => log.warn({ err, modelId }, 'recorded model unavailable'));
+          return { driver };
+        }
         try {
           return { driver: await createBuiltinDriver({ ...base, modelServiceId }), modelApplied: true };
         } catch (err) {
@@ -90,6 +106,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     },
   });
   health.contribute(() => sessions.counters());
+  const restorer = new SessionRestorer({ manager: sessions, stores: sessionStores, workspaces, clock, log });
+  const transcripts = new TranscriptService({
+    stores: sessionStores,
+    tokens: new TranscriptTokens(transcriptSecret(store.db)),
+    clock,
+    workspaces,
+  });
 
   const core: Core = {
     config,
@@ -102,6 +125,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     models,
     tools,
     sessions,
+    restorer,
+    transcripts,
     eventStats,
     startedAt: clock.now(),
     onShutdown: (fn) => shutdownSteps.push(fn),

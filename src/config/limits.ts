@@ -178,6 +178,14 @@ export const DEFAULT_TRANSCRIPT_LIMIT = 100;
 export const MAX_TRANSCRIPT_LIMIT = 500;
 /** spec §10.1: a transcript page may not serialize to more than this. */
 export const MAX_TRANSCRIPT_PAGE_BYTES = 8 * 1024 * 1024;
+/** spec §10.1: a `beforeRecordId` / `atRecordId` anchor is at most this long. */
+export const MAX_TRANSCRIPT_ANCHOR_CHARS = 200;
+/** A transcript cursor or snapshot token is at most this long; a longer one is refused before any decoding. */
+export const MAX_TRANSCRIPT_TOKEN_CHARS = 1024;
+/** spec §5.3: a load replays at most this many of the newest records when the client names no `historyPageSize`… */
+export const DEFAULT_COMPACTED_REPLAY_RECORDS = 500;
+/** …and at most this many serialized bytes (qwen's `--compacted-replay-max-bytes` default); older records are paged. */
+export const MAX_COMPACTED_REPLAY_BYTES = 4 * 1024 * 1024;
 /** spec §5.3: restore budget advertised as `limits.sessionRestoreTimeoutMs`. */
 export const SESSION_RESTORE_TIMEOUT_MS = 60_000;
 /** spec §5.10: idle sessions are reaped after this long by default (0 disables). */

@@ -45,7 +45,8 @@ export interface DriverResult {
 
 /** How the manager builds a session's parts; the composition root supplies them. */
 export interface SessionFactories {
-  createBus(): SessionBus;
+  /** `lastEventId`: ids already used by a restored session's replay snapshot, so live ids continue after them (spec §7.4). */
+  createBus(options?: { lastEventId?: number }): SessionBus;
   createDriver(request: DriverRequest): Promise<DriverResult>;
   /** Told when a live session has closed (e.g. to stop the commands it started). */
   sessionClosed?(sessionId: string): void;
@@ -241,7 +242,7 @@ export class SessionManager {
   /** Builds a live session from its init (fresh, or restored from the store by issue 4's load/resume). */
   async spawn(
     init: SessionInit,
-    options: { modelServiceId?: string; modelId?: string | null; persisted?: boolean },
+    options: { modelServiceId?: string; modelId?: string | null; persisted?: boolean; lastEventId?: number },
   ): Promise<{ session: Session; modelApplied?: boolean; modelError?: string }> {
     const { config, clock, log, stores, factories } = this.deps;
     const runWorkspace = runWorkspaceOf(init);
@@ -264,7 +265,7 @@ export class SessionManager {
       driverResult.driver.dispose();
       throw err;
     }
-    const bus = factories.createBus();
+    const bus = factories.createBus(options.lastEventId ? { lastEventId: options.lastEventId } : undefined);
     let session!: Session;
     const transcript = new TranscriptRecorder(init.id, stores.transcript, clock, log, () => {
       session.recordingDegraded = true;

@@ -28,8 +28,8 @@ const CHUNK_KINDS: Record<string, ChunkKind> = {
 /**
  * Turns a session's events into transcript records as the turn runs (issue 4):
  * message chunks are coalesced into one record per message; tool calls,
- * results, permissions, model switches, metadata changes and turn ends each
- * become one record with a stable id.
+ * results, permissions, model switches, metadata and approval-mode changes and
+ * turn ends each become one record with a stable id.
  */
 export class TranscriptRecorder implements TranscriptSink {
   private pending: Pending | null = null;
@@ -69,6 +69,8 @@ export class TranscriptRecorder implements TranscriptSink {
         return this.write('model_switch', promptId, { requestedModelId: e.data.requestedModelId, error: e.data.error });
       case 'session_metadata_updated':
         return this.write('metadata', promptId, { ...e.data, sessionId: undefined });
+      case 'approval_mode_changed':
+        return this.write('approval_mode', promptId, { previous: e.data.previous, next: e.data.next, persisted: e.data.persisted === true });
       case 'turn_complete':
         return this.write('turn_end', promptId, {
           stopReason: e.data.stopReason,

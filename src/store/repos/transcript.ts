@@ -4,7 +4,8 @@ import type { Db } from '../db.js';
  * One transcript record (issue 4): something a session said or did, with a
  * stable id. Kinds: `user_prompt`, `agent_message`, `agent_thought`,
  * `tool_call`, `tool_result`, `plan`, `permission_request`,
- * `permission_outcome`, `model_switch`, `metadata`, `turn_end`, `module_message`.
+ * `permission_outcome`, `model_switch`, `metadata`, `approval_mode`, `turn_end`
+ * (`interrupted: true` when a restart found the turn unfinished), `module_message`.
  */
 export interface TranscriptRecord {
   readonly sessionId: string;
@@ -14,9 +15,11 @@ export interface TranscriptRecord {
   readonly promptId: string | null;
   readonly at: number;
   readonly data: Record<string, unknown>;
+  /** Set when the stored payload could not be parsed; `data` is then empty (load/transcript report `partial`). */
+  readonly unreadable?: true;
 }
 
-export type NewTranscriptRecord = Omit<TranscriptRecord, 'seq'>;
+export type NewTranscriptRecord = Omit<TranscriptRecord, 'seq' | 'unreadable'>;
 
 export interface TranscriptRepository {
   /** Appends records in order; returns them with their sequence numbers. */
@@ -26,6 +29,15 @@ export interface TranscriptRepository {
   range(sessionId: string, fromSeq: number, toSeq: number): TranscriptRecord[];
   all(sessionId: string): TranscriptRecord[];
   seqOf(recordId: string): { sessionId: string; seq: number } | undefined;
+  /**
+   * The highest seq stored for the session, read from the table (not the append cache), so a
+   * transcript page sees exactly what storage holds now.
+   */
+  lastSeq(sessionId: string): number;
+  /** The record id stored at one position, if any: what a frozen transcript snapshot checks. */
+  recordIdAt(sessionId: string, seq: number): string | undefined;
+  /** Records of one kind with seq <= toSeq, ascending (e.g. the prompts of a turn index). */
+  ofKind(sessionId: string, kind: string, toSeq: number): TranscriptRecord[];
 }
 
 interface Raw {
@@ -38,20 +50,28 @@ interface Raw {
   data: string;
 }
 
-const fromRaw = (r: Raw): TranscriptRecord => ({
-  sessionId: r.session_id,
-  seq: r.seq,
-  recordId: r.record_id,
-  kind: r.kind,
-  promptId: r.prompt_id,
-  at: r.at,
-  data: JSON.parse(r.data) as Record<string, unknown>,
-});
+function parseData(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One damaged row must not hide the rest of a transcript: it comes back marked `unreadable`. */
+const fromRaw = (r: Raw): TranscriptRecord => {
+  const data = parseData(r.data);
+  const base = { sessionId: r.session_id, seq: r.seq, recordId: r.record_id, kind: r.kind, promptId: r.prompt_id, at: r.at };
+  return data ? { ...base, data } : { ...base, data: {}, unreadable: true };
+};
 
 export class SqliteTranscriptRepository implements TranscriptRepository {
   private readonly insertStmt;
   private readonly maxSeqStmt;
   private readonly rangeStmt;
+  private readonly recordIdAtStmt;
+  private readonly ofKindStmt;
   private readonly nextSeq = new Map<string, number>();
 
   constructor(private readonly db: Db) {
@@ -62,6 +82,8 @@ export class SqliteTranscriptRepository implements TranscriptRepository {
     this.rangeStmt = db.prepare(
       'SELECT * FROM transcript WHERE session_id = ? AND seq >= ? AND seq < ? ORDER BY seq',
     );
+    this.recordIdAtStmt = db.prepare('SELECT record_id FROM transcript WHERE session_id = ? AND seq = ?');
+    this.ofKindStmt = db.prepare('SELECT * FROM transcript WHERE session_id = ? AND kind = ? AND seq <= ? ORDER BY seq');
   }
 
   private seqFor(sessionId: string): number {
@@ -107,5 +129,17 @@ export class SqliteTranscriptRepository implements TranscriptRepository {
       | { session_id: string; seq: number }
       | undefined;
     return r ? { sessionId: r.session_id, seq: r.seq } : undefined;
+  }
+
+  lastSeq(sessionId: string): number {
+    return (this.maxSeqStmt.get(sessionId) as { n: number }).n;
+  }
+
+  recordIdAt(sessionId: string, seq: number): string | undefined {
+    return (this.recordIdAtStmt.get(sessionId, seq) as { record_id: string } | undefined)?.record_id;
+  }
+
+  ofKind(sessionId: string, kind: string, toSeq: number): TranscriptRecord[] {
+    return (this.ofKindStmt.all(sessionId, kind, toSeq) as Raw[]).map(fromRaw);
   }
 }

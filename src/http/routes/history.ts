@@ -1,0 +1,131 @@
+import type { FastifyRequest } from 'fastify';
+import { MAX_TRANSCRIPT_LIMIT } from '../../config/limits.js';
+import type { Core } from '../../core.js';
+import { BerthError } from '../../errors/index.js';
+import { EXPORT_CSP } from '../../export/html.js';
+import { parseExportFormat } from '../../export/index.js';
+import { sessionListEntry } from '../../sessions/listing.js';
+import type { RestoreAction } from '../../sessions/restore.js';
+import { restoredSessionBody } from '../../sessions/restore-view.js';
+import { parsePageQuery } from '../../transcript/page-query.js';
+import { clientIdOf } from '../client-id.js';
+import { parseBody } from '../contract.js';
+import type { HttpModule } from '../module.js';
+import { objectBody, param, query } from '../params.js';
+
+interface RestoreBody {
+  cwd?: string;
+  approvalMode?: string;
+  historyPageSize?: number;
+}
+
+/**
+ * Reads a load/resume body. The SDK also sends `compactedReplayMode` on load,
+ * which the contract schema omits (spec §5.3, §14.8): it is checked here and
+ * taken out before the schema sees the body. Resume validates the replay modes
+ * and ignores `historyPageSize` as qwen does (spec §5.4). Berth has no nested
+ * sub-agent detail, so `summary` and `full` replay the same events.
+ */
+function restoreBody(raw: unknown, action: RestoreAction): RestoreBody {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new BerthError('invalid_request', 'The body must be a JSON object');
+  const body = { ...(raw as Record<string, unknown>) };
+  const mode = (name: 'compactedReplayMode' | 'liveReplayMode', code: 'invalid_compacted_replay_mode' | 'invalid_live_replay_mode') => {
+    if (body[name] !== undefined && body[name] !== 'full' && body[name] !== 'summary') throw new BerthError(code, undefined, { field: name });
+  };
+  mode('compactedReplayMode', 'invalid_compacted_replay_mode');
+  mode('liveReplayMode', 'invalid_live_replay_mode');
+  delete body.compactedReplayMode;
+  if (action === 'resume') {
+    delete body.liveReplayMode;
+    delete body.historyPageSize;
+    return parseBody<RestoreBody>('ResumeSessionRequest', body, {});
+  }
+  const size = body.historyPageSize;
+  if (size !== undefined && !(Number.isSafeInteger(size) && (size as number) >= 1 && (size as number) <= MAX_TRANSCRIPT_LIMIT)) {
+    throw new BerthError('invalid_transcript_limit', `\`historyPageSize\` must be between 1 and ${MAX_TRANSCRIPT_LIMIT}`, {
+      field: 'historyPageSize',
+      maxLimit: MAX_TRANSCRIPT_LIMIT,
+    });
+  }
+  return parseBody<RestoreBody>('RestoreSessionRequest', body, { liveReplayMode: 'invalid_live_replay_mode' });
+}
+
+/** Routes under `/session/:id` that read storage or restore, and so must not reopen a lost session first. */
+const STORAGE_ROUTES = /^\/session\/:id\/(load|resume|transcript|turn-index|export)$/;
+
+/**
+ * OpenAPI operations 5, 6, 14 and 16 — load, resume, transcript, export
+ * (spec §5.3, §5.4, §10) — plus two reads outside the 25: the turn index that
+ * hands out `atRecordId` snapshots (`session_turn_navigation`) and `GET
+ * /sessions`, the owner's list of every stored session.
+ */
+export const historyModule: HttpModule = {
+  name: 'history',
+  features: () => [
+    'session_load',
+    'session_resume',
+    'unstable_session_resume',
+    'session_transcript',
+    'session_transcript_pagination',
+    'session_turn_navigation',
+    'session_export',
+  ],
+  register(app, core: Core) {
+    // A session the daemon lost (crash or shutdown) comes back on first use by a live-session route,
+    // so an old SSE cursor is answered with a resync instead of a 404 (spec §5.10, §7.4).
+    app.addHook('preHandler', async (request: FastifyRequest) => {
+      const route = request.routeOptions.url;
+      if (route?.startsWith('/session/:id') && !STORAGE_ROUTES.test(route)) await core.restorer.reopen(param(request, 'id'));
+    });
+
+    const restore = (action: RestoreAction) => async (request: FastifyRequest) => {
+      const requestedClientId = clientIdOf(request);
+      const body = restoreBody(objectBody(request), action);
+      const outcome = await core.restorer.restore({
+        action,
+        sessionId: param(request, 'id'),
+        ...body,
+        ...(requestedClientId ? { requestedClientId } : {}),
+      });
+      return restoredSessionBody(outcome, core.transcripts.settledPrompts(outcome.session.id));
+    };
+    app.post('/session/:id/load', restore('load'));
+    app.post('/session/:id/resume', restore('resume'));
+
+    app.get('/session/:id/transcript', async (request, reply) => {
+      clientIdOf(request);
+      const page = core.transcripts.page(param(request, 'id'), parsePageQuery(query(request)));
+      return reply.header('Cache-Control', 'no-store').type('application/json; charset=utf-8').send(page);
+    });
+
+    app.get('/session/:id/turn-index', async (request, reply) => {
+      clientIdOf(request);
+      const q = query(request);
+      const index = core.transcripts.turnIndex(param(request, 'id'), {
+        ...(q.snapshot !== undefined ? { snapshot: q.snapshot } : {}),
+        ...(q.start !== undefined ? { start: q.start } : {}),
+        ...(q.limit !== undefined ? { limit: q.limit } : {}),
+      });
+      return reply.header('Cache-Control', 'no-store').send(index);
+    });
+
+    app.get('/session/:id/export', async (request, reply) => {
+      clientIdOf(request);
+      const format = parseExportFormat(query(request).format);
+      const rendered = core.transcripts.exportSession(param(request, 'id'), format);
+      reply
+        .header('Content-Type', rendered.contentType)
+        .header('Content-Disposition', `attachment; filename="${rendered.filename}"`)
+        .header('Cache-Control', 'no-store');
+      if (format === 'html') reply.header('Content-Security-Policy', EXPORT_CSP);
+      return reply.send(rendered.body);
+    });
+
+    app.get('/sessions', async () => ({
+      sessions: core.transcripts.list().map((row) => {
+        const live = core.sessions.find(row.id);
+        return sessionListEntry(row, live !== undefined && !live.closed, core.workspaces.byId(row.workspaceId));
+      }),
+    }));
+  },
+};

@@ -1,0 +1,73 @@
+import type { Clock } from '../clock.js';
+import type { PromptRepository } from '../store/repos/prompts.js';
+import type { SessionRepository } from '../store/repos/sessions.js';
+import type { TranscriptRepository } from '../store/repos/transcript.js';
+import { newRecordId } from './ids.js';
+
+/** The close reasons of sessions that ended because the daemon stopped, not because anyone closed them. */
+export const DAEMON_LOST = 'daemon_lost';
+export const REOPENABLE_CLOSE_REASONS: ReadonlySet<string> = new Set([DAEMON_LOST, 'daemon_shutdown']);
+
+export interface RecoveryReport {
+  /** Prompts that were running when the daemon stopped; their turns are marked interrupted. */
+  readonly interruptedTurns: number;
+  /** Prompts admitted but never started; reported as interrupted, not run (README, Crash and restart). */
+  readonly unstartedPrompts: number;
+  /** Sessions that were live and are now persisted (reopened on first use, spec §5.10). */
+  readonly lostSessions: number;
+}
+
+/**
+ * What a start-up does about the daemon that ran before it (issue 4, crash and
+ * restart): nothing that was admitted may vanish without a trace. Every prompt
+ * the ledger still holds open gets its terminal — `interrupted` with code
+ * `daemon_lost` — and a `turn_end` record that says so, so transcript, export
+ * and `promptTerminals` all show it. Queued prompts that never started are
+ * reported the same way rather than run: they were written against a
+ * conversation whose last turn never finished, and running them unseen could
+ * act on a state nobody asked for. Sessions left open are marked closed by
+ * `daemon_lost`; a session route reopens them on first use.
+ *
+ * Runs before the daemon listens, so no live session can race it.
+ */
+export function recoverInterrupted(stores: {
+  readonly sessions: SessionRepository;
+  readonly transcript: TranscriptRepository;
+  readonly prompts: PromptRepository;
+  readonly clock: Clock;
+}): RecoveryReport {
+  const now = stores.clock.now();
+  let interruptedTurns = 0;
+  let unstartedPrompts = 0;
+  for (const p of stores.prompts.unsettled()) {
+    const started = p.startedAt !== null;
+    const message = started
+      ? 'The daemon stopped while this turn was running; it was not finished'
+      : 'The daemon stopped before this queued prompt started; it was not run';
+    stores.transcript.append([
+      {
+        sessionId: p.sessionId,
+        recordId: newRecordId(),
+        kind: 'turn_end',
+        promptId: p.id,
+        at: now,
+        data: {
+          interrupted: true,
+          started,
+          error: { message, code: DAEMON_LOST },
+          ...(started ? {} : { prompt: p.content }),
+        },
+      },
+    ]);
+    stores.prompts.settle(p.id, now, 'interrupted', null, DAEMON_LOST);
+    if (started) interruptedTurns += 1;
+    else unstartedPrompts += 1;
+  }
+  let lostSessions = 0;
+  for (const row of stores.sessions.listAll()) {
+    if (row.closedAt !== null) continue;
+    stores.sessions.update(row.id, { closedAt: now, closeReason: DAEMON_LOST }, now);
+    lostSessions += 1;
+  }
+  return { interruptedTurns, unstartedPrompts, lostSessions };
+}

@@ -1,0 +1,251 @@
+import { existsSync } from 'node:fs';
+import type { Clock } from '../clock.js';
+import { DEFAULT_COMPACTED_REPLAY_RECORDS, MAX_COMPACTED_REPLAY_BYTES } from '../config/limits.js';
+import { BerthError } from '../errors/index.js';
+import type { Logger } from '../log.js';
+import type { SessionRow } from '../store/repos/sessions.js';
+import type { TranscriptRecord } from '../store/repos/transcript.js';
+import { replayWindow, type ReplayWindow } from '../transcript/window.js';
+import type { WorkspaceRegistry } from '../workspace/registry.js';
+import type { Workspace } from '../workspace/types.js';
+import { parseApprovalMode } from './approval.js';
+import { historyFromRecords } from './history.js';
+import { isSessionId } from './ids.js';
+import { SessionManager, type SessionStores } from './manager.js';
+import { REOPENABLE_CLOSE_REASONS } from './recovery.js';
+import type { Session, SessionInit } from './session.js';
+import type { SessionPr } from './metadata.js';
+
+export type RestoreAction = 'load' | 'resume';
+
+/** `POST /session/{id}/load|resume` as the core sees it (already shape-checked by the face). */
+export interface RestoreRequest {
+  readonly action: RestoreAction;
+  readonly sessionId: string;
+  readonly cwd?: string;
+  readonly approvalMode?: string;
+  /** Load only: records in the compacted window (1-500). */
+  readonly historyPageSize?: number;
+  readonly requestedClientId?: string;
+}
+
+/** What a load shows of the history (spec §5.3). */
+export interface RestoredReplay {
+  readonly compactedReplay: ReplayWindow;
+  readonly liveJournal: ReplayWindow;
+}
+
+export interface RestoreOutcome {
+  readonly session: Session;
+  readonly attached: boolean;
+  readonly clientId: string;
+  /** The SSE cursor the client starts from: the snapshot's last id on a cold load, the bus high-water mark otherwise. */
+  readonly lastEventId: number;
+  readonly replay?: RestoredReplay;
+  readonly artifactWarnings: readonly string[];
+}
+
+interface Underway {
+  readonly action: RestoreAction | 'reopen';
+  readonly done: Promise<{ session: Session; lastEventId: number; replay?: RestoredReplay; warnings: string[] }>;
+}
+
+/**
+ * Brings persisted sessions back to life (spec §5.3, §5.4, §5.10): load
+ * (with a replay snapshot), resume (model context only) and the lazy reopen of
+ * a session the daemon lost. Each rebuilds the driver's model context from the
+ * whole transcript, starts a new bus epoch and mints a client id. A session
+ * that is already live is attached instead. Concurrent restores of one id
+ * coalesce when they ask the same thing; a load racing a resume is refused
+ * with 409 `restore_in_progress` (spec §5.4).
+ */
+export class SessionRestorer {
+  private readonly underway = new Map<string, Underway>();
+
+  constructor(
+    private readonly deps: {
+      readonly manager: SessionManager;
+      readonly stores: SessionStores;
+      readonly workspaces: WorkspaceRegistry;
+      readonly clock: Clock;
+      readonly log: Logger;
+    },
+  ) {}
+
+  async restore(req: RestoreRequest): Promise<RestoreOutcome> {
+    const id = this.normalize(req.sessionId);
+    if (req.approvalMode !== undefined) parseApprovalMode(req.approvalMode);
+    if (req.cwd !== undefined && req.cwd !== '') this.checkWorkspace(id, req.cwd);
+    const live = this.deps.manager.find(id);
+    if (live && !live.closed) return this.attach(live, req);
+    const pending = this.underway.get(id);
+    if (pending) {
+      if (pending.action !== 'reopen' && pending.action !== req.action) {
+        throw new BerthError('restore_in_progress', `A ${pending.action} of session ${id} is in progress`, {
+          sessionId: id,
+          reason: 'restore_in_progress',
+          activeAction: pending.action,
+          requestedAction: req.action,
+        });
+      }
+      // spec §5.1/§5.4: same-action races coalesce; a failed restore fails every coalesced caller.
+      const { session } = await pending.done;
+      return this.attach(session, req);
+    }
+    const { session, lastEventId, replay, warnings } = await this.track(id, req.action, () => this.cold(id, req));
+    const clientId = session.clients.attach(req.requestedClientId, this.deps.clock.now());
+    return { session, attached: false, clientId, lastEventId, ...(replay ? { replay } : {}), artifactWarnings: warnings };
+  }
+
+  /**
+   * A session route touched a session the daemon lost (crash or shutdown):
+   * bring it back as a resume would, so the route finds it live and a client
+   * reconnecting with an old cursor is told to resync (spec §7.4 epoch reset).
+   * Sessions closed on purpose (DELETE, idle reaper) stay closed.
+   */
+  async reopen(sessionId: string): Promise<void> {
+    if (!isSessionId(sessionId)) return;
+    const id = sessionId.toLowerCase();
+    const live = this.deps.manager.find(id);
+    if (live && !live.closed) return;
+    const pending = this.underway.get(id);
+    if (pending) {
+      await pending.done;
+      return;
+    }
+    const row = this.deps.stores.sessions.get(id);
+    if (!row || row.closeReason === null || !REOPENABLE_CLOSE_REASONS.has(row.closeReason)) return;
+    await this.track(id, 'reopen', () => this.cold(id, { action: 'resume', sessionId: id }));
+  }
+
+  private async track(id: string, action: Underway['action'], run: () => Underway['done']): Underway['done'] {
+    const done = run();
+    this.underway.set(id, { action, done });
+    try {
+      return await done;
+    } finally {
+      this.underway.delete(id);
+    }
+  }
+
+  private normalize(sessionId: string): string {
+    // qwen answers a malformed id with 404 too (recording g, `not-a-uuid/load`).
+    if (!isSessionId(sessionId)) throw notFound(sessionId);
+    return sessionId.toLowerCase();
+  }
+
+  private checkWorkspace(id: string, cwd: string): void {
+    const wanted = this.deps.workspaces.select(cwd);
+    const row = this.deps.stores.sessions.get(id);
+    if (row && row.workspaceId !== wanted.id) {
+      throw new BerthError('workspace_mismatch', `Session ${id} belongs to another workspace than ${cwd}`, {
+        sessionId: id,
+        boundWorkspace: this.workspaceCwd(row.workspaceId),
+        requestedWorkspace: cwd,
+      });
+    }
+  }
+
+  private workspaceCwd(workspaceId: string): string {
+    const ws = this.deps.workspaces.byId(workspaceId);
+    return ws?.kind === 'local' ? ws.root : workspaceId;
+  }
+
+  private attach(session: Session, req: RestoreRequest): RestoreOutcome {
+    if (session.closed) throw notFound(session.id);
+    const now = this.deps.clock.now();
+    const clientId = session.clients.attach(req.requestedClientId, now);
+    session.touch();
+    const base = { session, attached: true, clientId, lastEventId: session.bus.lastEventId, artifactWarnings: [] };
+    if (req.action !== 'load') return base;
+    // What the live session has recorded so far: settled turns are the compacted part, the running one the journal.
+    session.services.transcript.flush();
+    const records = this.deps.stores.transcript.all(session.id);
+    const inFlight = new Set(session.queue.all().map((e) => e.promptId));
+    const isLive = (r: TranscriptRecord) => r.promptId !== null && inFlight.has(r.promptId);
+    return {
+      ...base,
+      replay: {
+        compactedReplay: this.window(session.id, records.filter((r) => !isLive(r)), req.historyPageSize, 'compacted_replay'),
+        liveJournal: this.window(session.id, records.filter(isLive), undefined, 'live_journal'),
+      },
+    };
+  }
+
+  private window(
+    sessionId: string,
+    records: readonly TranscriptRecord[],
+    pageSize: number | undefined,
+    scope: 'compacted_replay' | 'live_journal',
+    firstId?: number,
+  ): ReplayWindow {
+    return replayWindow(records, {
+      sessionId,
+      maxRecords: pageSize ?? DEFAULT_COMPACTED_REPLAY_RECORDS,
+      maxBytes: MAX_COMPACTED_REPLAY_BYTES,
+      scope,
+      ...(firstId !== undefined ? { firstId } : {}),
+    });
+  }
+
+  /** Restores a session that is not live: driver context from every record, a new bus, the stored settings. */
+  private async cold(id: string, req: RestoreRequest): Underway['done'] {
+    const { stores, manager, clock } = this.deps;
+    const row = stores.sessions.get(id);
+    if (!row) throw notFound(id);
+    const workspace = this.deps.workspaces.byId(row.workspaceId);
+    if (!workspace) {
+      throw new BerthError('session_conflict', `The workspace of session ${id} is no longer registered`, { sessionId: id });
+    }
+    const approvalMode = SessionManager.approvalFor(row.approvalMode, req.approvalMode);
+    const records = stores.transcript.all(id);
+    const warnings: string[] = [];
+    const init = this.initFrom(row, workspace, approvalMode, warnings);
+    // A cold load numbers its snapshot 1..N on the new bus; live ids continue at N+1 (spec §5.3, §7.4).
+    const compacted = req.action === 'load' ? this.window(id, records, req.historyPageSize, 'compacted_replay', 1) : undefined;
+    const lastEventId = compacted?.eventCount ?? 0;
+    const { session } = await manager.spawn(init, { persisted: true, modelId: row.modelId, lastEventId });
+    session.services.driver.restore(historyFromRecords(records));
+    const now = clock.now();
+    stores.sessions.update(id, { closedAt: null, closeReason: null, approvalMode }, now);
+    session.touch();
+    if (req.approvalMode !== undefined && approvalMode !== row.approvalMode) {
+      session.publish({
+        type: 'approval_mode_changed',
+        data: { sessionId: id, previous: row.approvalMode, next: approvalMode, persisted: true },
+      });
+    }
+    const unreadable = records.filter((r) => r.unreadable).length;
+    if (unreadable > 0) warnings.push(`${unreadable} transcript record(s) could not be read and were skipped`);
+    const replay = compacted ? { compactedReplay: compacted, liveJournal: this.window(id, [], undefined, 'live_journal') } : undefined;
+    return { session, lastEventId, ...(replay ? { replay } : {}), warnings };
+  }
+
+  private initFrom(row: SessionRow, workspace: Workspace, approvalMode: SessionInit['approvalMode'], warnings: string[]): SessionInit {
+    let cwd: string | null = workspace.kind === 'local' ? workspace.root : null;
+    const worktree = row.worktree as SessionInit['worktree'];
+    if (row.currentCwd && workspace.kind === 'local') {
+      // A worktree removed since (by hand, or a cleanup) cannot host the session again; its workspace can.
+      if (existsSync(row.currentCwd)) cwd = row.currentCwd;
+      else warnings.push(`The session's working directory ${row.currentCwd} no longer exists; it runs in ${workspace.root}`);
+    }
+    return {
+      id: row.id,
+      workspace,
+      cwd,
+      scope: row.scope,
+      createdAt: row.createdAt,
+      approvalMode,
+      displayName: row.displayName,
+      prs: row.prs as SessionPr[],
+      sourceType: row.sourceType,
+      sourceId: row.sourceId,
+      worktree: cwd === row.currentCwd ? worktree : null,
+      branch: row.branch as SessionInit['branch'],
+    };
+  }
+}
+
+function notFound(id: string): BerthError {
+  return new BerthError('session_not_found', `No session with id "${id}"`, { sessionId: id });
+}
