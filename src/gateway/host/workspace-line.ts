@@ -128,16 +128,22 @@ export class WorkspaceLine {
     this.pump();
   }
 
-  /** Daemon shutdown: every caller is told, every channel closed. */
+  /**
+   * Daemon shutdown: every caller is told and every channel closed. A call
+   * never sent fails `daemon_shutdown`; a sent one is abandoned (not sent again
+   * by the next run) and a write/critical one reported `uncertain_effect`.
+   */
   shutdown(): void {
     const error = new BerthError('daemon_shutdown', 'The daemon is shutting down');
     for (const call of this.waiting.splice(0)) {
       this.disarm(call);
       call.settle({ ok: false, error });
     }
+    const now = this.deps.clock.now();
     for (const call of this.inflight.values()) {
       this.disarm(call);
-      call.settle({ ok: false, error });
+      this.deps.journal.abandon(call.id, now);
+      call.settle({ ok: false, error: sentAndLost(call, 'the daemon shut down before the owner answered') });
     }
     this.inflight.clear();
     for (const channel of this.channels.splice(0)) channel.link.close(CLOSE.goingAway, 'daemon shutting down');

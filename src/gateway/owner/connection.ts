@@ -106,6 +106,7 @@ export class OwnerConnection {
       let reachedReady = false;
       let refused: ChannelRefused | undefined;
       let why = 'connection failed';
+      let refusal: string | undefined;
       let idle: NodeJS.Timeout | undefined;
       const heard = () => {
         clearTimeout(idle);
@@ -120,7 +121,7 @@ export class OwnerConnection {
         void readBody(res).then((body) => {
           clearTimeout(giveUp);
           const message = refusalMessage(status, body);
-          why = message;
+          why = refusal = message;
           if (status >= 300 && status < 400) {
             refused = new ChannelRefused(`the host answered with a redirect (${status}); redirects are never followed`);
           } else if (FATAL_STATUSES.has(status)) {
@@ -156,13 +157,13 @@ export class OwnerConnection {
         void options.onCall(frame).then((result) => this.send(ws, result));
       });
       ws.on('error', (err) => {
-        why = err.message;
+        if (!refusal) why = err.message;
         options.log.debug({ err: err.message }, 'gateway channel error');
       });
       ws.once('close', (code: number, reason: Buffer) => {
         clearTimeout(idle);
         if (this.socket === ws) this.socket = null;
-        if (code !== 1006 || reachedReady) why = `${code}${reason.length > 0 ? ` ${reason.toString()}` : ''}`;
+        if (!refusal && (code !== 1006 || reachedReady)) why = `${code}${reason.length > 0 ? ` ${reason.toString()}` : ''}`;
         resolve({ reachedReady, why, ...(refused ? { refused } : {}) });
       });
     });
