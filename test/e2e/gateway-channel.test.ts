@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { DaemonClient } from '@qwen-code/sdk/daemon';
 import type { ScriptedToolCall } from '../../src/devtools/scripted-model/index.js';
 import {
   channelToken,
@@ -92,6 +93,59 @@ describe('a session on B works on A’s project through the gateway channel', { 
     }
   });
 
+  test('an image read on A reaches the agent on B as image content', async () => {
+    writeFileSync(join(dirs.project, 'dot.png'), Buffer.from(ONE_PIXEL_PNG, 'base64'));
+    scriptPlans(host.stack.model, new Map([['look at the dot', (seen: SeenResult[]) => (seen.length === 0 ? [call('workspace_image', { path: 'dot.png' })] : null)]]));
+    const sessionId = await remoteSession(host.b);
+    const turn = await runTurn(host.b, sessionId, 'look at the dot');
+    const image = turn.calls.find((c) => c.tool === 'workspace_image')!;
+    assert.equal(image.status, 'completed');
+    assert.equal(image.rawOutput.mimeType, 'image/png');
+    const update = turn.events
+      .map((e) => (e.data as any)?.update)
+      .find((u) => u?.sessionUpdate === 'tool_call_update' && u.status === 'completed' && u._meta?.toolName === 'workspace_image');
+    assert.deepEqual(update.content, [{ type: 'content', content: { type: 'image', data: ONE_PIXEL_PNG, mimeType: 'image/png' } }]);
+    const lastRequest = host.stack.model.requests[host.stack.model.requests.length - 1]!.body;
+    assert.ok(JSON.stringify(lastRequest.messages).includes(ONE_PIXEL_PNG), 'the model was shown the picture');
+  });
+
+  test('B’s permission rules apply before anything is sent: a rejected write never reaches A, an allowed one does', async () => {
+    scriptPlans(
+      host.stack.model,
+      new Map([
+        [
+          'two writes',
+          (seen: SeenResult[]) =>
+            seen.length < 2 ? [call('workspace_write', { path: seen.length === 0 ? 'rejected.txt' : 'allowed.txt', content: 'x', expectedSha256: null })] : null,
+        ],
+      ]),
+    );
+    const sessionId = await remoteSession(host.b, host.workspaceId, 'default');
+    const turn = runTurn(host.b, sessionId, 'two writes');
+    const client = new DaemonClient({ baseUrl: host.b.url });
+    const controller = new AbortController();
+    const votes = ['cancel', 'proceed_once'];
+    for await (const e of client.subscribeEvents(sessionId, { signal: controller.signal, lastEventId: 0 })) {
+      if (e.type !== 'permission_request') continue;
+      const { requestId, toolCall } = e.data as any;
+      assert.equal(owner.stderr().includes(`session ${sessionId.slice(0, 8)}`), false, 'A has seen nothing while B asks');
+      assert.equal(toolCall.rawInput.path, votes.length === 2 ? 'rejected.txt' : 'allowed.txt');
+      const optionId = votes.shift()!;
+      const voted = await host.b.json('POST', `/session/${sessionId}/permission/${requestId}`, { outcome: { outcome: 'selected', optionId } });
+      assert.equal(voted.status, 200);
+      if (votes.length === 0) break;
+    }
+    controller.abort();
+    const settled = await turn;
+    assert.deepEqual(
+      settled.calls.map((c) => c.code ?? c.status),
+      ['permission_rejected', 'completed'],
+    );
+    assert.equal(existsSync(join(dirs.project, 'rejected.txt')), false);
+    assert.equal(readFileSync(join(dirs.project, 'allowed.txt'), 'utf8'), 'x');
+    assert.equal(owner.stderr().match(new RegExp(`workspace_write · session ${sessionId.slice(0, 8)}`, 'g'))?.length, 1, 'A saw only the allowed write');
+  });
+
   test('B’s guard refuses a plan-mode session’s write before anything is sent to A', async () => {
     scriptPlans(
       host.stack.model,
@@ -105,6 +159,8 @@ describe('a session on B works on A’s project through the gateway channel', { 
     assert.equal(owner.stderr().includes(`session ${sessionId.slice(0, 8)}`), false, 'A never saw a call of that session');
   });
 });
+
+const ONE_PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
 let counter = 0;
 function call(name: string, args: Record<string, unknown>): ScriptedToolCall {

@@ -1,0 +1,210 @@
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, test } from 'node:test';
+import { BerthError } from '../../../src/errors/index.js';
+import { ChannelHub, type HubLimits } from '../../../src/gateway/host/hub.js';
+import type { ChannelLink } from '../../../src/gateway/host/outgoing-call.js';
+import { silentLogger } from '../../../src/log.js';
+import { SqliteGatewayCallRepository } from '../../../src/store/repos/gateway-calls.js';
+import { fixedClock, tempStore } from '../../support/tools.js';
+
+/**
+ * The hub's decisions without any socket: channels are links that record
+ * what they were sent, and the journal is the real SQLite repository.
+ */
+
+const WS = 'proj';
+const SESSION = '550e8400-e29b-41d4-a716-446655440000';
+
+class RecordingLink implements ChannelLink {
+  readonly sent: any[] = [];
+  closedWith: number | undefined;
+  send(text: string): void {
+    this.sent.push(JSON.parse(text));
+  }
+  close(code: number): void {
+    this.closedWith = code;
+  }
+}
+
+describe('ChannelHub', () => {
+  let store: ReturnType<typeof tempStore>;
+  let journal: SqliteGatewayCallRepository;
+  let hub: ChannelHub;
+  let ids = 0;
+  const make = (limits: Partial<HubLimits> = {}) =>
+    new ChannelHub({
+      limits: { maxChannels: 20, maxChannelsPerToken: 4, maxInflightCallsPerWorkspace: 4, maxFrameBytes: 2 * 1024 * 1024, channelWaitMs: 50, ...limits },
+      intentions: new Map([[WS, 'the intention']]),
+      journal,
+      clock: fixedClock(),
+      log: silentLogger(),
+      newId: () => `id-${++ids}`,
+    });
+  const openChannel = (tokenId = 'tok-1') => {
+    const link = new RecordingLink();
+    const channel = hub.reserve({ tokenId, workspaceId: WS }).open(link);
+    return { link, channel };
+  };
+  const call = (tool = 'workspace_write', effectful = true, signal = new AbortController().signal) =>
+    hub.call({ workspaceId: WS, sessionId: SESSION, tool, args: { path: 'a' }, effectful }, signal);
+  const answer = (ch: ReturnType<typeof openChannel>, frame: any, result: unknown = { ok: 1 }) =>
+    ch.channel.received({ type: 'result', id: frame.id, sessionId: frame.sessionId, result: JSON.stringify(result) });
+  const codeOf = async (p: Promise<unknown>) => {
+    try {
+      await p;
+      return 'ok';
+    } catch (err) {
+      return (err as BerthError).code;
+    }
+  };
+
+  beforeEach(() => {
+    store = tempStore();
+    journal = new SqliteGatewayCallRepository(store.store.db);
+    hub = make();
+  });
+  afterEach(() => {
+    hub.shutdown();
+    store.close();
+  });
+
+  test('a call is journaled as sent before its frame leaves, and its result settles it once', async () => {
+    const a = openChannel();
+    const pending = call();
+    const frame = a.link.sent[0];
+    assert.equal(frame.type, 'call');
+    assert.equal(frame.intention, 'the intention');
+    assert.equal(journal.find(frame.id)?.state, 'sent');
+    answer(a, frame, { first: true });
+    answer(a, frame, { second: true });
+    assert.equal(await pending, JSON.stringify({ first: true }));
+    assert.equal(journal.find(frame.id)?.state, 'answered');
+    assert.equal(a.link.closedWith, undefined);
+  });
+
+  test('a new call goes to the channel with the fewest unanswered calls, ties to the longest open', () => {
+    const a = openChannel();
+    const b = openChannel();
+    void call().catch(() => undefined);
+    void call().catch(() => undefined);
+    void call().catch(() => undefined);
+    assert.deepEqual([a.link.sent.length, b.link.sent.length], [2, 1]);
+    answer(a, a.link.sent[0]);
+    answer(a, a.link.sent[1]);
+    void call().catch(() => undefined);
+    assert.equal(a.link.sent.length, 3);
+  });
+
+  test('a sent call goes again only to a channel of the token it first went to', async () => {
+    const a = openChannel('tok-1');
+    const pending = call();
+    const frame = a.link.sent[0];
+    a.channel.closed();
+    const other = openChannel('tok-2');
+    assert.equal(other.link.sent.length, 0, 'another owner never gets it');
+    const back = openChannel('tok-1');
+    assert.equal(back.link.sent[0].id, frame.id);
+    assert.equal(journal.find(frame.id)?.sends, 2);
+    answer(back, frame);
+    assert.equal(await codeOf(pending), 'ok');
+  });
+
+  test('when its owner does not come back in time, a sent write is uncertain and a sent read unavailable', async () => {
+    const a = openChannel();
+    const write = call('workspace_write', true);
+    const read = call('workspace_read', false);
+    a.channel.closed();
+    assert.equal(await codeOf(write), 'uncertain_effect');
+    assert.equal(await codeOf(read), 'channel_unavailable');
+    assert.equal(journal.find(a.link.sent[0].id)?.state, 'abandoned');
+  });
+
+  test('a call never sent fails channel_unavailable after the wait and leaves no journal row', async () => {
+    const pending = call();
+    assert.equal(await codeOf(pending), 'channel_unavailable');
+    assert.equal(journal.find('id-1'), undefined);
+  });
+
+  test('cancelling a waiting call drops it; cancelling a sent write reports it uncertain and keeps its slot until A answers', async () => {
+    hub.shutdown();
+    hub = make({ maxInflightCallsPerWorkspace: 1 });
+    const a = openChannel();
+    const sentCtl = new AbortController();
+    const waitingCtl = new AbortController();
+    const sent = call('workspace_write', true, sentCtl.signal);
+    const waiting = call('workspace_write', true, waitingCtl.signal);
+    waitingCtl.abort();
+    assert.equal(await codeOf(waiting), 'tool_cancelled');
+    const third = call();
+    sentCtl.abort();
+    assert.equal(await codeOf(sent), 'uncertain_effect');
+    assert.equal(a.link.sent.length, 1, 'the slot stays taken while A may still run the cancelled call');
+    answer(a, a.link.sent[0]);
+    assert.equal(a.link.sent.length, 2);
+    answer(a, a.link.sent[1], { third: true });
+    assert.equal(await third, JSON.stringify({ third: true }));
+  });
+
+  test('a result naming another session closes the channel and settles nothing', async () => {
+    const a = openChannel();
+    const pending = call();
+    const frame = a.link.sent[0];
+    a.channel.received({ type: 'result', id: frame.id, sessionId: 'someone-else', result: '{}' });
+    assert.equal(a.link.closedWith, 1008);
+    assert.equal(journal.find(frame.id)?.state, 'sent');
+    a.channel.closed();
+    const back = openChannel();
+    answer(back, back.link.sent[0]);
+    assert.equal(await codeOf(pending), 'ok');
+  });
+
+  test('a call whose frame would pass the frame limit is refused before it is journaled', async () => {
+    hub.shutdown();
+    hub = make({ maxFrameBytes: 1024 });
+    openChannel();
+    const big = hub.call({ workspaceId: WS, sessionId: SESSION, tool: 'workspace_write', args: { content: 'x'.repeat(2000) }, effectful: true }, new AbortController().signal);
+    assert.equal(await codeOf(big), 'frame_too_large');
+  });
+
+  test('shutdown fails waiting calls with daemon_shutdown and reports sent writes uncertain, abandoning them', async () => {
+    hub.shutdown();
+    hub = make({ maxInflightCallsPerWorkspace: 1 });
+    const a = openChannel();
+    const sent = call();
+    const waiting = call();
+    hub.shutdown();
+    assert.equal(await codeOf(sent), 'uncertain_effect');
+    assert.equal(await codeOf(waiting), 'daemon_shutdown');
+    assert.equal(journal.find(a.link.sent[0].id)?.state, 'abandoned');
+    assert.equal(a.link.closedWith, 1001);
+  });
+
+  test('limits: the daemon-wide and per-token channel counts, freed by release and by close', () => {
+    hub.shutdown();
+    hub = make({ maxChannels: 3, maxChannelsPerToken: 2 });
+    const reserve = (tokenId: string) => hub.reserve({ tokenId, workspaceId: WS });
+    const r1 = reserve('t1');
+    reserve('t1');
+    assert.throws(() => reserve('t1'), (e: BerthError) => e.code === 'channel_limit_exceeded' && e.details.scope === 'token');
+    const r3 = reserve('t2');
+    assert.throws(() => reserve('t3'), (e: BerthError) => e.code === 'channel_limit_exceeded' && e.details.scope === 'daemon');
+    r1.release();
+    r1.release();
+    const opened = reserve('t3').open(new RecordingLink());
+    assert.throws(() => reserve('t4'), (e: BerthError) => e.details.scope === 'daemon');
+    opened.closed();
+    opened.closed();
+    r3.release();
+    assert.equal(hub.counters().gatewayChannels, 1);
+    assert.throws(() => hub.reserve({ tokenId: 't1', workspaceId: 'not-remote' }), (e: BerthError) => e.code === 'workspace_not_remote');
+  });
+
+  test('a restarted hub abandons the calls its journal still holds as sent', () => {
+    const a = openChannel();
+    void call().catch(() => undefined);
+    const id = a.link.sent[0].id;
+    const next = make();
+    assert.equal(journal.find(id)?.state, 'abandoned');
+    next.shutdown();
+  });
+});
