@@ -14,6 +14,7 @@ import { machineNote, writeResult } from './lib/report.mjs';
 const BENCHMARKS = {
   reads: () => import('./reads.mjs'),
   sessions: () => import('./sessions.mjs'),
+  gateway: () => import('./gateway.mjs'),
 };
 
 const KNOWN_FLAGS = ['--quick', '--profile', '--help'];
