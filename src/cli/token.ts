@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { ConfigError, defaultHome } from '../config/config.js';
+import { REMOTE_WORKSPACE_ID } from '../gateway/frames.js';
 import { openStore } from '../store/db.js';
 import { TokenService, type Policy } from '../tokens/tokens.js';
 
@@ -23,6 +24,9 @@ export function registerToken(program: Command): void {
         let created: { token: string };
         if (opts.channel) {
           if (!opts.workspace) throw new ConfigError('--channel needs --workspace ID');
+          if (!REMOTE_WORKSPACE_ID.test(opts.workspace)) {
+            throw new ConfigError('--workspace takes the remote workspace id: 1-128 chars of [A-Za-z0-9._-]');
+          }
           created = service.createChannelToken(opts.workspace);
         } else {
           if (!['read', 'write', 'critical'].includes(opts.maxPolicy)) {

@@ -1,6 +1,7 @@
 import { realpathSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { ConfigError, isIntention } from '../../config/config.js';
+import { MAX_INTENTION_CHARS } from '../../config/limits.js';
 import type { Db } from '../../store/db.js';
 import type { LocalWorkspace } from '../../workspace/types.js';
 import { REMOTE_WORKSPACE_ID } from '../frames.js';
@@ -28,7 +29,9 @@ export function pinProject(db: Db, workspaceId: string, projectDir: string, inte
   if (!REMOTE_WORKSPACE_ID.test(workspaceId)) {
     throw new ConfigError(`--workspace-id takes 1-128 chars of [A-Za-z0-9._-], got ${JSON.stringify(workspaceId)}`);
   }
-  if (!isIntention(intention)) throw new ConfigError('--intention takes 1-1000 characters without control characters');
+  if (!isIntention(intention)) {
+    throw new ConfigError(`--intention takes 1-${MAX_INTENTION_CHARS} characters without control characters`);
+  }
   let root: string;
   try {
     root = realpathSync(projectDir);
