@@ -15,7 +15,8 @@ const MAX_EXEC_TIMEOUT_MS = 600_000;
 /**
  * `workspace_exec` (seed 000): start a shell command and return its id at once;
  * output is read with `workspace_poll`. `cwd` is confined to the workspace like
- * any path. The command belongs to the calling session (`ctx.sessionId`).
+ * any path. The command belongs to the calling session (`ctx.sessionId`) and
+ * to the call's turn: it is stopped when the call's signal aborts (a cancel).
  */
 export function workspaceExecTool(commands: CommandManager): Tool {
   return {
@@ -33,6 +34,7 @@ export function workspaceExecTool(commands: CommandManager): Tool {
       if (!st.isDirectory()) throw new BerthError('not_regular_file', `cwd ${cwd.rel} is not a directory`);
       ctx.signal.throwIfAborted();
       const started = commands.start({ owner: ctx.sessionId, command, cwdAbs: cwd.abs, cwdRel: cwd.rel, timeoutMs });
+      started.stopOnAbort(ctx.signal);
       return { value: { commandId: started.id, running: true, cwd: cwd.rel, timeoutMs } };
     },
   };

@@ -167,6 +167,21 @@ export class WorkspaceCommand {
     await this.settled();
   }
 
+  /**
+   * Stops the command when `signal` aborts: a command belongs to the turn that
+   * started it, so cancelling that turn (or its deadline passing) stops it too
+   * (issue 3). The listener is dropped once the command has exited.
+   */
+  stopOnAbort(signal: AbortSignal): void {
+    if (signal.aborted) {
+      void this.stop();
+      return;
+    }
+    const onAbort = () => void this.stop();
+    signal.addEventListener('abort', onAbort, { once: true });
+    void this.exited.then(() => signal.removeEventListener('abort', onAbort));
+  }
+
   /** Resolves once the shell has exited, or after the kill grace has long passed (a process stuck in the kernel). */
   settled(): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
