@@ -23,6 +23,9 @@ import { TokenService } from './tokens/tokens.js';
 import { transcriptSecret } from './transcript/secret.js';
 import { TranscriptService } from './transcript/service.js';
 import { TranscriptTokens } from './transcript/tokens.js';
+import { bindLocalWorkspace } from './toolproto/auth.js';
+import { toolProtocolEndpoint } from './toolproto/endpoint.js';
+import { ToolProtocolHost } from './toolproto/host.js';
 import { CommandManager, localWorkspaceTools } from './tools/builtin/index.js';
 import { ReceiptJournal } from './tools/receipt-journal.js';
 import { ToolService } from './tools/service.js';
@@ -144,6 +147,19 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const gateway = createGatewayHost(core, localTools, () => boundPort);
   upgradeRoutes.push(gateway.route);
   core.onShutdown(() => gateway.shutdown());
+  // Seed 003: applications connect with an app token and publish their tools into the workspace they bind to.
+  const applications = new ToolProtocolHost({ registry: tools.applications, clock, log });
+  const toolEndpoint = toolProtocolEndpoint({
+    security: { config, tokens, port: () => boundPort },
+    host: applications,
+    bindWorkspace: bindLocalWorkspace(workspaces),
+    log,
+  });
+  upgradeRoutes.push(toolEndpoint);
+  core.onShutdown(() => {
+    toolEndpoint.close();
+    applications.shutdown();
+  });
   app.server.on('upgrade', dispatchUpgrade(upgradeRoutes));
 
   await app.listen({ port: config.port, host: config.hostname });

@@ -46,6 +46,20 @@ export const MAX_TOOL_NAME_CHARS = 200;
 export const MAX_CALL_ID_CHARS = 200;
 /** A catalog `query`/`feature` text is at most this long; search terms beyond it only cost time. */
 export const MAX_CATALOG_QUERY_CHARS = 1000;
+/** Tool protocol: applications connected at once, daemon-wide, so sockets and catalogs stay bounded. */
+export const MAX_APP_CONNECTIONS = 64;
+/** Tool protocol: an application must answer a catalog query within this time, or the refresh is given up. */
+export const APP_QUERY_TIMEOUT_MS = 15_000;
+/** Tool protocol: a `tool.call`/`tool.batch` unanswered this long fails with `tool_timeout`, so a hung app cannot hold a turn forever. */
+export const APP_CALL_TIMEOUT_MS = 5 * 60 * 1000;
+/** Tool protocol: malformed frames one connection may send; past this it is closed (1008), since it is not speaking the protocol. */
+export const MAX_APP_PROTOCOL_ERRORS = 64;
+/** Tool protocol: definitions remembered per application by `definitionRevision` (across reconnects), twice one full catalog. */
+export const MAX_CACHED_DEFINITIONS_PER_APP = 2 * MAX_CATALOG_TOOLS;
+/** Tool protocol: the daemon pings each application this often and drops one that has not answered the previous ping (a half-open socket must not keep its tools "connected"). */
+export const APP_PING_INTERVAL_MS = 30_000;
+/** Tool protocol: a frame id (`id`, `replyTo`) or session id is at most this long. */
+export const MAX_FRAME_ID_CHARS = 200;
 
 /** Seed 004 `MOST_LINE`: the longest question line read, in bytes. */
 export const MODULE_MOST_LINE = 256 * 1024;

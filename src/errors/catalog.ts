@@ -220,6 +220,12 @@ export const ERROR_CATALOG = spec({
     message: 'The application disconnected',
     retryable: true,
   },
+  application_limit_exceeded: {
+    status: 429,
+    message: 'Too many applications are connected',
+    retryable: true,
+    retryAfterSeconds: 5,
+  },
   malformed: { status: 400, message: 'Malformed question' },
   message_too_long: { status: 413, message: 'The message is too long' },
   unknown_tab: { status: 404, message: 'No such tab' },

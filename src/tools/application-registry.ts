@@ -1,6 +1,7 @@
 import { MAX_CATALOG_TOOLS, MAX_TOOL_NAME_CHARS } from '../config/limits.js';
 import { BerthError } from '../errors/index.js';
 import { compileSchema } from './arguments.js';
+import type { ApplicationLink } from './application-link.js';
 import { availabilityOf } from './definitions.js';
 import { POLICIES, type Tool, type ToolAvailability } from './types.js';
 
@@ -17,6 +18,7 @@ interface Publication {
   connected: boolean;
   readonly tools: Map<string, Tool>;
   readonly overrides: Map<string, ToolAvailability>;
+  readonly link: ApplicationLink | undefined;
 }
 
 /**
@@ -35,8 +37,9 @@ export class ApplicationToolRegistry {
    * it connected. The whole list is checked first and refused whole: empty or
    * repeated names, unknown policies, schemas that do not compile, more than
    * MAX_CATALOG_TOOLS tools, or a name another application already publishes.
+   * `link` is the application's raw protocol line, for in-process hosts (application-link.ts).
    */
-  publish(workspaceId: string, applicationId: string, tools: readonly Tool[]): void {
+  publish(workspaceId: string, applicationId: string, tools: readonly Tool[], link?: ApplicationLink): void {
     const apps = this.appsOf(workspaceId);
     const taken = new Map<string, string>();
     for (const [otherId, other] of apps) {
@@ -57,7 +60,7 @@ export class ApplicationToolRegistry {
       }
       published.set(tool.name, tool);
     }
-    const publication: Publication = { connected: true, tools: new Map(), overrides: new Map() };
+    const publication: Publication = { connected: true, tools: new Map(), overrides: new Map(), link };
     for (const [name, tool] of published) publication.tools.set(name, withRuntimeState(tool, publication));
     apps.set(applicationId, publication);
   }
@@ -82,6 +85,12 @@ export class ApplicationToolRegistry {
     }
     if (availability) publication.overrides.set(toolName, availability);
     else publication.overrides.delete(toolName);
+  }
+
+  /** The connected application's protocol line, when it published one and is still connected. */
+  link(workspaceId: string, applicationId: string): ApplicationLink | undefined {
+    const publication = this.workspaces.get(workspaceId)?.get(applicationId);
+    return publication?.connected ? publication.link : undefined;
   }
 
   /** Every application tool of a workspace, sorted by name. */

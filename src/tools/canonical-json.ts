@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from './sha256.js';
 
 /**
  * Canonical JSON: object keys sorted by code unit, no whitespace, `undefined`
@@ -24,5 +24,5 @@ export function canonicalJson(value: unknown): string {
 
 /** `sha256:` + lowercase hex SHA-256 of the value's canonical JSON (seed 003 revision format). */
 export function sha256Revision(value: unknown): string {
-  return `sha256:${createHash('sha256').update(canonicalJson(value)).digest('hex')}`;
+  return `sha256:${sha256Hex(canonicalJson(value))}`;
 }

@@ -1,0 +1,94 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { APP_PING_INTERVAL_MS, MAX_FRAME_BYTES } from '../config/limits.js';
+import { asBerthError } from '../errors/index.js';
+import { errorBody } from '../http/errors.js';
+import type { SecurityContext } from '../http/security.js';
+import { rejectUpgrade, type UpgradeRoute } from '../http/upgrade.js';
+import type { Logger } from '../log.js';
+import { admitApplication, type WorkspaceBinder } from './auth.js';
+import type { ToolProtocolHost } from './host.js';
+import { TOOL_PROTOCOL_PATH, TOOL_SUBPROTOCOL } from './subprotocol.js';
+
+export interface ToolEndpointDeps {
+  readonly security: SecurityContext;
+  readonly host: ToolProtocolHost;
+  readonly bindWorkspace: WorkspaceBinder;
+  readonly log: Logger;
+}
+
+export interface ToolEndpoint extends UpgradeRoute {
+  /** Stops the heartbeat; the host closes the sockets. */
+  close(): void;
+}
+
+/**
+ * The WebSocket face of the tool protocol: admits an application (token,
+ * Origin, Host, workspace) before the upgrade — refusals are plain HTTP
+ * errors with the client API's error body — then hands every text frame to
+ * its session. Frames above MAX_FRAME_BYTES close that socket with 1009
+ * (the `ws` limit); nothing one application sends touches another's socket.
+ */
+export function toolProtocolEndpoint(deps: ToolEndpointDeps): ToolEndpoint {
+  const wss = new WebSocketServer({
+    noServer: true,
+    clientTracking: false,
+    maxPayload: MAX_FRAME_BYTES,
+    perMessageDeflate: false,
+    // Only ever select our own subprotocol; a `berth.bearer.*` entry is a credential and is never echoed.
+    handleProtocols: (offered) => (offered.has(TOOL_SUBPROTOCOL) ? TOOL_SUBPROTOCOL : false),
+  });
+  const alive = new Map<WebSocket, boolean>();
+  const heartbeat = setInterval(() => {
+    for (const [ws, answered] of alive) {
+      if (!answered) ws.terminate();
+      else {
+        alive.set(ws, false);
+        ws.ping();
+      }
+    }
+  }, APP_PING_INTERVAL_MS);
+  heartbeat.unref();
+
+  const handle = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    let admission;
+    try {
+      deps.host.assertRoom();
+      admission = admitApplication(request, deps.security, deps.bindWorkspace);
+    } catch (err) {
+      const be = asBerthError(err);
+      const after = be.retryAfterSeconds;
+      rejectUpgrade(socket, be.status, errorBody(be), after !== undefined ? { 'Retry-After': String(after) } : {});
+      return;
+    }
+    const { identity, workspaceId } = admission;
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      const session = deps.host.attach(
+        { send: (text) => ws.send(text), close: (code, reason) => ws.close(code, reason) },
+        identity,
+        workspaceId,
+      );
+      alive.set(ws, true);
+      ws.on('pong', () => alive.set(ws, true));
+      ws.on('message', (data: RawData, isBinary: boolean) => session.receive(isBinary ? '' : rawText(data), isBinary));
+      ws.on('error', (err) => deps.log.debug({ application: identity.appName, err: err.message }, 'application socket error'));
+      ws.on('close', (code) => {
+        alive.delete(ws);
+        deps.host.detach(session, code);
+      });
+    });
+  };
+
+  return {
+    name: 'tool-protocol',
+    matches: (pathname) => pathname === TOOL_PROTOCOL_PATH,
+    handle,
+    close: () => clearInterval(heartbeat),
+  };
+}
+
+function rawText(data: RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.from(data).toString('utf8');
+}
