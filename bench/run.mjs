@@ -15,6 +15,7 @@ const BENCHMARKS = {
   reads: () => import('./reads.mjs'),
   sessions: () => import('./sessions.mjs'),
   gateway: () => import('./gateway.mjs'),
+  toolproto: () => import('./toolproto.mjs'),
 };
 
 const KNOWN_FLAGS = ['--quick', '--profile', '--help'];
