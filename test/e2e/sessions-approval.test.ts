@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, before, beforeEach, describe, it } from 'node:test';
 import { startStack, type Stack } from '../support/stack.js';
 import { EventReader, newSession, select, submit, type WireEvent } from '../support/session-client.js';
 import type { TestDaemon } from '../support/daemon.js';
@@ -58,6 +58,7 @@ describe('approval modes (spec §5.1; Berth default asks before every write and 
     s = await startStack({ files: { 'existing.txt': 'old\n' } });
     d = s.daemon;
   });
+  beforeEach(() => s.model.reset());
   after(() => s.close());
 
   it('plan hides every write and critical tool from the model and the guard refuses a write it calls anyway', async () => {
@@ -107,12 +108,14 @@ describe('approval modes (spec §5.1; Berth default asks before every write and 
     assert.equal(turn.asked.length, 1);
   });
 
-  it('auto-edit runs a write unasked and still asks before a critical call', async () => {
-    const { sessionId } = await newSession(d, { approvalMode: 'auto-edit' });
-    const turn = await runTurn(s, sessionId, [write('auto-edit.txt', 'unasked'), exec('true')]);
-    assert.deepEqual(turn.asked.map((e) => e.data.toolCall._meta.toolName), ['workspace_exec']);
-    assert.equal(readFileSync(join(d.workspace, 'auto-edit.txt'), 'utf8'), 'unasked');
-    assert.deepEqual(turn.toolResults.map((e) => e.data.update.status), ['completed', 'completed']);
+  it('auto-edit (and qwen’s auto, its alias here) runs a write unasked and still asks before a critical call', async () => {
+    for (const mode of ['auto-edit', 'auto']) {
+      const { sessionId } = await newSession(d, { approvalMode: mode });
+      const turn = await runTurn(s, sessionId, [write(`${mode}.txt`, 'unasked'), exec('true')]);
+      assert.deepEqual(turn.asked.map((e) => e.data.toolCall._meta.toolName), ['workspace_exec'], mode);
+      assert.equal(readFileSync(join(d.workspace, `${mode}.txt`), 'utf8'), 'unasked');
+      assert.deepEqual(turn.toolResults.map((e) => e.data.update.status), ['completed', 'completed']);
+    }
   });
 
   it('yolo asks before nothing: writes and commands run at once', async () => {

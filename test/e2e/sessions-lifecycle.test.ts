@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, beforeEach, describe, it } from 'node:test';
 import { validatorFor } from '../../src/http/contract.js';
 import { startStack, type Stack } from '../support/stack.js';
 import { EventReader, newSession, select, submit, type WireEvent } from '../support/session-client.js';
@@ -25,6 +25,8 @@ describe('session lifecycle routes (spec §5)', () => {
     s = await startStack();
     d = s.daemon;
   });
+  // Each test scripts its own model replies; nothing one test left unused may leak into the next.
+  beforeEach(() => s.model.reset());
   after(() => s.close());
 
   it('closes with 204: running and queued prompts end in turn_error session_closed, session_closed ends the stream, then 404', async () => {
