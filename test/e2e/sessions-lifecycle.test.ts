@@ -36,7 +36,7 @@ describe('session lifecycle routes (spec §5)', () => {
     s.model.enqueue({ kind: 'hang', text: 'thinking…' });
     const running = (await submit(d, sessionId, 'long job', {}, as)).body.promptId;
     const queued = (await submit(d, sessionId, 'next job', {}, as)).body.promptId;
-    const index = await chatRequestIndex(s, s.model.completions().length - 1);
+    const index = await chatRequestIndex(s, 0);
     await events.type('pending_prompt_added', (e) => e.promptId === queued);
 
     const closed = await d.json('DELETE', `/session/${sessionId}`, undefined, as);
