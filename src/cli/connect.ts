@@ -17,6 +17,7 @@ interface ConnectFlags {
   maxPolicy: string;
   approve?: string;
   logLevel: string;
+  toolsListen?: string;
 }
 
 export function registerConnect(program: Command): void {
@@ -36,6 +37,10 @@ export function registerConnect(program: Command): void {
       '--approve <policy>',
       'run write (or write and critical) calls without asking; otherwise each asks at the terminal, and is refused when stdin is not a terminal',
     )
+    .option(
+      '--tools-listen <host:port>',
+      'also let applications on this machine publish tools (seed 003) at ws://host:port/api/tools/v1/connect; loopback only, port 0 picks one; tokens: berth token create --app NAME --home <this home>',
+    )
     .option('--log-level <level>', 'trace, debug, info, warn, error or silent', 'warn')
     .action(async (hostUrl: string, flags: ConnectFlags) => {
       const maxPolicy = policyFlag('--max-policy', flags.maxPolicy, ['read', 'write', 'critical']);
@@ -53,6 +58,7 @@ export function registerConnect(program: Command): void {
         terminal: process.stdin.isTTY ? { input: process.stdin, output: process.stderr } : null,
         status,
         log: createLogger(flags.logLevel),
+        ...(flags.toolsListen !== undefined ? { toolsListen: listenFlag(flags.toolsListen) } : {}),
       });
       let signals = 0;
       const onSignal = () => {
@@ -75,6 +81,14 @@ export function registerConnect(program: Command): void {
 function policyFlag(name: string, value: string, allowed: readonly Policy[]): Policy {
   if (!(allowed as readonly string[]).includes(value)) throw new ConfigError(`${name} takes ${allowed.join(', ')}; got ${value}`);
   return value as Policy;
+}
+
+/** `--tools-listen host:port` (`[::1]:port` for IPv6); the address must be loopback, checked when it binds. */
+function listenFlag(value: string): { hostname: string; port: number } {
+  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(value);
+  const port = m ? Number(m[3]) : NaN;
+  if (!m || port > 65535) throw new ConfigError(`--tools-listen takes host:port, e.g. 127.0.0.1:4171; got ${value}`);
+  return { hostname: (m[1] ?? m[2])!, port };
 }
 
 /** The channel token from `--token-file` or `BERTH_CHANNEL_TOKEN`; it never appears in a URL, a flag or a log. */

@@ -12,7 +12,8 @@ import { sendError } from './errors.js';
  * WebSocket faces apply the same rules to their upgrade requests.
  */
 export interface SecurityContext {
-  readonly config: Config;
+  /** Only what the checks read, so a listener without a whole daemon Config (`berth connect --tools-listen`) can keep them too. */
+  readonly config: Pick<Config, 'hostname' | 'allowOrigins' | 'requireAuth'>;
   readonly tokens: TokenService;
   /** The port actually bound (differs from config.port when that is 0). */
   port(): number;

@@ -1,51 +1,13 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { spawnBerth } from '../support/daemon.js';
+import { createAppToken, startNotesApp, type NotesApp } from '../support/notes-app.js';
 import { until } from '../support/raw-app.js';
 import { EventReader, newSession, optionOf, submit } from '../support/session-client.js';
 import { startStack, type Stack } from '../support/stack.js';
 
-const repoRoot = new URL('../..', import.meta.url).pathname;
-
-/** `berth token create --app …` as a user runs it: the token is the only thing on stdout. */
-async function createAppToken(home: string, name: string, maxPolicy: string): Promise<string> {
-  const child = spawnBerth(['token', 'create', '--app', name, '--max-policy', maxPolicy, '--home', home]);
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  assert.equal(code, 0);
-  assert.match(out, /^berth_app_\S+\n$/);
-  return out.trim();
-}
-
-/** The example app as its README runs it, in its own process. */
-async function startNotesApp(url: string, token: string): Promise<{ child: ChildProcess; stop(): Promise<number | null> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/notes-app.ts', '--url', url, '--token', token], {
-    cwd: repoRoot,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  await new Promise<void>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('notes app connected')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`notes app exited with ${code}`)));
-  });
-  return {
-    child,
-    async stop() {
-      child.kill('SIGTERM');
-      return exited;
-    },
-  };
-}
-
 describe('an agent uses an application tool end to end', () => {
   let stack: Stack;
-  let notes: { child: ChildProcess; stop(): Promise<number | null> };
+  let notes: NotesApp;
 
   before(async () => {
     stack = await startStack();

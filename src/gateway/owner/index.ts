@@ -4,6 +4,8 @@ import { GATEWAY_SHUTDOWN_GRACE_MS, MAX_FRAME_BYTES } from '../../config/limits.
 import type { Logger } from '../../log.js';
 import { openStore } from '../../store/db.js';
 import { SqliteReceiptRepository } from '../../store/repos/receipts.js';
+import { TokenService } from '../../tokens/tokens.js';
+import { startApplicationListener } from '../../toolproto/listener.js';
 import { CommandManager, localWorkspaceTools } from '../../tools/builtin/index.js';
 import { ReceiptJournal } from '../../tools/receipt-journal.js';
 import { ToolService } from '../../tools/service.js';
@@ -36,6 +38,11 @@ export interface OwnerOptions {
   readonly clock?: Clock;
   /** Reconnect backoff bounds; the named defaults otherwise. */
   readonly reconnect?: { readonly baseMs: number; readonly maxMs: number };
+  /**
+   * Where applications on this machine connect (seed 003, `--tools-listen`): their tools join this
+   * owner's workspace and answer B's `workspace_tools` / `workspace_tool`. Tokens: `berth token create --app … --home <this home>`.
+   */
+  readonly toolsListen?: { readonly hostname: string; readonly port: number };
 }
 
 export interface RunningOwner {
@@ -65,6 +72,19 @@ export function startOwner(options: OwnerOptions): RunningOwner {
   const tools = new ToolService({ journal: new ReceiptJournal(new SqliteReceiptRepository(store.db)), clock });
   const localTools = localWorkspaceTools({ commands });
   tools.setHostTools('local', () => localTools);
+  const applications = options.toolsListen
+    ? startApplicationListener({
+        ...options.toolsListen,
+        registry: tools.applications,
+        workspaceId: pin.workspace.id,
+        tokens: new TokenService(store.db, null),
+        clock,
+        log: options.log,
+      }).then(
+        (listener) => (options.status(`applications connect at ${listener.url}`), listener),
+        (err: Error) => (options.status(`cannot listen for applications: ${err.message}`), null),
+      )
+    : null;
   const terminal = options.terminal ? new TerminalPrompter(options.terminal.input, options.terminal.output) : null;
   const handler = new OwnerCallHandler({
     pin,
@@ -109,6 +129,7 @@ export function startOwner(options: OwnerOptions): RunningOwner {
       shutdown.abort();
       await Promise.allSettled([...running]);
       await commands.dispose();
+      await (await applications)?.close();
       store.close();
     })());
   return { finished: connection.finished, stop };
