@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { MAX_APP_CONNECTIONS } from '../../src/config/limits.js';
 import { CATALOG_SCHEMA } from '../../src/tools/catalog.js';
 import { BEARER_SUBPROTOCOL_PREFIX, TOOL_SUBPROTOCOL } from '../../src/toolproto/subprotocol.js';
 import { startTestDaemon, type TestDaemon } from '../support/daemon.js';
@@ -60,6 +61,22 @@ describe('tool protocol endpoint: who may connect', () => {
     const query = await app.nextOfType('tool.query');
     assert.equal(query.payload.maxToolPolicy, 'read');
     await app.close();
+  });
+
+  it(`refuses the application past ${MAX_APP_CONNECTIONS} connected ones with 429 and Retry-After, and admits it again once one leaves`, async () => {
+    // Distinct applications: a second connection of the same one replaces the first instead of adding to the count.
+    const tokens = Array.from({ length: MAX_APP_CONNECTIONS + 1 }, (_, i) => d.daemon.core.tokens.createAppToken(`crowd-${i}`, 'read').token);
+    const apps = await Promise.all(tokens.slice(0, MAX_APP_CONNECTIONS).map((t) => RawApp.connect(d, t)));
+    try {
+      const r = await refusal(RawApp.connect(d, tokens[MAX_APP_CONNECTIONS]!));
+      assert.equal(r.status, 429);
+      assert.equal(r.body.code, 'application_limit_exceeded');
+      assert.equal(r.body.retryAfterSeconds, 5);
+      await apps.pop()!.close();
+      await until(async () => RawApp.connect(d, tokens[MAX_APP_CONNECTIONS]!).then((app) => (apps.push(app), true), () => false));
+    } finally {
+      await Promise.all(apps.map((app) => app.close()));
+    }
   });
 
   it('refuses a berth.bearer subprotocol offered without berth.tools.v1', async () => {
@@ -180,6 +197,21 @@ describe('tool protocol discovery: the daemon asks, the application answers', ()
     await until(() => registry().get(workspaceId, 'ui.tap')!.availability!().available);
     assert.ok(link);
     await app.close();
+  });
+
+  it('lets a newer connection of the same application replace the older one (4000) without the old close marking it gone', async () => {
+    const older = await RawApp.connect(d, token);
+    await serveCatalog(older, TOOLS, 'sha256:catalog-1', false);
+    await until(() => registry().get(workspaceId, 'ui.query')!.availability!().available);
+    const newer = await RawApp.connect(d, token);
+    assert.equal((await older.closed).code, 4000);
+    await serveCatalog(newer, TOOLS, 'sha256:catalog-1', false);
+    await until(() => registry().get(workspaceId, 'ui.query')!.availability!().available);
+    const outcome = agentCall(d, 'ui.query', {});
+    const call = await newer.nextOfType('tool.call');
+    newer.answer(call, 'tool.result', { toolId: 'ui.query', success: true, result: 'from the newer connection' });
+    assert.deepEqual((await outcome).ok && (await outcome).result.value, { result: 'from the newer connection' });
+    await newer.close();
   });
 
   it('leaves out tools above the token policy and tells the application', async () => {
