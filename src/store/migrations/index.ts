@@ -4,10 +4,11 @@ import { m002Receipts } from './002_receipts.js';
 import { m003Sessions } from './003_sessions.js';
 import { m004Tokens } from './004_tokens.js';
 import { m005GatewayCalls } from './005_gateway_calls.js';
+import { m006Module } from './006_module.js';
 
 /**
  * Every migration, in order. Ids are reserved per area so parallel work does not collide:
  * 1 core · 2 receipts (tools) · 3 sessions + transcript · 4 tokens · 5 gateway call journal ·
  * 6 module inboxes · 7+ later.
  */
-export const MIGRATIONS: readonly Migration[] = [m001Core, m002Receipts, m003Sessions, m004Tokens, m005GatewayCalls];
+export const MIGRATIONS: readonly Migration[] = [m001Core, m002Receipts, m003Sessions, m004Tokens, m005GatewayCalls, m006Module];

@@ -1,0 +1,13 @@
+import type { Logger } from '../log.js';
+import type { ModuleInboxRepository } from '../store/repos/module-inbox.js';
+import type { MessageRules } from './rules.js';
+import type { TabDirectory } from './tabs.js';
+
+/** What the messaging operations share: the tabs, the inboxes, the rules, and how ids are made. */
+export interface MessagingContext {
+  readonly log: Logger;
+  readonly tabs: TabDirectory;
+  readonly inbox: ModuleInboxRepository;
+  readonly rules: MessageRules;
+  readonly newId: () => string;
+}

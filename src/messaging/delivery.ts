@@ -1,0 +1,76 @@
+import { asBerthError } from '../errors/index.js';
+import type { InboxMessage } from '../store/repos/module-inbox.js';
+import type { MessagingContext } from './context.js';
+import { messagePrompt } from './header.js';
+import type { Tab } from './tabs.js';
+
+/**
+ * Delivery to agents (seed 004; peers-notes.md "Delivery"): a message for a
+ * `prompt` tab is offered as its next prompt once the session is idle — one
+ * message per prompt, oldest first — and waits in the inbox while the session
+ * works. Nothing is lost on the way: the message leaves the inbox only after
+ * the session admitted its prompt (a crash between the two offers it again).
+ */
+export function offerNext(ctx: MessagingContext, tab: Tab, now: number): InboxMessage | undefined {
+  const { session } = tab;
+  if (tab.delivery !== 'prompt' || session.closed || session.hasActivePrompt) return undefined;
+  const message = ctx.inbox.oldest(session.id);
+  if (!message) {
+    tab.trouble = null;
+    return undefined;
+  }
+  let promptId: string;
+  try {
+    // A prompt authored by the daemon: no client id; the header says who wrote it.
+    promptId = session.submit(messagePrompt(message), {}).promptId;
+  } catch (err) {
+    tab.trouble = troubleOf(err);
+    ctx.log.debug({ sessionId: session.id, err }, 'module message not delivered');
+    return undefined;
+  }
+  ctx.inbox.take(message.id);
+  tab.trouble = null;
+  handedOver(ctx, tab, [message], now, promptId);
+  return message;
+}
+
+/**
+ * Records that messages reached their receiver's agent (as a prompt, or taken
+ * with `inbox`): their chain continues from it (rules.ts), and each appears on
+ * the receiver's event stream and transcript as a `module_message`.
+ */
+export function handedOver(ctx: MessagingContext, tab: Tab | undefined, messages: readonly InboxMessage[], now: number, promptId?: string): void {
+  for (const m of messages) {
+    ctx.rules.recordReceived(m.toSessionId, m.hop, now);
+    tab?.session.publish({
+      type: 'module_message',
+      ...(promptId !== undefined ? { promptId } : {}),
+      data: {
+        sessionId: m.toSessionId,
+        direction: 'in',
+        messageId: m.id,
+        fromTab: String(m.fromTab),
+        from: m.fromLabel,
+        kind: m.kind,
+        text: m.text,
+        hop: m.hop,
+        sentAt: new Date(m.sentAt).toISOString(),
+        delivery: promptId !== undefined ? 'prompt' : 'inbox',
+      },
+    });
+  }
+}
+
+/** Why a prompt could not be submitted, in words another agent is shown (`Listed.trouble`). */
+function troubleOf(err: unknown): string {
+  const e = asBerthError(err);
+  switch (e.code) {
+    case 'prompt_queue_full':
+      return 'its prompt queue is full';
+    case 'session_not_found':
+    case 'session_closing':
+      return 'its session is closing';
+    default:
+      return `its session refused the prompt: ${e.message}`;
+  }
+}

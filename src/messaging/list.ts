@@ -1,0 +1,53 @@
+import { done } from './answer.js';
+import type { MessagingContext } from './context.js';
+import { harnessOf, nameOf, profileOf, titleOf, type Tab } from './tabs.js';
+import type { Answer, Listed, You } from './types.js';
+
+/**
+ * Seed 004 `list`: the asking tab itself (`you` — an agent learns which tab it
+ * is only from this, never from what another agent tells it) and every other
+ * open tab of its workspace, with what a sender needs: network, how it reads
+ * messages, how many wait, and what stops them.
+ */
+export function list(ctx: MessagingContext, asker: Tab): Answer {
+  const you: You = {
+    tab: String(asker.tab),
+    title: titleOf(asker),
+    harness: harnessOf(asker),
+    profile: profileOf(asker),
+    workspace: asker.session.workspace.displayName,
+  };
+  const tabs: Listed[] = ctx.tabs
+    .inWorkspace(asker.session.workspace.id)
+    .filter((t) => t !== asker)
+    .map((t) => ({
+      tab: String(t.tab),
+      title: titleOf(t),
+      harness: harnessOf(t),
+      profile: profileOf(t),
+      network: t.network,
+      inbox: t.delivery === 'inbox',
+      waiting: ctx.inbox.count(t.session.id),
+      trouble: t.trouble,
+    }));
+  const head = `You are ${nameOf(you)} in workspace ${you.workspace} (${you.harness}, ${you.profile}).`;
+  if (tabs.length === 0) return done(`${head} No other tab is open.`, { you, tabs });
+  const lines = tabs.map((t) => `- ${nameOf(t)}: ${t.harness}, ${t.profile}, ${describe(t)}`);
+  return done(`${head} Other tabs:\n${lines.join('\n')}`, { you, tabs });
+}
+
+function describe(t: Listed): string {
+  const parts = [t.network ? 'network' : 'no network', t.inbox ? 'reads its inbox' : 'gets messages as prompts'];
+  if (t.waiting > 0) parts.push(`${t.waiting} waiting`);
+  if (t.trouble !== null) parts.push(`trouble: ${t.trouble}`);
+  return parts.join(', ');
+}
+
+/** A tab that is not open cannot see or reach the others. */
+export function notOpen(): Answer {
+  return {
+    ok: false,
+    code: 'session_not_found',
+    text: 'Refused: your session is not open in Berth right now; only inbox and peek answer until it is opened again.',
+  };
+}

@@ -1,0 +1,228 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import { BerthError } from '../errors/index.js';
+import type { Logger } from '../log.js';
+import type { Session } from '../sessions/session.js';
+import type { ModuleInboxRepository } from '../store/repos/module-inbox.js';
+import type { ModuleTabRepository } from '../store/repos/module-tabs.js';
+import { moduleEnvironment } from './agent-env.js';
+import { refused } from './answer.js';
+import type { MessagingContext } from './context.js';
+import { offerNext } from './delivery.js';
+import { peekInbox, takeInbox } from './inbox.js';
+import { list, notOpen } from './list.js';
+import { mintModuleToken, moduleTokenHash } from './module-tokens.js';
+import { isMalformed, parseQuestion } from './question.js';
+import { MessageRules } from './rules.js';
+import { send } from './send.js';
+import { harnessOf, profileOf, TabDirectory, titleOf, type Delivery, type Tab, type TabDeclaration } from './tabs.js';
+import type { Answer, Question, Request } from './types.js';
+
+/** One tab as the client API shows it to the session's owner. */
+export interface TabView {
+  readonly sessionId: string;
+  readonly workspaceId: string;
+  readonly tab: string;
+  readonly title: string;
+  readonly harness: string;
+  readonly profile: string;
+  readonly network: boolean;
+  readonly delivery: Delivery;
+  readonly waiting: number;
+  readonly trouble: string | null;
+  /** The workspace's module socket, or null (a remote workspace has none). */
+  readonly socket: string | null;
+}
+
+export interface MessagingDeps {
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly tabs: ModuleTabRepository;
+  readonly inbox: ModuleInboxRepository;
+  readonly newId?: () => string;
+}
+
+/**
+ * The module protocol's core (seed 004): sessions as tabs, their tokens, the
+ * four operations, the rules, the inboxes and delivery to agents. Faces — the
+ * workspace socket (src/modules), the built-in agent's tools, the client API
+ * route — hand it a question and encode its answer.
+ */
+export class MessagingService {
+  private readonly ctx: MessagingContext;
+  private readonly directory: TabDirectory;
+  private readonly sockets = new Map<string, string>();
+
+  constructor(private readonly deps: MessagingDeps) {
+    this.directory = new TabDirectory(deps.tabs);
+    this.ctx = {
+      log: deps.log,
+      tabs: this.directory,
+      inbox: deps.inbox,
+      rules: new MessageRules(),
+      newId: deps.newId ?? (() => `msg_${randomUUID()}`),
+    };
+  }
+
+  // ── session life (hooks the session manager calls) ─────────────────────────
+
+  /** A session became live: it is a tab now, and what waited for it is offered once it is idle. */
+  opened(session: Session): void {
+    const tab = this.directory.open(session, this.deps.clock.now());
+    // After the creating request has its answer; the session may have work queued by then.
+    setImmediate(() => {
+      if (this.directory.get(session.id) === tab) offerNext(this.ctx, tab, this.deps.clock.now());
+    });
+  }
+
+  /** A session finished its queued prompts: offer it the next waiting message. */
+  idle(session: Session): void {
+    const tab = this.directory.get(session.id);
+    if (tab) offerNext(this.ctx, tab, this.deps.clock.now());
+  }
+
+  /** A session closed: it leaves the tab list; its inbox stays in the store. */
+  closed(sessionId: string): void {
+    this.directory.close(sessionId);
+    this.ctx.rules.forget(sessionId);
+  }
+
+  /** What a driver knows better than the defaults: its network reach, how it reads messages. */
+  declare(sessionId: string, declaration: TabDeclaration): void {
+    this.directory.declare(sessionId, declaration);
+    const tab = this.directory.get(sessionId);
+    // A tab that starts taking prompts gets what already waits for it.
+    if (tab && declaration.delivery === 'prompt') offerNext(this.ctx, tab, this.deps.clock.now());
+  }
+
+  /** The live tab of a session. */
+  tab(sessionId: string): Tab | undefined {
+    return this.directory.get(sessionId);
+  }
+
+  /** A session's tab as its owner sees it (`GET /session/{id}/module`), or undefined when it is not open. */
+  describe(sessionId: string): TabView | undefined {
+    const tab = this.directory.get(sessionId);
+    if (!tab) return undefined;
+    const workspaceId = tab.session.workspace.id;
+    return {
+      sessionId,
+      workspaceId,
+      tab: String(tab.tab),
+      title: titleOf(tab),
+      harness: harnessOf(tab),
+      profile: profileOf(tab),
+      network: tab.network,
+      delivery: tab.delivery,
+      waiting: this.deps.inbox.count(sessionId),
+      trouble: tab.trouble,
+      socket: this.socketPath(workspaceId),
+    };
+  }
+
+  /** Whether a presented secret is a module token (so other faces can refuse it by name). */
+  isModuleToken(token: string): boolean {
+    return token !== '' && this.deps.tabs.sessionsForToken(moduleTokenHash(token)).length > 0;
+  }
+
+  // ── sockets and tokens ─────────────────────────────────────────────────────
+
+  /** The socket face says where each workspace's socket listens (null: none). */
+  setSocketPath(workspaceId: string, path: string | null): void {
+    if (path === null) this.sockets.delete(workspaceId);
+    else this.sockets.set(workspaceId, path);
+  }
+
+  socketPath(workspaceId: string): string | null {
+    return this.sockets.get(workspaceId) ?? null;
+  }
+
+  hasToken(sessionId: string): boolean {
+    return this.deps.tabs.hasToken(sessionId);
+  }
+
+  /** A new token for one session; the one it held before stops working. Shown to the caller only. */
+  issueToken(sessionId: string): string {
+    return this.shareToken([sessionId]);
+  }
+
+  /**
+   * One token for several sessions of one workspace (seed 004: a shared server
+   * speaks for every tab of its profile with one token; its questions name the
+   * tab with `session`).
+   */
+  shareToken(sessionIds: readonly string[]): string {
+    const workspaces = new Set(sessionIds.map((id) => this.directory.stored(id)?.workspaceId));
+    if (sessionIds.length === 0 || workspaces.has(undefined) || workspaces.size !== 1) {
+      throw new BerthError('invalid_request', 'A module token speaks for one or more open or known tabs of one workspace');
+    }
+    const token = mintModuleToken();
+    this.deps.tabs.replaceTokens(moduleTokenHash(token), sessionIds, this.deps.clock.now());
+    return token;
+  }
+
+  /**
+   * The environment for an external agent of this session (issue 6: "External
+   * agents get the socket path and their token in their environment"). Issues
+   * the session a fresh token, so call it once per agent process.
+   */
+  externalAgentEnv(sessionId: string): Record<string, string> {
+    const tab = this.directory.get(sessionId);
+    const socket = tab ? this.socketPath(tab.session.workspace.id) : null;
+    if (!tab || socket === null) {
+      throw new BerthError('session_not_found', `Session ${sessionId} is not open on a workspace with a module socket`, { sessionId });
+    }
+    return moduleEnvironment({ socket, token: this.issueToken(sessionId), sessionId });
+  }
+
+  // ── questions ──────────────────────────────────────────────────────────────
+
+  /** One line from a workspace socket, answered (seed 004 `parse`, then the operation). */
+  answerQuestion(line: Uint8Array | string, workspaceId: string): Answer {
+    const question = parseQuestion(line);
+    if (isMalformed(question)) {
+      return refused('malformed', `Malformed question (${question.reason}); nothing in it was acted on.`);
+    }
+    const who = this.authenticate(question, workspaceId);
+    if ('ok' in who) return who;
+    return this.ask(who.sessionId, question.request);
+  }
+
+  /** An operation for a session already known (the built-in agent's tools, or an authenticated line). */
+  ask(sessionId: string, request: Request): Answer {
+    const now = this.deps.clock.now();
+    switch (request.op) {
+      case 'inbox':
+        return takeInbox(this.ctx, sessionId, now);
+      case 'peek':
+        return peekInbox(this.ctx, sessionId);
+      case 'list': {
+        const tab = this.directory.get(sessionId);
+        return tab ? list(this.ctx, tab) : notOpen();
+      }
+      case 'send': {
+        const tab = this.directory.get(sessionId);
+        return tab ? send(this.ctx, tab, { to: request.tab, text: request.text, kind: request.kind }, now) : notOpen();
+      }
+    }
+  }
+
+  /** Which session a question speaks for: its token, narrowed by `session` when the token is shared. */
+  private authenticate(question: Question, workspaceId: string): { sessionId: string } | Answer {
+    const wrong = refused('unauthorized', 'Refused: this token is not one Berth gave to a tab of this workspace.');
+    const sessions = question.token === '' ? [] : this.deps.tabs.sessionsForToken(moduleTokenHash(question.token));
+    let sessionId: string | undefined;
+    if (question.session !== undefined) {
+      sessionId = sessions.find((id) => id === question.session!.toLowerCase());
+      if (sessionId === undefined) return wrong;
+    } else if (sessions.length === 1) {
+      sessionId = sessions[0];
+    } else if (sessions.length > 1) {
+      return refused('invalid_request', `Refused: this token speaks for ${sessions.length} tabs; name yours with "session".`);
+    }
+    if (sessionId === undefined) return wrong;
+    // A token opens only its own workspace's socket.
+    if (this.directory.stored(sessionId)?.workspaceId !== workspaceId) return wrong;
+    return { sessionId };
+  }
+}

@@ -1,0 +1,113 @@
+import { splitClientModelId } from '../agents/models/model-id.js';
+import type { Session } from '../sessions/session.js';
+import type { ModuleTabRepository } from '../store/repos/module-tabs.js';
+
+/**
+ * How a tab's messages reach its agent: `prompt` — offered as its next prompt
+ * once it is idle (the built-in agent, any driver Berth feeds prompts to);
+ * `inbox` — they wait until the agent asks `inbox` itself (an external agent
+ * that reads the socket on its own schedule).
+ */
+export type Delivery = 'prompt' | 'inbox';
+
+/** One live session as the module protocol sees it: a tab (design.md, Session "a tab"). */
+export interface Tab {
+  readonly session: Session;
+  readonly tab: number;
+  /** Whether the session's tools may reach the network (the network rule's input). */
+  network: boolean;
+  delivery: Delivery;
+  /** Why its waiting messages could not be delivered, or null. */
+  trouble: string | null;
+}
+
+/** What a driver says about itself when it knows better than the defaults. */
+export interface TabDeclaration {
+  readonly network?: boolean;
+  readonly delivery?: Delivery;
+}
+
+/**
+ * The tabs of every workspace: each live session, with the number the store
+ * gave it. A number is assigned once per session and never reused in its
+ * workspace, so it names the same session across restarts.
+ *
+ * Network flag: true unless the session's driver declares otherwise. The
+ * built-in agent's `workspace_exec` runs commands that can reach the network,
+ * so claiming less for it would defeat the network rule.
+ */
+export class TabDirectory {
+  private readonly live = new Map<string, Tab>();
+
+  constructor(private readonly repo: ModuleTabRepository) {}
+
+  open(session: Session, now: number): Tab {
+    const existing = this.live.get(session.id);
+    if (existing) return existing;
+    const tab: Tab = {
+      session,
+      tab: this.repo.assign(session.id, session.workspace.id, now),
+      network: true,
+      delivery: 'prompt',
+      trouble: null,
+    };
+    this.live.set(session.id, tab);
+    return tab;
+  }
+
+  close(sessionId: string): void {
+    this.live.delete(sessionId);
+  }
+
+  get(sessionId: string): Tab | undefined {
+    return this.live.get(sessionId);
+  }
+
+  declare(sessionId: string, declaration: TabDeclaration): void {
+    const tab = this.live.get(sessionId);
+    if (!tab) return;
+    if (declaration.network !== undefined) tab.network = declaration.network;
+    if (declaration.delivery !== undefined) tab.delivery = declaration.delivery;
+  }
+
+  /** The open tabs of a workspace, by number. */
+  inWorkspace(workspaceId: string): Tab[] {
+    return [...this.live.values()].filter((t) => t.session.workspace.id === workspaceId).sort((a, b) => a.tab - b.tab);
+  }
+
+  /** The number and workspace a session was given, live or not. */
+  stored(sessionId: string): { tab: number; workspaceId: string } | undefined {
+    const live = this.live.get(sessionId);
+    return live ? { tab: live.tab, workspaceId: live.session.workspace.id } : this.repo.find(sessionId);
+  }
+}
+
+/** The tab's title: the session's display name, or `tab N`. */
+export function titleOf(tab: Tab): string {
+  return tab.session.displayName ?? `tab ${tab.tab}`;
+}
+
+/** How texts name a tab: `tab 3`, with its title when it has one of its own: `tab 3 (reviewer)`. */
+export function nameOf(t: { readonly tab: number | string; readonly title: string }): string {
+  return t.title === `tab ${t.tab}` ? `tab ${t.tab}` : `tab ${t.tab} (${t.title})`;
+}
+
+export function tabName(t: Tab): string {
+  return nameOf({ tab: t.tab, title: titleOf(t) });
+}
+
+/** The harness: the driver's own name (`built-in`, or an external agent's). */
+export function harnessOf(tab: Tab): string {
+  return tab.session.services.driver.harness;
+}
+
+/** The profile: the model service the session runs on, or its harness when it has none. */
+export function profileOf(tab: Tab): string {
+  const current = tab.session.services.driver.state().models.currentModelId;
+  return (current !== null ? splitClientModelId(current)?.serviceId : undefined) ?? harnessOf(tab);
+}
+
+/** How a sender is named to a receiver: `harness · title` (seed 004 `Received.from`). */
+export function labelOf(tab: Tab): string {
+  return `${harnessOf(tab)} · ${titleOf(tab)}`;
+}

@@ -1,0 +1,67 @@
+import type { Db } from '../db.js';
+
+/**
+ * Tab numbers and module-token hashes (migration 6), behind an interface so a
+ * shared server database can serve several daemons later.
+ */
+export interface ModuleTabRepository {
+  /** The session's tab number and workspace, or undefined when it never had a tab. */
+  find(sessionId: string): { tab: number; workspaceId: string } | undefined;
+  /** Gives the session the next free number of its workspace (numbers are never reused); idempotent. */
+  assign(sessionId: string, workspaceId: string, now: number): number;
+  /** Sessions a token hash speaks for. */
+  sessionsForToken(hash: string): string[];
+  /** Whether the session holds any token. */
+  hasToken(sessionId: string): boolean;
+  /** Makes `hash` speak for each of `sessionIds`, after dropping what they held before. */
+  replaceTokens(hash: string, sessionIds: readonly string[], now: number): void;
+}
+
+export class SqliteModuleTabRepository implements ModuleTabRepository {
+  private readonly tabStmt;
+  private readonly nextStmt;
+  private readonly insertTabStmt;
+  private readonly tokenStmt;
+  private readonly hasTokenStmt;
+  private readonly dropTokensStmt;
+  private readonly insertTokenStmt;
+
+  constructor(private readonly db: Db) {
+    this.tabStmt = db.prepare('SELECT tab, workspace_id AS workspaceId FROM module_tabs WHERE session_id = ?');
+    this.nextStmt = db.prepare('SELECT COALESCE(MAX(tab), 0) + 1 FROM module_tabs WHERE workspace_id = ?').pluck();
+    this.insertTabStmt = db.prepare('INSERT INTO module_tabs (session_id, workspace_id, tab, created_at) VALUES (?, ?, ?, ?)');
+    this.tokenStmt = db.prepare('SELECT session_id FROM module_tokens WHERE hash = ? ORDER BY session_id').pluck();
+    this.hasTokenStmt = db.prepare('SELECT 1 FROM module_tokens WHERE session_id = ? LIMIT 1').pluck();
+    this.dropTokensStmt = db.prepare('DELETE FROM module_tokens WHERE session_id = ?');
+    this.insertTokenStmt = db.prepare('INSERT INTO module_tokens (hash, session_id, created_at) VALUES (?, ?, ?)');
+  }
+
+  find(sessionId: string): { tab: number; workspaceId: string } | undefined {
+    return this.tabStmt.get(sessionId) as { tab: number; workspaceId: string } | undefined;
+  }
+
+  assign(sessionId: string, workspaceId: string, now: number): number {
+    return this.db.transaction(() => {
+      const existing = this.find(sessionId);
+      if (existing !== undefined) return existing.tab;
+      const tab = this.nextStmt.get(workspaceId) as number;
+      this.insertTabStmt.run(sessionId, workspaceId, tab, now);
+      return tab;
+    }).immediate();
+  }
+
+  sessionsForToken(hash: string): string[] {
+    return this.tokenStmt.all(hash) as string[];
+  }
+
+  hasToken(sessionId: string): boolean {
+    return this.hasTokenStmt.get(sessionId) !== undefined;
+  }
+
+  replaceTokens(hash: string, sessionIds: readonly string[], now: number): void {
+    this.db.transaction(() => {
+      for (const id of sessionIds) this.dropTokensStmt.run(id);
+      for (const id of sessionIds) this.insertTokenStmt.run(hash, id, now);
+    })();
+  }
+}
