@@ -4,6 +4,7 @@ import type { Config } from './config/config.js';
 import type { EventBusStats } from './events/stats.js';
 import type { HealthRegistry } from './health.js';
 import type { Logger } from './log.js';
+import type { MessagingService } from './messaging/service.js';
 import type { SessionManager } from './sessions/manager.js';
 import type { SessionRestorer } from './sessions/restore.js';
 import type { Store } from './store/db.js';
@@ -35,6 +36,8 @@ export interface Core {
   readonly restorer: SessionRestorer;
   /** Persisted history: the session list, transcript pages, the turn index and exports (spec §10). */
   readonly transcripts: TranscriptService;
+  /** The module protocol (seed 004): sessions as tabs, their tokens, messages, inboxes and delivery. */
+  readonly messaging: MessagingService;
   /** Counters of every session's event bus and open SSE streams. */
   readonly eventStats: EventBusStats;
   /** Milliseconds since epoch when this process started serving. */

@@ -11,10 +11,14 @@ import { HealthRegistry } from './health.js';
 import { createHttpServer } from './http/server.js';
 import { dispatchUpgrade, type UpgradeRoute } from './http/upgrade.js';
 import { createLogger, type Logger } from './log.js';
+import { MessagingService, messagingTools } from './messaging/index.js';
+import { startModuleSockets } from './modules/index.js';
 import { SessionManager } from './sessions/manager.js';
 import { recoverInterrupted } from './sessions/recovery.js';
 import { SessionRestorer } from './sessions/restore.js';
 import { openStore } from './store/db.js';
+import { SqliteModuleInboxRepository } from './store/repos/module-inbox.js';
+import { SqliteModuleTabRepository } from './store/repos/module-tabs.js';
 import { SqlitePromptRepository } from './store/repos/prompts.js';
 import { SqliteReceiptRepository } from './store/repos/receipts.js';
 import { SqliteSessionRepository } from './store/repos/sessions.js';
@@ -69,6 +73,14 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const commands = new CommandManager({ clock });
   const localTools = localWorkspaceTools({ commands });
   tools.setHostTools('local', () => localTools);
+  const messaging = new MessagingService({
+    clock,
+    log,
+    tabs: new SqliteModuleTabRepository(store.db),
+    inbox: new SqliteModuleInboxRepository(store.db),
+  });
+  const moduleTools = messagingTools(messaging);
+  tools.setSessionTools(() => moduleTools);
   const eventStats = new EventBusStats();
   const sessionStores = {
     sessions: new SqliteSessionRepository(store.db),
@@ -105,7 +117,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         }
       },
       toolsFor: (workspace, sessionId) => tools.forSession(workspace, sessionId),
-      sessionClosed: (sessionId) => void commands.releaseSession(sessionId),
+      sessionClosed: (sessionId) => {
+        messaging.closed(sessionId);
+        void commands.releaseSession(sessionId);
+      },
+      sessionOpened: (session) => messaging.opened(session),
+      sessionIdle: (session) => messaging.idle(session),
     },
   });
   health.contribute(() => sessions.counters());
@@ -130,6 +147,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     sessions,
     restorer,
     transcripts,
+    messaging,
     eventStats,
     startedAt: clock.now(),
     onShutdown: (fn) => shutdownSteps.push(fn),
@@ -139,6 +157,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   sessions.startReaper();
 
   // ── services of later concepts are built here, each registering its own shutdown ──
+
+  // Seed 004: one Unix socket per local workspace; shutdown runs in reverse, so it stops taking questions before sessions close.
+  const moduleSockets = await startModuleSockets(core);
+  core.onShutdown(() => moduleSockets.close());
 
   let boundPort = config.port;
   const app = createHttpServer(core, () => boundPort);

@@ -49,6 +49,8 @@ export function advertisedLimits(config: Config): Record<string, unknown> {
     moduleHopWindowMs: L.MODULE_HOP_WINDOW_MS,
     modulePaceMax: L.MODULE_PACE_MAX,
     modulePaceWindowMs: L.MODULE_PACE_WINDOW_MS,
+    moduleReadTimeoutMs: L.MODULE_READ_TIMEOUT_MS,
+    moduleMaxConnections: L.MODULE_MAX_CONNECTIONS,
     // `--rate-limit` tiers, only when configured (spec §6.1): `{prompt: {max, windowMs}, …}`.
     ...(config.rateLimits.length > 0
       ? { rateLimits: Object.fromEntries(config.rateLimits.map((t) => [t.tier, { max: t.max, windowMs: t.windowMs }])) }

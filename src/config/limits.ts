@@ -75,6 +75,18 @@ export const MODULE_HOP_WINDOW_MS = 10 * 60 * 1000;
 export const MODULE_PACE_MAX = 5;
 /** …per this window. */
 export const MODULE_PACE_WINDOW_MS = 60 * 1000;
+/**
+ * Connections one workspace socket holds at once; more are closed unanswered. Each asks one
+ * question and is cut after MODULE_READ_TIMEOUT_MS, so this bounds what silent peers can pin.
+ */
+export const MODULE_MAX_CONNECTIONS = 64;
+/**
+ * A Unix socket path must fit `sun_path` (108 bytes on Linux, 104 on macOS, NUL included); a
+ * longer home folder gets its sockets in a short folder under the OS temp dir instead.
+ */
+export const MODULE_SOCKET_PATH_MAX_BYTES = 103;
+/** `berth msg` and other clients give up on an answer after this long (the daemon answers in milliseconds). */
+export const MODULE_CLIENT_TIMEOUT_MS = 10_000;
 
 /** design.md Limits: a directory listing returns at most this many entries. */
 export const MAX_LIST_ENTRIES = 2000;

@@ -50,6 +50,10 @@ export interface SessionFactories {
   createDriver(request: DriverRequest): Promise<DriverResult>;
   /** Told when a live session has closed (e.g. to stop the commands it started). */
   sessionClosed?(sessionId: string): void;
+  /** Told when a session has become live (fresh or restored), e.g. to give it a module tab. */
+  sessionOpened?(session: Session): void;
+  /** Told when a live session has run all its queued prompts, e.g. to offer it a waiting module message. */
+  sessionIdle?(session: Session): void;
   /** The tool layer for this session; `workspace` is where tools run (a worktree has its own root). */
   toolsFor(workspace: Workspace, sessionId: string): SessionTools;
 }
@@ -303,8 +307,10 @@ export class SessionManager {
       prompts: stores.prompts,
       sessions: stores.sessions,
       onClosed: (s) => this.forget(s),
+      onIdle: (s) => factories.sessionIdle?.(s),
     });
     this.live.set(init.id, session);
+    factories.sessionOpened?.(session);
     return {
       session,
       ...(driverResult.modelApplied !== undefined ? { modelApplied: driverResult.modelApplied } : {}),

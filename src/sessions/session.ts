@@ -44,6 +44,8 @@ export interface SessionServices {
   readonly sessions: SessionRepository;
   /** Called once the session has closed (the manager forgets it). */
   readonly onClosed: (session: Session) => void;
+  /** Called when the FIFO has drained and the session waits for work (module messages are offered then). */
+  readonly onIdle?: (session: Session) => void;
 }
 
 export interface PromptAccepted {
@@ -207,6 +209,7 @@ export class Session {
     } finally {
       this.pumping = false;
     }
+    if (!this.closing && this.queue.size === 0) this.services.onIdle?.(this);
   }
 
   /** Publishes a prompt's one terminal event and settles it everywhere (never twice). */

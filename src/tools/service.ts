@@ -76,6 +76,7 @@ export class ToolService {
   readonly applications: ApplicationToolRegistry;
   private readonly guard: ToolGuard;
   private readonly hosts = new Map<Workspace['kind'], HostToolsProvider>();
+  private sessionTools: HostToolsProvider | null = null;
 
   constructor(private readonly deps: ToolServiceDeps) {
     this.applications = deps.applications ?? new ApplicationToolRegistry();
@@ -87,11 +88,22 @@ export class ToolService {
     this.hosts.set(kind, provider);
   }
 
+  /**
+   * Plugs in tools that act as the calling session (the module protocol's
+   * `tabs_*`): only session tool sets include them, never the workspace's own
+   * list or a gateway/application caller.
+   */
+  setSessionTools(provider: HostToolsProvider): void {
+    this.sessionTools = provider;
+  }
+
   toolSet(options: ToolSetOptions): ToolSet {
     const guard = lowerGuard(this.guard, options.maxPolicy);
     const { workspace } = options;
+    const tools = this.toolsFor(workspace, guard);
+    if (options.sessionId !== null && this.sessionTools) tools.push(...this.sessionTools(workspace));
     return new ToolSet(
-      this.toolsFor(workspace, guard),
+      tools,
       {
         guard,
         permission: options.permission,

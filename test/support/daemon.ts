@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Clock } from '../../src/clock.js';
 import { resolveConfig, type ConfigInput } from '../../src/config/config.js';
 import { startDaemon, type Daemon } from '../../src/daemon.js';
 import { silentLogger } from '../../src/log.js';
@@ -32,6 +33,8 @@ export interface TestDaemonOptions {
   readonly keep?: boolean;
   readonly home?: string;
   readonly workspace?: string;
+  /** The daemon's clock (default: the system clock), for rules that are functions of time. */
+  readonly clock?: Clock;
 }
 
 /**
@@ -46,7 +49,7 @@ export async function startTestDaemon(options: TestDaemonOptions = {}): Promise<
     { port: 0, hostname: '127.0.0.1', home, workspaces: [workspace], logLevel: 'silent', ...options.config },
     {},
   );
-  const daemon = await startDaemon({ config, log: silentLogger() });
+  const daemon = await startDaemon({ config, log: silentLogger(), ...(options.clock ? { clock: options.clock } : {}) });
   const url = daemon.url;
   const token = config.token;
   const doFetch = (path: string, init: RequestInit = {}) => {

@@ -24,6 +24,12 @@ function conditionalFeatures(core: Core): string[] {
   return tags;
 }
 
+/** Seed 004: where a workspace's module socket listens; local workspaces only (issue 6). */
+function moduleSocketOf(core: Core, workspaceId: string): { moduleSocket?: string } {
+  const path = core.messaging.socketPath(workspaceId);
+  return path === null ? {} : { moduleSocket: path };
+}
+
 export function capabilities(core: Core, modules: readonly HttpModule[]): Record<string, unknown> {
   const features = new Set<string>();
   for (const m of modules) for (const f of m.features(core)) features.add(f);
@@ -48,6 +54,7 @@ export function capabilities(core: Core, modules: readonly HttpModule[]): Record
       removable: false,
       // `kind` is reserved by the contract for live-conversation runtimes; Berth says local/remote here.
       location: w.kind,
+      ...moduleSocketOf(core, w.id),
     })),
   };
 }

@@ -2,6 +2,7 @@ import type { HttpModule } from '../module.js';
 import { createDiscoveryModule } from './discovery.js';
 import { eventsModule } from './events.js';
 import { historyModule } from './history.js';
+import { moduleAccessModule } from './module-access.js';
 import { permissionsModule } from './permissions.js';
 import { promptsModule } from './prompts.js';
 import { sessionsModule } from './sessions.js';
@@ -19,4 +20,5 @@ export const httpModules: readonly HttpModule[] = [
   permissionsModule,
   workspaceToolsModule,
   workspaceReadsModule,
+  moduleAccessModule,
 ];

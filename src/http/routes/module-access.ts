@@ -1,0 +1,54 @@
+import type { FastifyRequest } from 'fastify';
+import type { Core } from '../../core.js';
+import { BerthError } from '../../errors/index.js';
+import { moduleEnvironment } from '../../messaging/index.js';
+import { bearerOf } from '../../tokens/tokens.js';
+import type { HttpModule } from '../module.js';
+import { param } from '../params.js';
+
+/**
+ * A session's module access for its owner (issue 6, Deliver 2; outside the 25
+ * operations of seed 002): its tab number, the workspace socket, and its
+ * module token. The token is stored only as a hash, so it is shown when it is
+ * issued — on the first `GET`, or by `POST …/module/token`, which replaces it —
+ * and never again. A module token is refused here by name, even on a daemon
+ * without an owner token, so one agent cannot read another session's token.
+ */
+export const moduleAccessModule: HttpModule = {
+  name: 'module-access',
+  features: () => ['module_protocol'],
+  register(app, core: Core) {
+    const refuseModuleTokens = (request: FastifyRequest) => {
+      const bearer = bearerOf(request.headers.authorization);
+      if (bearer !== null && core.messaging.isModuleToken(bearer)) {
+        throw new BerthError('token_scope_denied', 'A module token cannot read module access; ask the owner of the client API');
+      }
+    };
+    const view = (sessionId: string, token: string | null) => {
+      const session = core.sessions.get(sessionId);
+      const tab = core.messaging.describe(session.id);
+      if (!tab) throw new BerthError('session_not_found', `No session with id "${sessionId}"`, { sessionId });
+      return {
+        ...tab,
+        token,
+        ...(token !== null && tab.socket !== null ? { env: moduleEnvironment({ socket: tab.socket, token, sessionId: session.id }) } : {}),
+        ...(token === null
+          ? { tokenNote: `The token was shown when it was issued; POST /session/${session.id}/module/token issues a new one.` }
+          : {}),
+      };
+    };
+
+    app.get('/session/:id/module', async (request) => {
+      refuseModuleTokens(request);
+      const session = core.sessions.get(param(request, 'id'));
+      const token = core.messaging.hasToken(session.id) ? null : core.messaging.issueToken(session.id);
+      return view(session.id, token);
+    });
+
+    app.post('/session/:id/module/token', async (request) => {
+      refuseModuleTokens(request);
+      const session = core.sessions.get(param(request, 'id'));
+      return view(session.id, core.messaging.issueToken(session.id));
+    });
+  },
+};

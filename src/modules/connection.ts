@@ -1,0 +1,59 @@
+import type { Socket } from 'node:net';
+
+export interface ConnectionOptions {
+  /** Seed 004 MOST_LINE: a question longer than this is not read. */
+  readonly maxLineBytes: number;
+  /** The whole question must arrive within this long. */
+  readonly readTimeoutMs: number;
+  /** Answers one question line (its bytes, without the newline). Never throws. */
+  answer(line: Buffer): string;
+  /** The line written to a question over `maxLineBytes`. */
+  readonly tooLong: string;
+  /** The line written when no whole question arrived in time. */
+  readonly tooSlow: string;
+}
+
+/**
+ * One module connection (seed 004): one question line in, one answer line out,
+ * then the connection closes. The line ends at the first newline, or at the
+ * peer's end of input. Bytes past `maxLineBytes` are never kept, and the
+ * clock runs from the first byte of the connection, so a peer that is slow,
+ * silent or endless costs at most `readTimeoutMs` and `maxLineBytes`. After
+ * the answer, anything more the peer sends is read and dropped, so the answer
+ * is not lost to a reset, until the peer closes or the timer ends it.
+ */
+export function serveConnection(socket: Socket, options: ConnectionOptions): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let answered = false;
+  const arm = (then: () => void) => {
+    const t = setTimeout(then, options.readTimeoutMs);
+    t.unref();
+    return t;
+  };
+  let timer = arm(() => finish(options.tooSlow));
+  const finish = (line: string) => {
+    if (answered) return;
+    answered = true;
+    chunks.length = 0;
+    socket.end(line);
+    // The answer gets as long again to reach a peer that does not close its end.
+    clearTimeout(timer);
+    timer = arm(() => socket.destroy());
+  };
+
+  socket.on('data', (chunk: Buffer) => {
+    if (answered) return;
+    const newline = chunk.indexOf(0x0a);
+    const upTo = newline < 0 ? chunk.length : newline;
+    if (size + upTo > options.maxLineBytes) return finish(options.tooLong);
+    chunks.push(upTo === chunk.length ? chunk : chunk.subarray(0, upTo));
+    size += upTo;
+    if (newline >= 0) finish(options.answer(Buffer.concat(chunks, size)));
+  });
+  socket.on('end', () => {
+    if (!answered) finish(options.answer(Buffer.concat(chunks, size)));
+  });
+  socket.on('error', () => socket.destroy());
+  socket.on('close', () => clearTimeout(timer));
+}
