@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { pathToFileURL } from 'node:url';
 import { ConfigError } from '../config/config.js';
 import { registerConnect } from './connect.js';
+import { registerMsg } from './msg.js';
 import { registerServe } from './serve.js';
 import { registerToken } from './token.js';
 
@@ -15,6 +16,7 @@ export function buildProgram(): Command {
   registerServe(program);
   registerConnect(program);
   registerToken(program);
+  registerMsg(program);
   return program;
 }
 
