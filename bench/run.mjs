@@ -16,6 +16,7 @@ const BENCHMARKS = {
   sessions: () => import('./sessions.mjs'),
   gateway: () => import('./gateway.mjs'),
   toolproto: () => import('./toolproto.mjs'),
+  modules: () => import('./modules.mjs'),
 };
 
 const KNOWN_FLAGS = ['--quick', '--profile', '--help'];
