@@ -220,7 +220,8 @@ export function buildExportDocument(input: {
         }
         break;
       case 'approval_mode':
-        entries.push({ ...base, kind: 'event', title: 'Approval mode', detail: `${str(d.previous)} → ${str(d.next)}` });
+        // A session created in the default mode records that choice; only a change is worth a line.
+        if (d.previous !== d.next) entries.push({ ...base, kind: 'event', title: 'Approval mode', detail: `${str(d.previous)} → ${str(d.next)}` });
         break;
       case 'module_message':
         entries.push({ ...base, kind: 'event', title: 'Message from another tab', detail: str(d.text, JSON.stringify(d)) });

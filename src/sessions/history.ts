@@ -7,21 +7,22 @@ import type { ToolContent, ToolOutcome } from '../tools/types.js';
  * (issue 4: "a resumed conversation continues with everything said and done
  * before, including tool results").
  *
- * One model answer is recorded as its text (`agent_message`, closed by the
- * call's usage chunk) followed by the `tool_call` records of the calls it made,
- * each followed by its `tool_result`. So a `tool_call` belongs to the latest
- * assistant message of its turn unless a user prompt or a turn end came
- * between; results are placed after the message that made the calls.
+ * One model answer is recorded as its text (`agent_message`, which the
+ * call's usage chunk closes even when there is no text) followed by the
+ * `tool_call` records of the calls it made, each followed by its
+ * `tool_result`. So a `tool_call` belongs to the latest assistant message of
+ * its turn; results are placed after the message that made the calls. A
+ * server that sends neither text nor usage leaves no boundary between two
+ * answers: their calls then share one message, which is still a valid
+ * conversation (every call answered, in order).
  */
 export function historyFromRecords(records: readonly TranscriptRecord[]): HistoryItem[] {
   const items: HistoryItem[] = [];
   // The assistant message tool calls attach to; reset by anything that closes it.
   let open: { text: string; toolCalls: DriverToolCall[] } | null = null;
-  let openHasResults = false;
 
   const startAssistant = (text: string): { text: string; toolCalls: DriverToolCall[] } => {
     const message = { text, toolCalls: [] as DriverToolCall[] };
-    openHasResults = false;
     items.push({ kind: 'assistant', text: message.text, toolCalls: message.toolCalls });
     return message;
   };
@@ -40,8 +41,7 @@ export function historyFromRecords(records: readonly TranscriptRecord[]): Histor
         break;
       }
       case 'tool_call': {
-        // Calls after results of earlier calls, with no text between, came from a later model answer.
-        if (open === null || openHasResults) open = startAssistant('');
+        if (open === null) open = startAssistant('');
         const call: DriverToolCall = {
           toolCallId: String(r.data.toolCallId ?? ''),
           name: String(r.data.name ?? r.data.title ?? 'unknown_tool'),
@@ -52,7 +52,6 @@ export function historyFromRecords(records: readonly TranscriptRecord[]): Histor
       }
       case 'tool_result':
         items.push({ kind: 'tool_result', toolCallId: String(r.data.toolCallId ?? ''), outcome: outcomeOf(r.data) });
-        openHasResults = true;
         break;
       case 'turn_end':
         open = null;

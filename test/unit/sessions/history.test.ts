@@ -1,0 +1,122 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { Conversation } from '../../../src/agents/builtin/conversation.js';
+import { historyFromRecords } from '../../../src/sessions/history.js';
+import type { TranscriptRecord } from '../../../src/store/repos/transcript.js';
+
+let seq = 0;
+const rec = (kind: string, data: Record<string, unknown>, extra: Partial<TranscriptRecord> = {}): TranscriptRecord => ({
+  sessionId: 's',
+  seq: ++seq,
+  recordId: `r${seq}`,
+  kind,
+  promptId: 'p1',
+  at: seq,
+  data,
+  ...extra,
+});
+const ok = (id: string, text: string) =>
+  rec('tool_result', { toolCallId: id, status: 'completed', content: [{ type: 'content', content: { type: 'text', text } }], rawOutput: { text } });
+
+/** What the model would be sent after a restore: roles, text and call ids, compact. */
+function restored(records: TranscriptRecord[]) {
+  const c = new Conversation('system');
+  c.restore(historyFromRecords(records));
+  return c.view().slice(1).map((m: any) => [m.role, m.content, ...(m.tool_calls ? [m.tool_calls.map((t: any) => t.id)] : []), ...(m.tool_call_id ? [m.tool_call_id] : [])]);
+}
+
+describe('a transcript as model context', () => {
+  test('one answer with two calls becomes one assistant message with both calls, then both results in order', () => {
+    const history = restored([
+      rec('user_prompt', { content: [{ type: 'text', text: 'read two files' }] }),
+      rec('agent_thought', { text: 'thoughts are not context' }),
+      rec('agent_message', { text: 'Reading both.', usage: { totalTokens: 9 } }),
+      rec('tool_call', { toolCallId: 'a', name: 'workspace_read', args: { path: 'a' } }),
+      ok('a', 'A'),
+      rec('tool_call', { toolCallId: 'b', name: 'workspace_read', args: { path: 'b' } }),
+      ok('b', 'B'),
+      rec('agent_message', { text: 'Both read.', usage: { totalTokens: 9 } }),
+      rec('turn_end', { stopReason: 'end_turn' }),
+    ]);
+    assert.deepEqual(history, [
+      ['user', 'read two files'],
+      ['assistant', 'Reading both.', ['a', 'b']],
+      ['tool', 'A', 'a'],
+      ['tool', 'B', 'b'],
+      ['assistant', 'Both read.'],
+    ]);
+  });
+
+  test('a usage-only record closes an answer, so calls of the next answer get their own assistant message', () => {
+    const history = restored([
+      rec('user_prompt', { content: [{ type: 'text', text: 'go' }] }),
+      rec('agent_message', { text: '', usage: { totalTokens: 1 } }),
+      rec('tool_call', { toolCallId: 'a', name: 'workspace_info', args: {} }),
+      ok('a', 'info'),
+      rec('agent_message', { text: '', usage: { totalTokens: 1 } }),
+      rec('tool_call', { toolCallId: 'b', name: 'workspace_list', args: {} }),
+      ok('b', 'list'),
+    ]);
+    assert.deepEqual(history, [
+      ['user', 'go'],
+      ['assistant', null, ['a']],
+      ['tool', 'info', 'a'],
+      ['assistant', null, ['b']],
+      ['tool', 'list', 'b'],
+    ]);
+  });
+
+  test('without text or usage between two answers their calls share one message, each still answered in order', () => {
+    const history = restored([
+      rec('user_prompt', { content: [{ type: 'text', text: 'go' }] }),
+      rec('tool_call', { toolCallId: 'a', name: 'workspace_info', args: {} }),
+      ok('a', 'info'),
+      rec('tool_call', { toolCallId: 'b', name: 'workspace_list', args: {} }),
+      ok('b', 'list'),
+    ]);
+    assert.deepEqual(history, [
+      ['user', 'go'],
+      ['assistant', null, ['a', 'b']],
+      ['tool', 'info', 'a'],
+      ['tool', 'list', 'b'],
+    ]);
+  });
+
+  test('a failed call comes back as its error, and a call whose result was lost gets a stand-in so the list stays sendable', () => {
+    const history = restored([
+      rec('user_prompt', { content: [{ type: 'text', text: 'delete it' }] }),
+      rec('agent_message', { text: 'Deleting.' }),
+      rec('tool_call', { toolCallId: 'a', name: 'workspace_delete', args: { path: 'x' } }),
+      rec('tool_result', {
+        toolCallId: 'a',
+        status: 'failed',
+        content: [],
+        rawOutput: { error: { code: 'permission_rejected', message: 'no', retryable: false } },
+      }),
+      rec('tool_call', { toolCallId: 'b', name: 'workspace_write', args: { path: 'y' } }),
+      rec('turn_end', { interrupted: true, error: { code: 'daemon_lost', message: 'gone' } }),
+      rec('user_prompt', { content: [{ type: 'text', text: 'again' }] }, { promptId: 'p2' }),
+    ]);
+    assert.equal(history.length, 5);
+    assert.deepEqual(history[1], ['assistant', 'Deleting.', ['a', 'b']]);
+    assert.deepEqual(JSON.parse(history[2]![1] as string), { error: { code: 'permission_rejected', message: 'no', retryable: false } });
+    assert.equal(history[3]![0], 'tool');
+    assert.equal(history[3]![2], 'b');
+    assert.match(history[3]![1] as string, /did not run/);
+    assert.deepEqual(history[4], ['user', 'again']);
+  });
+
+  test('unreadable records and records of other kinds are left out', () => {
+    const items = historyFromRecords([
+      rec('user_prompt', { content: [{ type: 'text', text: 'hi' }] }),
+      rec('agent_message', {}, { unreadable: true }),
+      rec('permission_request', { requestId: 'q' }),
+      rec('metadata', { displayName: 'x' }),
+      rec('agent_message', { text: 'hello' }),
+    ]);
+    assert.deepEqual(items, [
+      { kind: 'user', content: [{ type: 'text', text: 'hi' }] },
+      { kind: 'assistant', text: 'hello', toolCalls: [] },
+    ]);
+  });
+});

@@ -1,0 +1,200 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import type { AgentDriver, HistoryItem } from '../../../src/agents/driver.js';
+import { resolveConfig } from '../../../src/config/config.js';
+import { BerthError } from '../../../src/errors/index.js';
+import { EventBus } from '../../../src/events/bus.js';
+import { silentLogger } from '../../../src/log.js';
+import { SessionManager } from '../../../src/sessions/manager.js';
+import { SessionRestorer } from '../../../src/sessions/restore.js';
+import { openStore, type Store } from '../../../src/store/db.js';
+import { SqlitePromptRepository } from '../../../src/store/repos/prompts.js';
+import { SqliteSessionRepository } from '../../../src/store/repos/sessions.js';
+import { SqliteTranscriptRepository } from '../../../src/store/repos/transcript.js';
+import { WorkspaceRegistry } from '../../../src/workspace/registry.js';
+import { ManualClock } from '../../support/events.js';
+import { removeDir, tempDir } from '../../support/tmp.js';
+
+/** A driver that only remembers what it was restored from (the restorer is under test, not the agent). */
+class RememberingDriver implements AgentDriver {
+  readonly harness = 'test';
+  restoredFrom: readonly HistoryItem[] | null = null;
+  async runTurn() {
+    return { stopReason: 'end_turn' };
+  }
+  state() {
+    return { models: { currentModelId: null, availableModels: [] } };
+  }
+  async setModel() {}
+  restore(history: readonly HistoryItem[]) {
+    this.restoredFrom = history;
+  }
+  dispose() {}
+}
+
+/**
+ * Racing restores of one session (spec §5.4): a resume while a load is under
+ * way is refused with 409 `restore_in_progress`; a second load waits for the
+ * first and attaches; a failed restore fails every caller waiting on it and
+ * leaves the session restorable. Driver construction is held on a gate, so
+ * the races are decided by the test, not by timing.
+ */
+describe('concurrent restores of one session', () => {
+  let home: string;
+  let workspace: string;
+  let store: Store;
+  let restorer: SessionRestorer;
+  let sessions: SqliteSessionRepository;
+  let transcript: SqliteTranscriptRepository;
+  let gate: { open: () => void; fail: (err: Error) => void; entered: Promise<void> } | null = null;
+  const drivers: RememberingDriver[] = [];
+  const clock = new ManualClock();
+
+  /** The next driver construction waits until the test opens (or fails) the gate. */
+  function holdNextDriver() {
+    let open!: () => void;
+    let fail!: (err: Error) => void;
+    let signalEntered!: () => void;
+    const released = new Promise<void>((resolve, reject) => {
+      open = resolve;
+      fail = reject;
+    });
+    const entered = new Promise<void>((r) => (signalEntered = r));
+    gate = { open, fail, entered };
+    return { released, signalEntered };
+  }
+  let held: ReturnType<typeof holdNextDriver> | null = null;
+
+  before(() => {
+    home = tempDir('berth-home-');
+    workspace = tempDir('berth-ws-');
+    store = openStore(home);
+    const config = resolveConfig({ home, workspaces: [workspace], logLevel: 'silent' }, {});
+    const workspaces = new WorkspaceRegistry(config.workspaces);
+    sessions = new SqliteSessionRepository(store.db);
+    transcript = new SqliteTranscriptRepository(store.db);
+    const stores = { sessions, transcript, prompts: new SqlitePromptRepository(store.db) };
+    const log = silentLogger();
+    const manager = new SessionManager({
+      config,
+      clock,
+      log,
+      workspaces,
+      stores,
+      factories: {
+        createBus: (options) => new EventBus({ ringSize: 100, clock, ...options }),
+        createDriver: async () => {
+          const wait = held;
+          held = null;
+          if (wait) {
+            wait.signalEntered();
+            await wait.released;
+          }
+          const driver = new RememberingDriver();
+          drivers.push(driver);
+          return { driver };
+        },
+        toolsFor: () => ({ definitions: () => [], run: async () => ({ ok: true, result: { value: null } }) }),
+      },
+    });
+    restorer = new SessionRestorer({ manager, stores, workspaces, clock, log });
+  });
+  after(() => {
+    store.close();
+    removeDir(home);
+    removeDir(workspace);
+  });
+
+  function storedSession(): string {
+    const id = randomUUID();
+    const ws = new WorkspaceRegistry([workspace]).primary().id;
+    sessions.insert({
+      id,
+      workspaceId: ws,
+      scope: 'thread',
+      createdAt: 1,
+      updatedAt: 1,
+      displayName: null,
+      titleSource: null,
+      prs: [],
+      modelId: null,
+      approvalMode: 'default',
+      sourceType: null,
+      sourceId: null,
+      worktree: null,
+      branch: null,
+      currentCwd: null,
+      closedAt: 2,
+      closeReason: 'client_close',
+    });
+    transcript.append([
+      { sessionId: id, recordId: randomUUID(), kind: 'user_prompt', promptId: 'p', at: 1, data: { content: [{ type: 'text', text: 'hello' }] } },
+      { sessionId: id, recordId: randomUUID(), kind: 'agent_message', promptId: 'p', at: 2, data: { text: 'hi there' } },
+    ]);
+    return id;
+  }
+
+  test('a resume racing a load is refused with restore_in_progress; a second load waits and attaches', async () => {
+    const id = storedSession();
+    held = holdNextDriver();
+    const entered = gate!.entered;
+    const first = restorer.restore({ action: 'load', sessionId: id });
+    await entered;
+    const racing = await restorer.restore({ action: 'resume', sessionId: id }).then(
+      () => assert.fail('the resume was admitted during the load'),
+      (e: unknown) => e,
+    );
+    assert.ok(racing instanceof BerthError);
+    assert.equal(racing.code, 'restore_in_progress');
+    assert.equal(racing.status, 409);
+    assert.deepEqual(
+      { reason: racing.details.reason, activeAction: racing.details.activeAction, requestedAction: racing.details.requestedAction },
+      { reason: 'restore_in_progress', activeAction: 'load', requestedAction: 'resume' },
+    );
+    const second = restorer.restore({ action: 'load', sessionId: id });
+    gate!.open();
+    const [a, b] = await Promise.all([first, second]);
+    assert.equal(a.attached, false);
+    assert.equal(b.attached, true);
+    assert.equal(a.session, b.session);
+    assert.notEqual(a.clientId, b.clientId);
+    assert.equal(a.session.clients.count, 2);
+    assert.deepEqual(drivers.at(-1)!.restoredFrom, [
+      { kind: 'user', content: [{ type: 'text', text: 'hello' }] },
+      { kind: 'assistant', text: 'hi there', toolCalls: [] },
+    ]);
+    // Once live, a resume is an attach (the SDK's self-heal relies on it).
+    const resumed = await restorer.restore({ action: 'resume', sessionId: id });
+    assert.equal(resumed.attached, true);
+  });
+
+  test('a restore that fails fails every caller waiting on it, and the session can be restored afterwards', async () => {
+    const id = storedSession();
+    held = holdNextDriver();
+    const entered = gate!.entered;
+    const first = restorer.restore({ action: 'resume', sessionId: id });
+    await entered;
+    const second = restorer.restore({ action: 'resume', sessionId: id });
+    gate!.fail(new BerthError('model_not_configured', 'no model'));
+    for (const outcome of await Promise.allSettled([first, second])) {
+      assert.equal(outcome.status, 'rejected');
+      assert.equal((outcome as PromiseRejectedResult).reason.code, 'model_not_configured');
+    }
+    const retry = await restorer.restore({ action: 'resume', sessionId: id });
+    assert.equal(retry.attached, false);
+  });
+
+  test('reopen brings back a session the daemon lost, and leaves one closed on purpose closed', async () => {
+    const lost = storedSession();
+    sessions.update(lost, { closeReason: 'daemon_lost' }, 3);
+    const closed = storedSession();
+    await restorer.reopen(lost);
+    await restorer.reopen(closed);
+    await restorer.reopen('not-a-session-id');
+    const again = await restorer.restore({ action: 'load', sessionId: lost });
+    assert.equal(again.attached, true, 'the reopened session was live');
+    const fresh = await restorer.restore({ action: 'load', sessionId: closed });
+    assert.equal(fresh.attached, false, 'the closed session was not reopened');
+  });
+});
