@@ -17,6 +17,7 @@ const BENCHMARKS = {
   gateway: () => import('./gateway.mjs'),
   toolproto: () => import('./toolproto.mjs'),
   modules: () => import('./modules.mjs'),
+  history: () => import('./history.mjs'),
 };
 
 const KNOWN_FLAGS = ['--quick', '--profile', '--help'];
