@@ -210,7 +210,9 @@ describe('tool protocol discovery: the daemon asks, the application answers', ()
     const outcome = agentCall(d, 'ui.query', {});
     const call = await newer.nextOfType('tool.call');
     newer.answer(call, 'tool.result', { toolId: 'ui.query', success: true, result: 'from the newer connection' });
-    assert.deepEqual((await outcome).ok && (await outcome).result.value, { result: 'from the newer connection' });
+    const settled = await outcome;
+    assert.ok(settled.ok, JSON.stringify(settled));
+    assert.deepEqual(settled.result.value, { result: 'from the newer connection' });
     await newer.close();
   });
 
