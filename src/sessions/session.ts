@@ -193,8 +193,9 @@ export class Session {
         data: { sessionId: this.id, promptId: entry.promptId, text: entry.text, queuedAt: now },
       });
     }
-    // The turn starts after the 202 is on its way; the FIFO keeps one turn at a time.
-    queueMicrotask(() => void this.pump());
+    // The turn starts after the 202 is on its way (a microtask would run the turn's first
+    // synchronous stretch before the reply is written); the FIFO keeps one turn at a time.
+    setImmediate(() => void this.pump());
     return accepted;
   }
 
