@@ -197,7 +197,6 @@ export class SessionManager {
       },
       { modelServiceId: req.modelServiceId },
     );
-    if (scope === 'single') this.shared.set(workspace.id, id);
     const clientId = created.session.clients.attach(requestedClientId, this.deps.clock.now());
     if (req.approvalMode !== undefined) {
       created.session.publish({
@@ -310,6 +309,9 @@ export class SessionManager {
       onIdle: (s) => factories.sessionIdle?.(s),
     });
     this.live.set(init.id, session);
+    // A single-scope session (fresh, or restored after a restart) is its workspace's shared one
+    // unless another already took that place.
+    if (init.scope === 'single' && !this.shared.has(init.workspace.id)) this.shared.set(init.workspace.id, init.id);
     factories.sessionOpened?.(session);
     return {
       session,

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { DEFAULT_REPLY, type MatchRule, type ScriptStep } from './steps.js';
+import { DEFAULT_REPLY, type MatchRule, type ScriptStep, parseStep } from './steps.js';
 
 /** One request as the server received it, kept so tests can assert what the daemon sent. */
 export interface RecordedRequest {
@@ -87,7 +87,10 @@ export class ScriptState {
   }
 
   enqueue(steps: readonly ScriptStep[]): void {
-    this.queue.push(...steps);
+    // Checked whole before any is queued: a wrong shape (say, an array passed as one step)
+    // would otherwise make a turn wait for an answer that never comes.
+    const checked = steps.map((step, i) => parseStep(step, `step ${i}`));
+    this.queue.push(...checked);
   }
 
   setRule(rule: ScriptRule | null): void {
