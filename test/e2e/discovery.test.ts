@@ -34,6 +34,12 @@ describe('discovery on an anonymous loopback daemon', () => {
     assert.ok(validatorFor('Capabilities')(r.body), JSON.stringify(validatorFor('Capabilities').errors));
     assert.equal(r.body.workspaceCwd, d.workspace);
     assert.ok(r.body.features.includes('health'));
+    for (const tag of ['berth_gateway_channel', 'berth_tool_protocol', 'berth_module_protocol']) {
+      assert.ok(r.body.features.includes(tag), tag);
+    }
+    for (const bound of ['frameBytes', 'channels', 'maxApplications', 'moduleMostLineBytes', 'maxBatchCalls']) {
+      assert.equal(typeof r.body.limits[bound], 'number', bound);
+    }
     assert.equal(r.body.workspaces[0].primary, true);
   });
 

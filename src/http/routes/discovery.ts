@@ -12,10 +12,12 @@ function wantsDeep(query: Record<string, string | undefined>): boolean {
   return v === '' || v === '1' || v === 'true';
 }
 
-/** Conditional capability tags (spec §3.2): advertised only while their switch is on. */
+/** Tags beyond the route modules: Berth's other faces, and conditional ones (spec §3.2) while their switch is on. */
 function conditionalFeatures(core: Core): string[] {
   const c = core.config;
-  const tags: string[] = [];
+  // Berth's own faces beside the client API: the gateway channel (seed 000), the tool protocol
+  // (seed 003) and the module protocol (seed 004); each is always served.
+  const tags: string[] = ['berth_gateway_channel', 'berth_tool_protocol', 'berth_module_protocol'];
   if (c.requireAuth) tags.push('require_auth');
   if (c.allowOrigins.length > 0) tags.push('allow_origin');
   if (c.promptDeadlineMs !== null) tags.push('prompt_absolute_deadline');
