@@ -14,7 +14,7 @@ import type { SessionBus, SessionTools } from './ports.js';
 import { TranscriptRecorder } from './recorder.js';
 import { runWorkspaceOf } from './run-workspace.js';
 import { Session, type SessionInit } from './session.js';
-import { prepareWorktree } from './worktree.js';
+import { prepareWorktree, undoWorktree, type WorktreeResult } from './worktree.js';
 
 /** `POST /session` as the core sees it (already shape-checked by the face). */
 export interface CreateSessionRequest {
@@ -171,16 +171,15 @@ export class SessionManager {
     let cwd: string | null = workspace.kind === 'local' ? workspace.root : null;
     let worktree: SessionInit['worktree'] = null;
     let branch: SessionInit['branch'] = null;
+    let prepared: WorktreeResult | null = null;
     if (wantsGit) {
       if (workspace.kind !== 'local') {
         throw new BerthError('invalid_worktree', 'worktree and branch are only available on local workspaces');
       }
-      const prepared = await prepareWorktree(workspace.root, this.deps.config.home, workspace.id, id, req);
+      prepared = await prepareWorktree(workspace.root, this.deps.config.home, workspace.id, id, req);
       ({ worktree, branch, cwd } = prepared);
-      this.checkIdFree(id);
-      this.checkCapacity();
     }
-    const created = await this.spawn(
+    const spawning = this.spawn(
       {
         id,
         workspace,
@@ -197,6 +196,14 @@ export class SessionManager {
       },
       { modelServiceId: req.modelServiceId },
     );
+    let created: Awaited<typeof spawning>;
+    try {
+      created = await spawning;
+    } catch (err) {
+      // The session never came to be: take back the worktree or branch made for it.
+      if (prepared && workspace.kind === 'local') await undoWorktree(workspace.root, prepared);
+      throw err;
+    }
     const clientId = created.session.clients.attach(requestedClientId, this.deps.clock.now());
     if (req.approvalMode !== undefined) {
       created.session.publish({

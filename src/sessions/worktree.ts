@@ -91,3 +91,21 @@ export async function prepareWorktree(
   }
   return { worktree: null, branch: { name, baseBranch }, cwd: root };
 }
+
+/**
+ * Takes back what `prepareWorktree` made when the session it was for could not
+ * start: the worktree and its branch, or the branch checked out in the workspace
+ * (back to the branch it came from). Best effort: a failure here is logged by git only.
+ */
+export async function undoWorktree(root: string, made: WorktreeResult): Promise<void> {
+  const quiet = (args: string[]) => git(root, args).catch(() => '');
+  if (made.worktree) {
+    await quiet(['worktree', 'remove', '--force', made.worktree.path]);
+    await quiet(['branch', '-D', made.worktree.branch]);
+    return;
+  }
+  if (made.branch) {
+    await quiet(['checkout', made.branch.baseBranch]);
+    await quiet(['branch', '-D', made.branch.name]);
+  }
+}

@@ -123,3 +123,32 @@ describe('worktree and branch sessions', () => {
     assert.equal(git(repo, 'rev-parse', '--abbrev-ref', 'HEAD'), 'side');
   });
 });
+
+describe('a worktree made for a session that could not start', () => {
+  it('is taken back, with its branch, when the session is refused after git made them', async () => {
+    const repo = gitRepo();
+    // Room for one session: two worktree creates race past the first capacity check, the second is refused at spawn.
+    const s = await startStack({ workspace: repo, config: { workspaces: [repo], maxSessions: 1 } });
+    try {
+      const results = await Promise.all(
+        ['race-a', 'race-b'].map((slug) => createSession(s.daemon, { worktree: { slug } })),
+      );
+      const statuses = results.map((r) => r.status).sort();
+      assert.deepEqual(statuses, [200, 503], JSON.stringify(results.map((r) => r.body)));
+      const winner = results.find((r) => r.status === 200)!.body.worktree;
+      const branches = git(repo, 'branch', '--list', 'berth/*')
+        .split('\n')
+        .map((b) => b.replace(/^[*+ ]+/, '').trim())
+        .filter(Boolean);
+      assert.deepEqual(branches, [winner.branch]);
+      const worktrees = git(repo, 'worktree', 'list', '--porcelain')
+        .split('\n')
+        .filter((l) => l.startsWith('worktree '));
+      assert.equal(worktrees.length, 2, worktrees.join('\n')); // the main tree and the winner's
+      assert.ok(existsSync(winner.path));
+    } finally {
+      await s.close();
+      removeDir(repo);
+    }
+  });
+});
