@@ -20,7 +20,6 @@ import { openStore } from './store/db.js';
 import { SqliteModuleInboxRepository } from './store/repos/module-inbox.js';
 import { SqliteModuleTabRepository } from './store/repos/module-tabs.js';
 import { SqlitePromptRepository } from './store/repos/prompts.js';
-import { SqliteReceiptRepository } from './store/repos/receipts.js';
 import { SqliteSessionRepository } from './store/repos/sessions.js';
 import { SqliteTranscriptRepository } from './store/repos/transcript.js';
 import { TokenService } from './tokens/tokens.js';
@@ -31,7 +30,7 @@ import { bindLocalWorkspace } from './toolproto/auth.js';
 import { toolProtocolEndpoint } from './toolproto/endpoint.js';
 import { ToolProtocolHost } from './toolproto/host.js';
 import { CommandManager, localWorkspaceTools } from './tools/builtin/index.js';
-import { ReceiptJournal } from './tools/receipt-journal.js';
+import { openReceiptJournal } from './tools/receipt-journal.js';
 import { ToolService } from './tools/service.js';
 import { WorkspaceRegistry } from './workspace/registry.js';
 
@@ -69,7 +68,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     // Discovery failure is not fatal (the service keeps its default model); say so once per attempt.
     onDiscoveryFailed: (modelServiceId, error) => log.warn({ modelServiceId, error }, 'model discovery failed'),
   });
-  const tools = new ToolService({ journal: new ReceiptJournal(new SqliteReceiptRepository(store.db)), clock });
+  const tools = new ToolService({ journal: openReceiptJournal(store.db, clock.now()), clock });
   const commands = new CommandManager({ clock });
   const localTools = localWorkspaceTools({ commands });
   tools.setHostTools('local', () => localTools);

@@ -27,6 +27,12 @@ export const GATEWAY_RECONNECT_MAX_MS = 15_000;
 export const GATEWAY_HANDSHAKE_TIMEOUT_MS = 10_000;
 /** On shutdown the owner waits this long for calls already running to record their results. */
 export const GATEWAY_SHUTDOWN_GRACE_MS = 10_000;
+/**
+ * Completed receipts are kept this long, then pruned at start-up: a call id
+ * repeated within it gets the stored result. Receipts left `executing` (uncertain)
+ * are never pruned.
+ */
+export const RECEIPT_RETENTION_MS = 30 * 24 * 3600 * 1000;
 /** Settled rows of B's outgoing-call journal are kept this long (for audit), then pruned at start-up. */
 export const GATEWAY_JOURNAL_RETENTION_MS = 7 * 24 * 3600 * 1000;
 

@@ -1,4 +1,6 @@
-import type { Receipt, ReceiptRepository, ReceiptStart } from '../store/repos/receipts.js';
+import { RECEIPT_RETENTION_MS } from '../config/limits.js';
+import type { Db } from '../store/db.js';
+import { SqliteReceiptRepository, type Receipt, type ReceiptRepository, type ReceiptStart } from '../store/repos/receipts.js';
 import type { ToolOutcome } from './types.js';
 
 /**
@@ -43,3 +45,10 @@ export class ReceiptJournal {
 }
 
 const keyOf = (namespace: string, callId: string) => `${namespace}\u0000${callId}`;
+
+/** The journal on a process's store, after pruning completed receipts older than RECEIPT_RETENTION_MS. */
+export function openReceiptJournal(db: Db, now: number): ReceiptJournal {
+  const repo = new SqliteReceiptRepository(db);
+  repo.pruneCompletedBefore(now - RECEIPT_RETENTION_MS);
+  return new ReceiptJournal(repo);
+}

@@ -3,11 +3,10 @@ import { ConfigError } from '../../config/config.js';
 import { GATEWAY_SHUTDOWN_GRACE_MS, MAX_FRAME_BYTES } from '../../config/limits.js';
 import type { Logger } from '../../log.js';
 import { openStore } from '../../store/db.js';
-import { SqliteReceiptRepository } from '../../store/repos/receipts.js';
 import { TokenService } from '../../tokens/tokens.js';
 import { startApplicationListener } from '../../toolproto/listener.js';
 import { CommandManager, localWorkspaceTools } from '../../tools/builtin/index.js';
-import { ReceiptJournal } from '../../tools/receipt-journal.js';
+import { openReceiptJournal } from '../../tools/receipt-journal.js';
 import { ToolService } from '../../tools/service.js';
 import type { Policy } from '../../tools/types.js';
 import { channelPath } from '../frames.js';
@@ -69,7 +68,7 @@ export function startOwner(options: OwnerOptions): RunningOwner {
     throw err;
   }
   const commands = new CommandManager({ clock });
-  const tools = new ToolService({ journal: new ReceiptJournal(new SqliteReceiptRepository(store.db)), clock });
+  const tools = new ToolService({ journal: openReceiptJournal(store.db, clock.now()), clock });
   const localTools = localWorkspaceTools({ commands });
   tools.setHostTools('local', () => localTools);
   const applications = options.toolsListen
