@@ -2,7 +2,7 @@ import { MAX_CATALOG_TOOLS, MAX_TOOL_NAME_CHARS } from '../config/limits.js';
 import { BerthError } from '../errors/index.js';
 import { compileSchema } from './arguments.js';
 import type { ApplicationLink } from './application-link.js';
-import { availabilityOf } from './definitions.js';
+import { availabilityOf, definitionOf } from './definitions.js';
 import { POLICIES, type Tool, type ToolAvailability } from './types.js';
 
 /** What a disconnected application's tools report until it reconnects (seed 003 runtime object). */
@@ -131,14 +131,7 @@ function checkTool(tool: Tool): void {
 /** The published tool, answering availability from the connection and the latest reported state. */
 function withRuntimeState(tool: Tool, publication: Publication): Tool {
   return Object.freeze({
-    name: tool.name,
-    ...(tool.title !== undefined ? { title: tool.title } : {}),
-    description: tool.description,
-    category: tool.category,
-    policy: tool.policy,
-    inputSchema: tool.inputSchema,
-    annotations: tool.annotations,
-    ...(tool.prerequisiteToolIds ? { prerequisiteToolIds: tool.prerequisiteToolIds } : {}),
+    ...definitionOf(tool),
     availability: () =>
       publication.connected ? (publication.overrides.get(tool.name) ?? availabilityOf(tool)) : DISCONNECTED,
     run: tool.run.bind(tool),

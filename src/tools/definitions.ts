@@ -89,3 +89,17 @@ export function availabilityOf(tool: { availability?(): ToolAvailability }): Too
     return { available: false, code: 'availability_failed', reason: err instanceof Error ? err.message : String(err) };
   }
 }
+
+/** Just the definition of a tool: its fields, without `run` or `availability` (one copy for every host). */
+export function definitionOf(tool: ToolDefinition): ToolDefinition {
+  return {
+    name: tool.name,
+    ...(tool.title !== undefined ? { title: tool.title } : {}),
+    description: tool.description,
+    category: tool.category,
+    policy: tool.policy,
+    inputSchema: tool.inputSchema,
+    annotations: tool.annotations,
+    ...(tool.prerequisiteToolIds ? { prerequisiteToolIds: tool.prerequisiteToolIds } : {}),
+  };
+}

@@ -1,5 +1,6 @@
 import { BerthError } from '../../errors/index.js';
 import { seedToolDefinition } from '../../tools/builtin/seed-tools.js';
+import { definitionOf } from '../../tools/definitions.js';
 import type { HostToolsProvider } from '../../tools/service.js';
 import type { Tool, ToolDefinition } from '../../tools/types.js';
 import { decodeResult } from '../result-text.js';
@@ -18,7 +19,7 @@ import type { ChannelHub } from './hub.js';
  */
 export function remoteWorkspaceTools(workspaceTools: readonly ToolDefinition[], hub: ChannelHub): HostToolsProvider {
   const definitions: ToolDefinition[] = [
-    ...workspaceTools.map(definitionOnly),
+    ...workspaceTools.map(definitionOf),
     seedToolDefinition('workspace_tools', { policy: 'read', category: 'workspace' }),
     seedToolDefinition('workspace_tool', { policy: 'critical', category: 'workspace' }),
   ];
@@ -38,16 +39,3 @@ export function remoteWorkspaceTools(workspaceTools: readonly ToolDefinition[], 
   return () => tools;
 }
 
-/** The definition part of a tool, without its local implementation. */
-function definitionOnly(tool: ToolDefinition): ToolDefinition {
-  return {
-    name: tool.name,
-    ...(tool.title !== undefined ? { title: tool.title } : {}),
-    description: tool.description,
-    category: tool.category,
-    policy: tool.policy,
-    inputSchema: tool.inputSchema,
-    annotations: tool.annotations,
-    ...(tool.prerequisiteToolIds ? { prerequisiteToolIds: tool.prerequisiteToolIds } : {}),
-  };
-}
