@@ -84,6 +84,8 @@ export function registerServe(program: Command): void {
       };
       const config = resolveConfig(input);
       const daemon = await startDaemon({ config });
+      // Last resort: a promise nobody awaited must not take every session down with it.
+      process.on('unhandledRejection', (err) => daemon.core.log.error({ err }, 'unhandled rejection'));
       // A line a script can wait for; the structured log carries the same on stderr.
       process.stdout.write(`berth listening on ${daemon.url}\n`);
       let signals = 0;

@@ -204,7 +204,16 @@ export class Session {
     this.pumping = true;
     try {
       for (let entry = this.queue.nextQueued(); entry && !this.closing; entry = this.queue.nextQueued()) {
-        await runPrompt(this, entry);
+        try {
+          await runPrompt(this, entry);
+        } catch (err) {
+          // runPrompt settles every failure of the turn itself; this is for the store or bus failing
+          // around it. The prompt still gets its one terminal event and the FIFO moves on.
+          this.services.log.error({ err, sessionId: this.id, promptId: entry.promptId }, 'prompt failed outside its turn');
+          if (!this.closing) {
+            this.settle(entry, { error: { message: 'The daemon failed to run this prompt', code: 'internal_error' } });
+          }
+        }
         this.queue.remove(entry);
       }
     } finally {

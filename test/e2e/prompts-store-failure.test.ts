@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { EventReader, newSession, submit } from '../support/session-client.js';
+import { startStack, type Stack } from '../support/stack.js';
+
+/** A prompt whose bookkeeping fails still ends with exactly one terminal event, and the FIFO moves on. */
+let stack: Stack;
+before(async () => {
+  stack = await startStack();
+});
+after(() => stack.close());
+
+test('when the store refuses to record a prompt start, that prompt ends in one turn_error and the next one runs', async () => {
+  const d = stack.daemon;
+  const { sessionId, clientId } = await newSession(d);
+  const session = d.daemon.core.sessions.get(sessionId);
+  const ledger = session.services.prompts;
+  const started = ledger.started.bind(ledger);
+  let failures = 0;
+  // The next start write fails once, as a full disk would make it.
+  ledger.started = (id: string, at: number) => {
+    if (failures++ === 0) throw new Error('SQLITE_FULL: database or disk is full');
+    started(id, at);
+  };
+  const events = await EventReader.open(d, sessionId);
+  try {
+    const first = await submit(d, sessionId, 'first', {}, { 'x-qwen-client-id': clientId });
+    const second = await submit(d, sessionId, 'second', {}, { 'x-qwen-client-id': clientId });
+    const firstEnd = await events.terminal(first.body.promptId);
+    assert.equal(firstEnd.type, 'turn_error');
+    assert.equal(firstEnd.data.code, 'internal_error');
+    const secondEnd = await events.terminal(second.body.promptId);
+    assert.equal(secondEnd.type, 'turn_complete');
+    const terminals = events.seen.filter(
+      (e) => (e.type === 'turn_complete' || e.type === 'turn_error') && e.data.promptId === first.body.promptId,
+    );
+    assert.equal(terminals.length, 1);
+  } finally {
+    ledger.started = started;
+    await events.close();
+  }
+});
