@@ -13,7 +13,9 @@ import { dispatchUpgrade, type UpgradeRoute } from './http/upgrade.js';
 import { createLogger, type Logger } from './log.js';
 import { MessagingService, messagingTools } from './messaging/index.js';
 import { startModuleSockets } from './modules/index.js';
+import { sessionCounters } from './sessions/counters.js';
 import { SessionManager } from './sessions/manager.js';
+import { startIdleReaper } from './sessions/reaper.js';
 import { recoverInterrupted } from './sessions/recovery.js';
 import { SessionRestorer } from './sessions/restore.js';
 import { openStore } from './store/db.js';
@@ -124,7 +126,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       sessionIdle: (session) => messaging.idle(session),
     },
   });
-  health.contribute(() => sessions.counters());
+  health.contribute(() => sessionCounters(sessions.list(), clock.now()));
   const restorer = new SessionRestorer({ manager: sessions, stores: sessionStores, workspaces, clock, log });
   const transcripts = new TranscriptService({
     stores: sessionStores,
@@ -151,9 +153,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     startedAt: clock.now(),
     onShutdown: (fn) => shutdownSteps.push(fn),
   };
+  // Steps run in reverse: the model connections close after the sessions that stream on them.
+  core.onShutdown(() => models.close());
   core.onShutdown(() => commands.dispose());
   core.onShutdown(() => sessions.shutdown());
-  sessions.startReaper();
+  const reaper = startIdleReaper(() => sessions.list(), config, clock);
+  core.onShutdown(() => reaper.stop());
 
   // ── services of later concepts are built here, each registering its own shutdown ──
 

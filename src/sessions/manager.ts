@@ -73,7 +73,7 @@ export interface CreatedSession {
 
 /**
  * Every live session of the daemon: creation and attach (spec §5.1), lookup,
- * close, the idle reaper and shutdown. One process hosts them all — no child
+ * close and shutdown (the idle reaper is reaper.ts). One process hosts them all — no child
  * process per workspace.
  */
 export class SessionManager {
@@ -82,7 +82,6 @@ export class SessionManager {
   private readonly shared = new Map<string, string>();
   /** Creations of a workspace's shared session under way, so concurrent `single` creates coalesce. */
   private readonly creatingShared = new Map<string, Promise<CreatedSession>>();
-  private reaper: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly deps: {
@@ -346,60 +345,9 @@ export class SessionManager {
     return undefined;
   }
 
-  /** Starts the idle reaper (spec §5.10): sessions with no subscriber, no work and no recent client are closed. */
-  startReaper(): void {
-    const { sessionIdleTimeoutMs, sessionReapIntervalMs } = this.deps.config;
-    if (sessionIdleTimeoutMs === 0 || this.reaper) return;
-    this.reaper = setInterval(() => this.reapIdle(), sessionReapIntervalMs);
-    this.reaper.unref?.();
-  }
-
-  reapIdle(): number {
-    const now = this.deps.clock.now();
-    const timeout = this.deps.config.sessionIdleTimeoutMs;
-    let reaped = 0;
-    for (const s of [...this.live.values()]) {
-      const busy = s.hasActivePrompt || s.interactions.pending().length > 0 || s.bus.subscriberCount > 0;
-      const lastSeen = Math.max(s.lastActivityAt, s.clients.lastSeenAt());
-      if (!busy && now - lastSeen >= timeout) {
-        s.close('idle_timeout', null);
-        reaped += 1;
-      }
-    }
-    return reaped;
-  }
-
   /** Daemon shutdown: every prompt ends with `daemon_shutdown`, every stream gets its terminal frame. */
   shutdown(): void {
-    if (this.reaper) clearInterval(this.reaper);
-    this.reaper = null;
     for (const s of [...this.live.values()]) s.close('daemon_shutdown', null, 'daemon_shutdown');
-  }
-
-  counters(): Record<string, unknown> {
-    let pendingPermissions = 0;
-    let activePrompts = 0;
-    let connectedClients = 0;
-    let lastActivity = 0;
-    for (const s of this.live.values()) {
-      pendingPermissions += s.interactions.pending().length;
-      if (s.queue.running()) activePrompts += 1;
-      connectedClients += s.bus.subscriberCount;
-      lastActivity = Math.max(lastActivity, s.lastActivityAt);
-    }
-    const now = this.deps.clock.now();
-    return {
-      sessions: this.live.size,
-      pendingPermissions,
-      activePrompts,
-      activeWork: activePrompts > 0,
-      activeWorkReporting: 'full',
-      activeWorkStaleMs: 0,
-      connectedClients,
-      channelAlive: true,
-      lastActivityAt: lastActivity > 0 ? new Date(lastActivity).toISOString() : null,
-      idleSinceMs: activePrompts > 0 ? 0 : lastActivity > 0 ? Math.max(0, now - lastActivity) : null,
-    };
   }
 
   /** Resolves the approval mode a restore asks for, or keeps the stored one. */

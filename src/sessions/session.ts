@@ -1,69 +1,26 @@
-import type { AgentDriver, ContentBlock } from '../agents/driver.js';
-import type { Clock } from '../clock.js';
-import type { Config } from '../config/config.js';
+import type { ContentBlock } from '../agents/driver.js';
 import { BerthError } from '../errors/index.js';
 import type { EventEnvelope, PublishInput } from '../events/types.js';
-import type { Logger } from '../log.js';
-import type { PromptRepository } from '../store/repos/prompts.js';
-import type { SessionRepository } from '../store/repos/sessions.js';
 import type { Workspace } from '../workspace/types.js';
 import { guardFor, modesState, type ApprovalMode } from './approval.js';
 import { ClientRegistry } from './clients.js';
 import { newPromptId } from './ids.js';
-import { InteractionBook, type Outcome, type PendingRequest, type Resolution } from './interactions.js';
-import { bindPr, normalizeDisplayName, type SessionPr } from './metadata.js';
+import { interactionEventsOf } from './interaction-events.js';
+import { InteractionBook } from './interactions.js';
+import type { SessionPr } from './metadata.js';
 import { PromptQueue, promptText, type PromptEntry } from './prompt-queue.js';
-import type { SessionBus, SessionTools, TranscriptSink } from './ports.js';
+import type { SessionBus } from './ports.js';
+import type { PromptAccepted, SessionInit, SessionServices, TurnErrorInfo } from './session-init.js';
 import { runPrompt } from './turn.js';
 
-export interface SessionInit {
-  readonly id: string;
-  readonly workspace: Workspace;
-  /** The directory tools run in: the workspace root, or a git worktree of it. */
-  readonly cwd: string | null;
-  readonly scope: 'single' | 'thread';
-  readonly createdAt: number;
-  readonly approvalMode: ApprovalMode;
-  readonly displayName: string | null;
-  readonly prs: readonly SessionPr[];
-  readonly sourceType: string | null;
-  readonly sourceId: string | null;
-  readonly worktree: { slug: string; path: string; branch: string } | null;
-  readonly branch: { name: string; baseBranch: string } | null;
-}
-
-export interface SessionServices {
-  readonly clock: Clock;
-  readonly log: Logger;
-  readonly config: Config;
-  readonly bus: SessionBus;
-  readonly driver: AgentDriver;
-  readonly tools: SessionTools;
-  readonly transcript: TranscriptSink;
-  readonly prompts: PromptRepository;
-  readonly sessions: SessionRepository;
-  /** Called once the session has closed (the manager forgets it). */
-  readonly onClosed: (session: Session) => void;
-  /** Called when the FIFO has drained and the session waits for work (module messages are offered then). */
-  readonly onIdle?: (session: Session) => void;
-}
-
-export interface PromptAccepted {
-  readonly promptId: string;
-  readonly lastEventId: number;
-  readonly eventEpoch: string;
-}
-
-export interface TurnErrorInfo {
-  readonly message: string;
-  readonly code?: string;
-  readonly errorKind?: string;
-}
+export type { PromptAccepted, SessionInit, SessionServices, TurnErrorInfo };
 
 /**
  * One live conversation (a "tab"): its clients, prompt FIFO, open
  * interactions, metadata and the driver that answers it. Every event goes
  * through `publish`, which stamps the bus id and feeds the transcript.
+ * Metadata and model changes are in settings.ts; how interactions show on the
+ * stream is in interaction-events.ts.
  */
 export class Session {
   readonly id: string;
@@ -100,7 +57,7 @@ export class Session {
     this.lastActivityAt = init.createdAt;
     this.clients = new ClientRegistry(init.id);
     this.queue = new PromptQueue(init.id, services.config.maxPendingPromptsPerSession);
-    this.interactions = new InteractionBook(this.interactionEvents(), services.clock, {
+    this.interactions = new InteractionBook(interactionEventsOf(this), services.clock, {
       ms: services.config.permissionTimeoutMs,
       outcome: services.config.permissionTimeoutOutcome,
     });
@@ -138,7 +95,8 @@ export class Session {
     this.lastActivityAt = this.services.clock.now();
   }
 
-  private requireOpen(): void {
+  /** Throws 404 `session_not_found` once the session is closing (a closed session answers like an unknown one). */
+  assertOpen(): void {
     if (this.closing) {
       throw new BerthError('session_not_found', `No session with id "${this.id}"`, { sessionId: this.id });
     }
@@ -147,7 +105,7 @@ export class Session {
   // ── prompts (spec §6) ──────────────────────────────────────────────────────
 
   submit(content: readonly ContentBlock[], opts: { clientId?: string; deadlineMs?: number }): PromptAccepted {
-    this.requireOpen();
+    this.assertOpen();
     this.queue.checkRoom();
     const now = this.services.clock.now();
     const configured = this.services.config.promptDeadlineMs;
@@ -281,7 +239,7 @@ export class Session {
 
   /** Cancels only the running prompt (spec §6.3); queued prompts stay and run afterwards. */
   cancel(clientId: string | undefined): void {
-    this.requireOpen();
+    this.assertOpen();
     const running = this.queue.running();
     this.publish({
       type: 'prompt_cancelled',
@@ -293,96 +251,6 @@ export class Session {
     running.cancelRequestedAt = this.services.clock.now();
     this.interactions.cancelAll('cancelled', running.promptId);
     running.abort?.abort(new BerthError('session_busy', 'cancelled'));
-  }
-
-  // ── permissions (spec §9) ──────────────────────────────────────────────────
-
-  private interactionEvents() {
-    return {
-      requested: (req: PendingRequest) => {
-        this.publish({
-          type: 'permission_request',
-          promptId: req.promptId,
-          originatorClientId: req.originatorClientId,
-          data: { requestId: req.requestId, sessionId: this.id, toolCall: req.toolCall, options: req.options },
-        });
-      },
-      resolved: (req: PendingRequest, r: Resolution) => {
-        this.publish({
-          type: 'permission_resolved',
-          promptId: req.promptId,
-          originatorClientId: r.voterClientId,
-          data: {
-            requestId: req.requestId,
-            sessionId: this.id,
-            outcome: r.outcome,
-            ...(r.voterClientId ? { voterClientId: r.voterClientId } : {}),
-            ...(r.reason ? { reason: r.reason } : {}),
-            ...(r.reason === 'timeout' ? { timedOut: true } : {}),
-          },
-        });
-      },
-      alreadyResolved: (requestId: string, promptId: string | undefined, outcome: Outcome) => {
-        this.publish({
-          type: 'permission_already_resolved',
-          promptId,
-          data: { requestId, sessionId: this.id, outcome },
-        });
-      },
-    };
-  }
-
-  // ── metadata, model, approval (spec §5.6, §5.7) ────────────────────────────
-
-  updateMetadata(input: { displayName?: unknown; pr?: SessionPr }, clientId: string | undefined) {
-    this.requireOpen();
-    const patch: { displayName?: string; prs?: SessionPr[] } = {};
-    if (input.displayName !== undefined) patch.displayName = normalizeDisplayName(input.displayName);
-    if (input.pr !== undefined) patch.prs = bindPr(this.prs, input.pr);
-    const now = this.services.clock.now();
-    if (patch.displayName !== undefined) {
-      this.displayName = patch.displayName;
-      this.services.sessions.update(this.id, { displayName: patch.displayName, titleSource: 'manual' }, now);
-      this.publish({
-        type: 'session_metadata_updated',
-        originatorClientId: clientId,
-        data: { sessionId: this.id, displayName: patch.displayName, titleSource: 'manual' },
-      });
-    }
-    if (patch.prs !== undefined) {
-      this.prs = patch.prs;
-      this.services.sessions.update(this.id, { prs: patch.prs }, now);
-      // The SDK reducer reads displayName from every metadata event, so PR changes carry it too.
-      this.publish({
-        type: 'session_metadata_updated',
-        originatorClientId: clientId,
-        data: { sessionId: this.id, prs: patch.prs, ...(this.displayName ? { displayName: this.displayName } : {}) },
-      });
-    }
-    return {
-      sessionId: this.id,
-      ...(this.displayName !== null ? { displayName: this.displayName } : {}),
-      ...(this.prs.length > 0 ? { prs: this.prs } : {}),
-    };
-  }
-
-  async setModel(modelId: string, clientId: string | undefined): Promise<Record<string, unknown>> {
-    this.requireOpen();
-    try {
-      await this.services.driver.setModel(modelId);
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      this.publish({
-        type: 'model_switch_failed',
-        originatorClientId: clientId,
-        data: { sessionId: this.id, requestedModelId: modelId, error: message },
-      });
-      throw err;
-    }
-    const current = this.services.driver.state().models.currentModelId ?? modelId;
-    this.services.sessions.update(this.id, { modelId: current }, this.services.clock.now());
-    this.publish({ type: 'model_switched', originatorClientId: clientId, data: { sessionId: this.id, modelId: current } });
-    return { _meta: { berthModelSwitch: { modelId: current } } };
   }
 
   /** `SessionState` (spec §5.9): models, modes and config options as the driver and mode say. */

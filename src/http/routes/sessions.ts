@@ -2,6 +2,7 @@ import type { Core } from '../../core.js';
 import { BerthError } from '../../errors/index.js';
 import { isSessionId } from '../../sessions/ids.js';
 import type { CreateSessionRequest } from '../../sessions/manager.js';
+import { switchModel, updateMetadata } from '../../sessions/settings.js';
 import { withCheckedDisplayName } from '../../sessions/metadata.js';
 import { sessionBody, sessionSummary, workspaceCwdOf } from '../../sessions/views.js';
 import { clientIdOf } from '../client-id.js';
@@ -81,7 +82,7 @@ export const sessionsModule: HttpModule = {
         withCheckedDisplayName(objectBody(request)),
         { '*': 'invalid_metadata' },
       );
-      return session.updateMetadata(body, clientId);
+      return updateMetadata(session, body, clientId);
     });
 
     app.post('/session/:id/model', async (request) => {
@@ -92,7 +93,7 @@ export const sessionsModule: HttpModule = {
         '*': 'invalid_model_id',
       });
       if (body.modelId.trim() === '') throw new BerthError('invalid_model_id');
-      return session.setModel(body.modelId, clientId);
+      return switchModel(session, body.modelId, clientId);
     });
 
     // Status and context take no X-Qwen-Client-Id in the seed OpenAPI (it lists no 400 for them), though the

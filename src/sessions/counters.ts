@@ -1,0 +1,27 @@
+import type { Session } from './session.js';
+
+/** The sessions' part of deep health (`GET /health?deep=1`, OpenAPI `HealthResponse`, spec §12). */
+export function sessionCounters(sessions: readonly Session[], now: number): Record<string, unknown> {
+  let pendingPermissions = 0;
+  let activePrompts = 0;
+  let connectedClients = 0;
+  let lastActivity = 0;
+  for (const s of sessions) {
+    pendingPermissions += s.interactions.pending().length;
+    if (s.queue.running()) activePrompts += 1;
+    connectedClients += s.bus.subscriberCount;
+    lastActivity = Math.max(lastActivity, s.lastActivityAt);
+  }
+  return {
+    sessions: sessions.length,
+    pendingPermissions,
+    activePrompts,
+    activeWork: activePrompts > 0,
+    activeWorkReporting: 'full',
+    activeWorkStaleMs: 0,
+    connectedClients,
+    channelAlive: true,
+    lastActivityAt: lastActivity > 0 ? new Date(lastActivity).toISOString() : null,
+    idleSinceMs: activePrompts > 0 ? 0 : lastActivity > 0 ? Math.max(0, now - lastActivity) : null,
+  };
+}
