@@ -61,6 +61,11 @@ export class ModelServices {
     return matches.length === 1 ? matches[0] : undefined;
   }
 
+  /** Closes every service's connections (daemon shutdown); idempotent. */
+  close(): void {
+    for (const service of this.services.values()) service.close();
+  }
+
   /** What a person must do to get a model; the `model_not_configured` message. */
   howToConfigure(): string {
     return (

@@ -6,6 +6,7 @@ import {
   MODEL_DISCOVERY_TIMEOUT_MS,
   MODEL_REQUEST_RETRIES,
 } from '../../config/limits.js';
+import { createHttpFetch, type HttpFetch } from './http-fetch.js';
 
 /** The models a service offers right now, and where the list came from. */
 export interface ModelListing {
@@ -27,6 +28,8 @@ export class ModelService {
   readonly baseUrl: string;
   /** One client per service, reused by every session and turn (connection reuse, no per-turn setup). */
   readonly client: OpenAI;
+  /** The client's connections: node:http keep-alive, not the global fetch (less memory, less time per request). */
+  private readonly http: HttpFetch = createHttpFetch();
   private listing: ModelListing | undefined;
   private failedAt = 0;
   private discovering: Promise<ModelListing> | undefined;
@@ -44,8 +47,14 @@ export class ModelService {
       apiKey: spec.apiKey ?? 'unused',
       defaultHeaders: spec.apiKey === undefined ? { authorization: null } : undefined,
       maxRetries: MODEL_REQUEST_RETRIES,
+      fetch: this.http.fetch,
     });
     if (spec.models && spec.models.length > 0) this.listing = { models: spec.models, source: 'config' };
+  }
+
+  /** Closes the service's connections (daemon shutdown); idempotent. */
+  close(): void {
+    this.http.close();
   }
 
   /** What is known now, without a request (undefined before the first discovery). */

@@ -1,0 +1,163 @@
+import http from 'node:http';
+import https from 'node:https';
+import { Readable } from 'node:stream';
+import type { ClientOptions } from 'openai';
+import {
+  MODEL_IDLE_SOCKET_MS,
+  MODEL_MAX_IDLE_SOCKETS_PER_SERVICE,
+  MODEL_MAX_SOCKETS_PER_SERVICE,
+} from '../../config/limits.js';
+
+/** The `fetch` the `openai` client accepts in its options. */
+export type Fetch = NonNullable<ClientOptions['fetch']>;
+
+export interface HttpFetchOptions {
+  /** Certificate authorities to trust instead of Node's bundled ones (a private or self-signed model endpoint). */
+  readonly ca?: string | Buffer;
+}
+
+/** A model service's `fetch` and the keep-alive connections behind it. */
+export interface HttpFetch {
+  readonly fetch: Fetch;
+  /** Closes every connection, idle or busy; later requests fail. Idempotent. */
+  close(): void;
+}
+
+/** Statuses whose response has no body (Fetch standard "null body status"); `Response` refuses one for them. */
+const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
+
+/**
+ * A `fetch` for the `openai` client built on `node:http`/`node:https` with one
+ * bounded keep-alive agent per scheme, instead of the global (undici) fetch.
+ * Measured on a streamed completion against the scripted model: about 9 MiB
+ * less resident memory once the first request has run (undici's HTTP parser
+ * and dispatcher are never loaded; `Headers`/`Response` are, but the `openai`
+ * package loads them anyway) and a lower per-request time.
+ *
+ * It does what the client asks of fetch and no more: method, headers, a
+ * string or byte body, status and headers, a streamed web `ReadableStream`
+ * body, and the request's `AbortSignal` (abort destroys the socket, so the
+ * model server sees the client go away, and the body errors with the abort
+ * reason as fetch's does). Timeouts are the caller's (the client sets its
+ * own). Redirects are not followed: a 3xx comes back as it is, like fetch's
+ * `redirect: 'manual'`, and the client reports it as a failed status — a model
+ * endpoint that moved is a configuration to fix, not a hop to take with the
+ * key. Responses are asked for uncompressed (`accept-encoding: identity`);
+ * a compressed one is refused whole rather than handed on as garbage.
+ */
+export function createHttpFetch(options: HttpFetchOptions = {}): HttpFetch {
+  const pool = {
+    keepAlive: true,
+    maxSockets: MODEL_MAX_SOCKETS_PER_SERVICE,
+    maxFreeSockets: MODEL_MAX_IDLE_SOCKETS_PER_SERVICE,
+    // Only idle sockets are closed on this timeout (node:http's Agent); a busy stream is the caller's to time.
+    timeout: MODEL_IDLE_SOCKET_MS,
+  };
+  const agents = { http: new http.Agent(pool), https: new https.Agent({ ...pool, ca: options.ca }) };
+  let closed = false;
+
+  const fetch = (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
+    if (closed) return Promise.reject(new Error('the model service connection pool is closed'));
+    return send(input, init, agents);
+  };
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    agents.http.destroy();
+    agents.https.destroy();
+  };
+  return { fetch: fetch as Fetch, close };
+}
+
+function send(input: string | URL | Request, init: RequestInit, agents: { http: http.Agent; https: https.Agent }): Promise<Response> {
+  let url: URL;
+  let body: string | Uint8Array | undefined;
+  try {
+    url = targetUrl(input);
+    body = requestBody(init.body);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  const signal = init.signal ?? undefined;
+  if (signal?.aborted) return Promise.reject(abortReason(signal));
+  const secure = url.protocol === 'https:';
+
+  return new Promise<Response>((resolve, reject) => {
+    const request = (secure ? https : http).request(url, {
+      method: init.method ?? 'GET',
+      headers: requestHeaders(init.headers),
+      agent: secure ? agents.https : agents.http,
+    });
+    let response: http.IncomingMessage | undefined;
+    // Before the head arrives the request is destroyed; after, the response, so its body errors with the reason.
+    const onAbort = () => (response ?? request).destroy(abortReason(signal!));
+    const forget = () => signal?.removeEventListener('abort', onAbort);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    // Stays attached: the socket may report a second error after the first settled the promise.
+    request.on('error', (err) => {
+      forget();
+      reject(err);
+    });
+    request.on('response', (res) => {
+      response = res;
+      res.once('close', forget);
+      try {
+        resolve(toResponse(res));
+      } catch (err) {
+        res.destroy();
+        reject(err);
+      }
+    });
+    request.end(body);
+  });
+}
+
+function targetUrl(input: string | URL | Request): URL {
+  if (typeof input !== 'string' && !(input instanceof URL)) {
+    throw new TypeError('the model fetch takes a URL string or URL, not a Request');
+  }
+  const url = new URL(input);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new TypeError(`the model fetch speaks http and https, not ${url.protocol}`);
+  }
+  return url;
+}
+
+/** The client sends JSON text (or bytes); anything else (form data, streams) is refused, not half-sent. */
+function requestBody(body: RequestInit['body']): string | Uint8Array | undefined {
+  if (body === undefined || body === null) return undefined;
+  if (typeof body === 'string' || body instanceof Uint8Array) return body;
+  if (body instanceof ArrayBuffer) return new Uint8Array(body);
+  if (ArrayBuffer.isView(body)) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  throw new TypeError(`the model fetch sends text or bytes, not ${Object.prototype.toString.call(body)}`);
+}
+
+function requestHeaders(init: RequestInit['headers']): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const source = init instanceof Headers ? init : new Headers(init);
+  source.forEach((value, name) => (headers[name] = value));
+  headers['accept-encoding'] ??= 'identity';
+  return headers;
+}
+
+function toResponse(res: http.IncomingMessage): Response {
+  const status = res.statusCode ?? 0;
+  const encoding = res.headers['content-encoding'];
+  if (encoding !== undefined && encoding !== 'identity') {
+    throw new TypeError(`the model server sent a ${encoding}-encoded body though asked for identity`);
+  }
+  const headers = new Headers();
+  const raw = res.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
+  if (NULL_BODY_STATUSES.has(status)) {
+    res.resume();
+    return new Response(null, { status, statusText: res.statusMessage, headers });
+  }
+  return new Response(Readable.toWeb(res) as ReadableStream<Uint8Array>, { status, statusText: res.statusMessage, headers });
+}
+
+/** What fetch rejects with on abort: the signal's reason when it is an error (an `AbortError` by default), else an `AbortError`. */
+function abortReason(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new DOMException('This operation was aborted', 'AbortError');
+}
