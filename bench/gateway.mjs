@@ -13,14 +13,15 @@
 //   npm run build && node bench/gateway.mjs [--quick]     (or: npm run bench -- gateway)
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { berthDir } from './berth.mjs';
 import { registerCleanup } from './lib/cleanup.mjs';
-import { formatTable, machineNote, writeResult } from './lib/report.mjs';
-import { quantile, round, summarize } from './lib/stats.mjs';
+import { fromDist, startInProcessBerth } from './lib/in-process-berth.mjs';
+import { formatTable } from './lib/report.mjs';
+import { measureLatency, measureThroughput } from './lib/round-trips.mjs';
+import { isMain, runStandalone } from './lib/standalone.mjs';
+import { round, roundNumbers } from './lib/stats.mjs';
 
 export const name = 'gateway';
 export const description = 'gateway channel round trips on loopback: latency and calls/s, read (no receipts) vs journaled write';
@@ -30,32 +31,22 @@ const INTENTION = 'benchmark the channel';
 /** A's first reconnect and readiness wait. */
 const READY_TIMEOUT_MS = 60_000;
 
-const dist = (rel) => import(pathToFileURL(join(berthDir(), 'dist', rel)).href);
-
 export async function run({ quick = false } = {}) {
   const samples = quick ? 200 : 2000;
   const warmup = quick ? 50 : 300;
   const throughputCalls = quick ? 400 : 4000;
-  const scratch = mkdtempSync(join(tmpdir(), 'berth-bench-gateway-'));
-  const unregister = registerCleanup(() => rmSync(scratch, { recursive: true, force: true }));
-  const [{ resolveConfig }, { startDaemon }, { silentLogger }, { allowWithoutAsking }] = await Promise.all([
-    dist('config/config.js'),
-    dist('daemon.js'),
-    dist('log.js'),
-    dist('tools/permission.js'),
-  ]);
-  const local = join(scratch, 'b-workspace');
-  const project = join(scratch, 'a-project');
-  for (const dir of [local, project, join(scratch, 'b-home'), join(scratch, 'a-home')]) mkdirSync(dir, { recursive: true });
+  const { allowWithoutAsking } = await fromDist('tools/permission.js');
   const kilobyte = 'x'.repeat(1023) + '\n';
-  writeFileSync(join(local, 'one-kb.txt'), kilobyte);
-  writeFileSync(join(project, 'one-kb.txt'), kilobyte);
-
-  const config = resolveConfig(
-    { port: 0, hostname: '127.0.0.1', home: join(scratch, 'b-home'), workspaces: [local], remoteWorkspaces: [WORKSPACE_ID], remoteIntentions: { [WORKSPACE_ID]: INTENTION }, logLevel: 'silent', modelServices: [] },
-    {},
-  );
-  const b = await startDaemon({ config, log: silentLogger() });
+  const berth = await startInProcessBerth('gateway', (scratch) => {
+    const local = join(scratch, 'b-workspace');
+    const project = join(scratch, 'a-project');
+    for (const dir of [local, project, join(scratch, 'a-home')]) mkdirSync(dir, { recursive: true });
+    writeFileSync(join(local, 'one-kb.txt'), kilobyte);
+    writeFileSync(join(project, 'one-kb.txt'), kilobyte);
+    return { home: join(scratch, 'b-home'), workspaces: [local], remoteWorkspaces: [WORKSPACE_ID], remoteIntentions: { [WORKSPACE_ID]: INTENTION } };
+  });
+  const { daemon: b, scratch } = berth;
+  const project = join(scratch, 'a-project');
   let owner;
   try {
     const tokenFile = join(scratch, 'a-home', 'channel.token');
@@ -83,35 +74,19 @@ export async function run({ quick = false } = {}) {
     const rows = [];
     for (const kind of ['read', 'write']) {
       for (const where of ['channel', 'local']) {
-        const set = targets[where];
-        for (let i = 0; i < warmup; i++) await once(set, kind);
-        const latencies = [];
-        for (let i = 0; i < samples; i++) {
-          const t0 = process.hrtime.bigint();
-          await once(set, kind);
-          latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
-        }
-        const started = process.hrtime.bigint();
-        let left = throughputCalls;
-        await Promise.all(
-          Array.from({ length: 4 }, async () => {
-            while (left-- > 0) await once(set, kind);
-          }),
-        );
-        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-        rows.push({ kind, where, ...summarize(latencies), p99: quantile(latencies, 0.99), callsPerSecond: throughputCalls / seconds });
+        const call = () => once(targets[where], kind);
+        const latency = await measureLatency(call, { warmup, samples });
+        rows.push({ kind, where, ...latency, callsPerSecond: await measureThroughput(call, { callers: 4, calls: throughputCalls }) });
       }
     }
     const text = formatTable(
       ['call', 'through', 'median ms', 'p90 ms', 'p99 ms', 'calls/s (4 in flight)', 'samples'],
       rows.map((r) => [r.kind, r.where, round(r.median), round(r.p90), round(r.p99), round(r.callsPerSecond), r.n]),
     );
-    return { text, json: { samples, warmup, throughputCalls, rows: rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'number' ? round(v) : v]))) } };
+    return { text, json: { samples, warmup, throughputCalls, rows: rows.map(roundNumbers) } };
   } finally {
     await owner?.stop();
-    await b.close();
-    rmSync(scratch, { recursive: true, force: true });
-    unregister();
+    await berth.close();
   }
 }
 
@@ -146,12 +121,4 @@ async function startOwnerProcess(url, project, home, tokenFile) {
   };
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const quick = process.argv.includes('--quick');
-  const machine = machineNote();
-  console.log(`== ${name}: ${description}${quick ? ' (quick)' : ''}`);
-  const startedAt = new Date();
-  const result = await run({ quick });
-  console.log(result.text);
-  console.log(`\nwritten: ${writeResult(name, { benchmark: name, startedAt: startedAt.toISOString(), quick, machine, ...result.json }, startedAt)}`);
-}
+if (isMain(import.meta.url)) await runStandalone({ name, description, run });

@@ -10,14 +10,12 @@
 // sender tabs that the rule never refuses one; every answer is checked to be ok.
 //
 //   npm run build && node bench/modules.mjs [--quick]     (or: npm run bench -- modules)
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { berthDir } from './berth.mjs';
-import { registerCleanup } from './lib/cleanup.mjs';
-import { formatTable, machineNote, writeResult } from './lib/report.mjs';
-import { quantile, round, summarize } from './lib/stats.mjs';
+import { fromDist, startInProcessBerth } from './lib/in-process-berth.mjs';
+import { formatTable } from './lib/report.mjs';
+import { measureLatency, measureThroughput } from './lib/round-trips.mjs';
+import { isMain, runStandalone } from './lib/standalone.mjs';
+import { round, roundNumbers } from './lib/stats.mjs';
 
 export const name = 'modules';
 export const description = 'module protocol on the workspace Unix socket: send and list round trips, ops/s from 8 clients';
@@ -26,25 +24,17 @@ export const description = 'module protocol on the workspace Unix socket: send a
 const SENDS_PER_TAB = 5;
 const CLIENTS = 8;
 
-const dist = (rel) => import(pathToFileURL(join(berthDir(), 'dist', rel)).href);
-
 export async function run({ quick = false } = {}) {
   const samples = quick ? 100 : 1000;
   const warmup = quick ? 20 : 100;
   const throughputOps = quick ? 400 : 4000;
-  const scratch = mkdtempSync(join(tmpdir(), 'berth-bench-modules-'));
-  const unregister = registerCleanup(() => rmSync(scratch, { recursive: true, force: true }));
-  const [{ resolveConfig }, { startDaemon }, { silentLogger }, { askModule }] = await Promise.all([
-    dist('config/config.js'),
-    dist('daemon.js'),
-    dist('log.js'),
-    dist('modules/client.js'),
-  ]);
-  const workspace = join(scratch, 'workspace');
-  const home = join(scratch, 'home');
-  for (const dir of [workspace, home]) mkdirSync(dir, { recursive: true });
-  const config = resolveConfig({ port: 0, hostname: '127.0.0.1', home, workspaces: [workspace], logLevel: 'silent', modelServices: [], sessionIdleTimeoutMs: 0 }, {});
-  const daemon = await startDaemon({ config, log: silentLogger() });
+  const { askModule } = await fromDist('modules/client.js');
+  const berth = await startInProcessBerth('modules', (scratch) => ({
+    home: join(scratch, 'home'),
+    workspaces: [join(scratch, 'workspace')],
+    sessionIdleTimeoutMs: 0,
+  }));
+  const { daemon } = berth;
   try {
     const { sessions, messaging } = daemon.core;
     const socket = messaging.socketPath(daemon.core.workspaces.primary().id);
@@ -77,22 +67,8 @@ export async function run({ quick = false } = {}) {
         const needed = Math.ceil((warmup + samples + throughputOps) / SENDS_PER_TAB);
         for (let i = 0; i < needed; i++) senders.push(await openTab());
       }
-      for (let i = 0; i < warmup; i++) await once();
-      const latencies = [];
-      for (let i = 0; i < samples; i++) {
-        const t0 = process.hrtime.bigint();
-        await once();
-        latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
-      }
-      const started = process.hrtime.bigint();
-      let left = throughputOps;
-      await Promise.all(
-        Array.from({ length: CLIENTS }, async () => {
-          while (left-- > 0) await once();
-        }),
-      );
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      rows.push({ op, ...summarize(latencies), p99: quantile(latencies, 0.99), opsPerSecond: throughputOps / seconds });
+      const latency = await measureLatency(once, { warmup, samples });
+      rows.push({ op, ...latency, opsPerSecond: await measureThroughput(once, { callers: CLIENTS, calls: throughputOps }) });
     }
     const waiting = daemon.core.messaging.describe(receiver.sessionId).waiting;
     const text =
@@ -108,22 +84,12 @@ export async function run({ quick = false } = {}) {
         throughputOps,
         clients: CLIENTS,
         tabs: CLIENTS + senders.length,
-        rows: rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'number' ? round(v) : v]))),
+        rows: rows.map(roundNumbers),
       },
     };
   } finally {
-    await daemon.close();
-    rmSync(scratch, { recursive: true, force: true });
-    unregister();
+    await berth.close();
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const quick = process.argv.includes('--quick');
-  const machine = machineNote();
-  console.log(`== ${name}: ${description}${quick ? ' (quick)' : ''}`);
-  const startedAt = new Date();
-  const result = await run({ quick });
-  console.log(result.text);
-  console.log(`\nwritten: ${writeResult(name, { benchmark: name, startedAt: startedAt.toISOString(), quick, machine, ...result.json }, startedAt)}`);
-}
+if (isMain(import.meta.url)) await runStandalone({ name, description, run });

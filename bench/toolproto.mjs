@@ -12,37 +12,28 @@
 //   npm run build && node bench/toolproto.mjs [--quick]     (or: npm run bench -- toolproto)
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { berthDir } from './berth.mjs';
 import { registerCleanup } from './lib/cleanup.mjs';
-import { formatTable, machineNote, writeResult } from './lib/report.mjs';
-import { quantile, round, summarize } from './lib/stats.mjs';
+import { fromDist, startInProcessBerth } from './lib/in-process-berth.mjs';
+import { formatTable } from './lib/report.mjs';
+import { measureLatency, measureThroughput } from './lib/round-trips.mjs';
+import { isMain, runStandalone } from './lib/standalone.mjs';
+import { round, roundNumbers } from './lib/stats.mjs';
 
 export const name = 'toolproto';
 export const description = 'tool protocol round trips on loopback: raw tool.call, and workspace_tool read/write as agents call it';
 
 const READY_TIMEOUT_MS = 30_000;
-const dist = (rel) => import(pathToFileURL(join(berthDir(), 'dist', rel)).href);
 
 export async function run({ quick = false } = {}) {
   const samples = quick ? 300 : 3000;
   const warmup = quick ? 100 : 500;
   const throughputCalls = quick ? 1000 : 10_000;
-  const scratch = mkdtempSync(join(tmpdir(), 'berth-bench-toolproto-'));
-  const unregister = registerCleanup(() => rmSync(scratch, { recursive: true, force: true }));
-  const [{ resolveConfig }, { startDaemon }, { silentLogger }, { allowWithoutAsking }] = await Promise.all([
-    dist('config/config.js'),
-    dist('daemon.js'),
-    dist('log.js'),
-    dist('tools/permission.js'),
-  ]);
-  const workspace = join(scratch, 'workspace');
-  for (const dir of [workspace, join(scratch, 'home')]) mkdirSync(dir, { recursive: true });
-  const config = resolveConfig({ port: 0, hostname: '127.0.0.1', home: join(scratch, 'home'), workspaces: [workspace], logLevel: 'silent', modelServices: [] }, {});
-  const daemon = await startDaemon({ config, log: silentLogger() });
+  const { allowWithoutAsking } = await fromDist('tools/permission.js');
+  const berth = await startInProcessBerth('toolproto', (scratch) => ({ home: join(scratch, 'home'), workspaces: [join(scratch, 'workspace')] }));
+  const { daemon, scratch } = berth;
   let app;
   try {
     const tokenFile = join(scratch, 'app.token');
@@ -64,32 +55,20 @@ export async function run({ quick = false } = {}) {
     };
     const rows = [];
     for (const way of Object.keys(ways)) {
-      for (let i = 0; i < warmup; i++) await once(way);
-      const latencies = [];
-      for (let i = 0; i < samples; i++) {
-        const t0 = process.hrtime.bigint();
-        await once(way);
-        latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
-      }
-      const throughput = {};
-      for (const callers of [1, 8]) {
-        const started = process.hrtime.bigint();
-        let left = throughputCalls;
-        await Promise.all(Array.from({ length: callers }, async () => { while (left-- > 0) await once(way); }));
-        throughput[callers] = throughputCalls / (Number(process.hrtime.bigint() - started) / 1e9);
-      }
-      rows.push({ way, ...summarize(latencies), p99: quantile(latencies, 0.99), callsPerSecond1: throughput[1], callsPerSecond8: throughput[8] });
+      const call = () => once(way);
+      const latency = await measureLatency(call, { warmup, samples });
+      const callsPerSecond1 = await measureThroughput(call, { callers: 1, calls: throughputCalls });
+      const callsPerSecond8 = await measureThroughput(call, { callers: 8, calls: throughputCalls });
+      rows.push({ way, ...latency, callsPerSecond1, callsPerSecond8 });
     }
     const text = formatTable(
       ['call', 'median ms', 'p90 ms', 'p99 ms', 'calls/s (1 at a time)', 'calls/s (8 in flight)', 'samples'],
       rows.map((r) => [r.way, round(r.median), round(r.p90), round(r.p99), round(r.callsPerSecond1), round(r.callsPerSecond8), r.n]),
     );
-    return { text, json: { samples, warmup, throughputCalls, rows: rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'number' ? round(v) : v]))) } };
+    return { text, json: { samples, warmup, throughputCalls, rows: rows.map(roundNumbers) } };
   } finally {
     await app?.stop();
-    await daemon.close();
-    rmSync(scratch, { recursive: true, force: true });
-    unregister();
+    await berth.close();
   }
 }
 
@@ -125,12 +104,4 @@ async function startApp(url, tokenFile) {
   return { stop: async () => { await stop(); unregister(); } };
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const quick = process.argv.includes('--quick');
-  const machine = machineNote();
-  console.log(`== ${name}: ${description}${quick ? ' (quick)' : ''}`);
-  const startedAt = new Date();
-  const result = await run({ quick });
-  console.log(result.text);
-  console.log(`\nwritten: ${writeResult(name, { benchmark: name, startedAt: startedAt.toISOString(), quick, machine, ...result.json }, startedAt)}`);
-}
+if (isMain(import.meta.url)) await runStandalone({ name, description, run });

@@ -32,3 +32,8 @@ export function round(value) {
   const digits = Math.abs(value) < 10 ? 3 : Math.abs(value) < 100 ? 2 : 1;
   return Number(value.toFixed(digits));
 }
+
+/** `row` with each of its numbers rounded as `round` does, for the JSON result. */
+export function roundNumbers(row) {
+  return Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === 'number' ? round(v) : v]));
+}

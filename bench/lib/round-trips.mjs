@@ -1,0 +1,27 @@
+// One operation repeated and timed, the way the in-process benchmarks (gateway, toolproto, modules)
+// report it: latency one call at a time after a warm-up, and throughput with several callers at once.
+import { quantile, summarize } from './stats.mjs';
+
+/** Runs `once` `warmup` times untimed, then `samples` times one at a time: the summary in ms, with p99. */
+export async function measureLatency(once, { warmup, samples }) {
+  for (let i = 0; i < warmup; i++) await once();
+  const latencies = [];
+  for (let i = 0; i < samples; i++) {
+    const t0 = process.hrtime.bigint();
+    await once();
+    latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  return { ...summarize(latencies), p99: quantile(latencies, 0.99) };
+}
+
+/** Calls per second while `callers` loops share `calls` calls of `once` until all are made. */
+export async function measureThroughput(once, { callers, calls }) {
+  const started = process.hrtime.bigint();
+  let left = calls;
+  await Promise.all(
+    Array.from({ length: callers }, async () => {
+      while (left-- > 0) await once();
+    }),
+  );
+  return calls / (Number(process.hrtime.bigint() - started) / 1e9);
+}
