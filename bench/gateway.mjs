@@ -11,12 +11,11 @@
 // in-flight limit per workspace), calls per second.
 //
 //   npm run build && node bench/gateway.mjs [--quick]     (or: npm run bench -- gateway)
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { berthDir } from './berth.mjs';
-import { registerCleanup } from './lib/cleanup.mjs';
+import { startDaemonProcess } from './lib/daemon-process.mjs';
 import { fromDist, startInProcessBerth } from './lib/in-process-berth.mjs';
 import { formatTable } from './lib/report.mjs';
 import { measureLatency, measureThroughput } from './lib/round-trips.mjs';
@@ -90,35 +89,16 @@ export async function run({ quick = false } = {}) {
   }
 }
 
-/** `berth connect` from dist/, ready once it prints `channel ready`; stop() ends it and waits. */
-async function startOwnerProcess(url, project, home, tokenFile) {
-  const args = [join(berthDir(), 'bin', 'berth.js'), 'connect', url, '--workspace-id', WORKSPACE_ID, '--project', project, '--intention', INTENTION, '--token-file', tokenFile, '--home', home, '--approve', 'critical'];
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    await exited;
-  };
-  const unregister = registerCleanup(stop);
-  let err = '';
-  await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`berth connect was not ready within ${READY_TIMEOUT_MS} ms:\n${err}`)), READY_TIMEOUT_MS);
-    child.stderr.on('data', (d) => {
-      err = (err + d.toString()).slice(-16_384);
-      if (err.includes('channel ready')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    void exited.then((code) => reject(new Error(`berth connect exited (${code}) before it was ready:\n${err}`)));
+/** `berth connect` from dist/, ready once it prints `channel ready`; its status lines (one per call) are read and dropped. */
+function startOwnerProcess(url, project, home, tokenFile) {
+  return startDaemonProcess({
+    name: 'berth connect',
+    command: process.execPath,
+    args: [join(berthDir(), 'bin', 'berth.js'), 'connect', url, '--workspace-id', WORKSPACE_ID, '--project', project, '--intention', INTENTION, '--token-file', tokenFile, '--home', home, '--approve', 'critical'],
+    ready: /channel ready/,
+    readyOn: 'stderr',
+    timeoutMs: READY_TIMEOUT_MS,
   });
-  // Status lines (one per call) are read and dropped, so a full pipe never stalls A.
-  return {
-    stop: async () => {
-      await stop();
-      unregister();
-    },
-  };
 }
 
 if (isMain(import.meta.url)) await runStandalone({ name, description, run });

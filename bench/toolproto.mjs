@@ -10,12 +10,11 @@
 // Latency: calls one at a time (median, p90, p99). Throughput: 1 and 8 callers at once, calls/s.
 //
 //   npm run build && node bench/toolproto.mjs [--quick]     (or: npm run bench -- toolproto)
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { berthDir } from './berth.mjs';
-import { registerCleanup } from './lib/cleanup.mjs';
+import { startDaemonProcess } from './lib/daemon-process.mjs';
 import { fromDist, startInProcessBerth } from './lib/in-process-berth.mjs';
 import { formatTable } from './lib/report.mjs';
 import { measureLatency, measureThroughput } from './lib/round-trips.mjs';
@@ -81,27 +80,14 @@ async function waitFor(check) {
 }
 
 /** The app from dist/ in its own process, ready once it prints `app ready`. */
-async function startApp(url, tokenFile) {
-  const child = spawn(process.execPath, [join(berthDir(), 'bench', 'lib', 'toolproto-app.mjs'), berthDir(), url, tokenFile], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-    await exited;
-  };
-  const unregister = registerCleanup(stop);
-  await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the app was not ready within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d.toString();
-      if (out.includes('app ready')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    void exited.then((code) => reject(new Error(`the app exited (${code}) before it was ready`)));
+function startApp(url, tokenFile) {
+  return startDaemonProcess({
+    name: 'the app',
+    command: process.execPath,
+    args: [join(berthDir(), 'bench', 'lib', 'toolproto-app.mjs'), berthDir(), url, tokenFile],
+    ready: /app ready/,
+    timeoutMs: READY_TIMEOUT_MS,
   });
-  return { stop: async () => { await stop(); unregister(); } };
 }
 
 if (isMain(import.meta.url)) await runStandalone({ name, description, run });

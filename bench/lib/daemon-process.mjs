@@ -1,6 +1,7 @@
 // Starts a daemon as a child process in its own process group, waits for the line that says it
-// listens, and stops it together with everything it forked. Used for both Berth and the peer so
-// they are launched, watched and stopped the same way.
+// listens (or, for a helper process, that it is ready), and stops it together with everything it
+// forked. Used for Berth, the peer and the benchmarks' helper processes (`berth connect`, a tool
+// protocol app) so they are launched, watched and stopped the same way.
 import { spawn } from 'node:child_process';
 import { registerCleanup } from './cleanup.mjs';
 import { descendants, isRunning } from './proctree.mjs';
@@ -15,24 +16,25 @@ const STOP_POLL_MS = 20;
 const OUTPUT_TAIL_CHARS = 64 * 1024;
 
 /**
- * Spawns `command args` and resolves once stdout matches `ready` (a RegExp whose first group is
- * the base URL). Returns `{name, pid, url, stdout(), stderr(), exited, stop()}`; `stop()` is
- * idempotent and always leaves no process of the tree behind.
+ * Spawns `command args` and resolves once its `readyOn` stream (stdout unless said) matches `ready`
+ * (a RegExp whose first group, if any, is the base URL). Both streams are read all along, so a full
+ * pipe never stalls the child. Returns `{name, pid, url, stdout(), stderr(), exited, stop()}`;
+ * `stop()` is idempotent and always leaves no process of the tree behind.
  */
-export async function startDaemonProcess({ name, command, args, cwd, env, ready, timeoutMs = START_TIMEOUT_MS }) {
+export async function startDaemonProcess({ name, command, args, cwd, env, ready, readyOn = 'stdout', timeoutMs = START_TIMEOUT_MS }) {
   // detached: a process group of its own, so one signal reaches the daemon and the children it forks.
   const child = spawn(command, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   const keep = (text, more) => (text + more).slice(-OUTPUT_TAIL_CHARS);
+  child.stdout.on('data', (d) => (out = keep(out, d.toString())));
   child.stderr.on('data', (d) => (err = keep(err, d.toString())));
   const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
 
   const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => fail(new Error(`${name} did not print its listening line within ${timeoutMs} ms`)), timeoutMs);
-    const onData = (d) => {
-      out = keep(out, d.toString());
-      const m = ready.exec(out);
+    const timer = setTimeout(() => fail(new Error(`${name} did not print ${ready} on ${readyOn} within ${timeoutMs} ms`)), timeoutMs);
+    const onData = () => {
+      const m = ready.exec(readyOn === 'stderr' ? err : out);
       if (m) {
         clearTimeout(timer);
         resolve(m[1]);
@@ -42,9 +44,9 @@ export async function startDaemonProcess({ name, command, args, cwd, env, ready,
       clearTimeout(timer);
       reject(new Error(`${error.message}\n--- stdout ---\n${out}\n--- stderr ---\n${err}`));
     };
-    child.stdout.on('data', onData);
+    child[readyOn].on('data', onData);
     child.on('error', fail);
-    void exited.then(({ code, signal }) => fail(new Error(`${name} exited (${signal ?? `code ${code}`}) before listening`)));
+    void exited.then(({ code, signal }) => fail(new Error(`${name} exited (${signal ?? `code ${code}`}) before it was ready`)));
   }).catch(async (error) => {
     await stopTree(child.pid, exited);
     throw error;
