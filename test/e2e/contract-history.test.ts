@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { OPENAPI, validatorFor } from '../../src/http/contract.js';
+import { validatorFor } from '../../src/http/contract.js';
+import { assertEveryStatusProduced, op, type Method } from '../support/contract.js';
 import type { JsonResponse, TestDaemon } from '../support/daemon.js';
 import { runTurn, storeGeneratedSession } from '../support/history.js';
 import { newSession } from '../support/session-client.js';
@@ -14,11 +15,6 @@ import { startStack, type Stack } from '../support/stack.js';
  * produced or named below with the reason it cannot be; plus `GET /sessions`,
  * Berth's listing outside the 25 operations, behind the owner token.
  */
-
-type Method = 'GET' | 'POST';
-type Operation = { operationId: string; responses: Record<string, { content?: Record<string, { schema: { $ref?: string } }> }> };
-const op = (method: Method, template: string): Operation =>
-  (OPENAPI.paths[template] as unknown as Record<string, Operation>)[method.toLowerCase()]!;
 
 const COVERED: ReadonlyArray<[Method, string]> = [
   ['POST', '/session/{id}/load'],
@@ -145,16 +141,7 @@ describe('contract: history routes against the seed OpenAPI', () => {
   });
 
   it('produced every status these operations list, except the ones named as unreachable', () => {
-    const missing: string[] = [];
-    for (const [method, template] of COVERED) {
-      for (const status of Object.keys(op(method, template).responses)) {
-        if (status === 'default') continue;
-        const key = `${method} ${template} ${status}`;
-        if (!seen.has(key) && !(key in UNREACHABLE)) missing.push(key);
-        if (seen.has(key)) assert.ok(!(key in UNREACHABLE), `${key} is named unreachable but was produced`);
-      }
-    }
-    assert.deepEqual(missing, []);
+    assertEveryStatusProduced(COVERED, UNREACHABLE, seen);
   });
 });
 

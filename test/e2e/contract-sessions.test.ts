@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { OPENAPI, validatorFor } from '../../src/http/contract.js';
 import { startStack, type Stack } from '../support/stack.js';
 import { EventReader, newSession, select, text } from '../support/session-client.js';
+import { assertEveryStatusProduced, op, type Method } from '../support/contract.js';
 import type { JsonResponse, TestDaemon } from '../support/daemon.js';
 
 /**
@@ -12,12 +13,6 @@ import type { JsonResponse, TestDaemon } from '../support/daemon.js';
  * one Berth cannot produce, with the reason — and every operation of the seed
  * OpenAPI is served.
  */
-
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-type Operation = { operationId: string; responses: Record<string, { content?: Record<string, { schema: { $ref?: string } }> }> };
-
-const op = (method: Method, template: string): Operation =>
-  (OPENAPI.paths[template] as unknown as Record<string, Operation>)[method.toLowerCase()]!;
 
 /** The operations this suite covers (issue 3's routes). */
 const COVERED: ReadonlyArray<[Method, string]> = [
@@ -227,16 +222,7 @@ describe('contract: session routes against the seed OpenAPI', () => {
   });
 
   it('produced every status these operations list, except the ones named as unreachable', () => {
-    const missing: string[] = [];
-    for (const [method, template] of COVERED) {
-      for (const status of Object.keys(op(method, template).responses)) {
-        if (status === 'default') continue;
-        const key = `${method} ${template} ${status}`;
-        if (!seen.has(key) && !(key in UNREACHABLE)) missing.push(key);
-        if (seen.has(key)) assert.ok(!(key in UNREACHABLE), `${key} is named unreachable but was produced`);
-      }
-    }
-    assert.deepEqual(missing, []);
+    assertEveryStatusProduced(COVERED, UNREACHABLE, seen);
   });
 });
 
