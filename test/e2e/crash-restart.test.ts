@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { parseSseStream, type DaemonEvent } from '@qwen-code/sdk/daemon';
-import { startScriptedModel, type ScriptedModel } from '../../src/devtools/scripted-model/index.js';
-import { spawnDaemon, type SpawnedDaemon } from '../support/daemon.js';
+import type { ScriptedModel } from '../../src/devtools/scripted-model/index.js';
 import { runTurn } from '../support/history.js';
 import { newSession } from '../support/session-client.js';
+import { startSpawnedStack, type SpawnedStack } from '../support/spawned-stack.js';
 import { startStack } from '../support/stack.js';
-import { removeDir, tempDir } from '../support/tmp.js';
+import { removeDir } from '../support/tmp.js';
 
 /**
  * Issue 4 acceptance, crash and restart: `berth serve` (a real process) is
@@ -23,32 +23,18 @@ import { removeDir, tempDir } from '../support/tmp.js';
  * story without the interruption: its sessions reopen on first use.
  */
 
+let spawned: SpawnedStack;
 let model: ScriptedModel;
 let home: string;
 let workspace: string;
-const daemons: SpawnedDaemon[] = [];
 
 before(async () => {
-  model = await startScriptedModel({ port: 0 });
-  home = tempDir('berth-home-');
-  workspace = tempDir('berth-ws-');
-  writeFileSync(
-    join(home, 'config.json'),
-    JSON.stringify({ modelServices: [{ id: 'scripted', baseUrl: model.url, models: [{ id: 'scripted-model' }], defaultModel: 'scripted-model' }] }),
-  );
+  spawned = await startSpawnedStack();
+  ({ model, home, workspace } = spawned);
 });
-after(async () => {
-  await Promise.all(daemons.map((d) => d.kill()));
-  await model.close();
-  removeDir(home);
-  removeDir(workspace);
-});
+after(() => spawned.close());
 
-const serve = async () => {
-  const d = await spawnDaemon(['--home', home, '--workspace', workspace]);
-  daemons.push(d);
-  return d;
-};
+const serve = () => spawned.serve();
 
 async function call(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(base + path, {

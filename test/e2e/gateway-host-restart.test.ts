@@ -1,14 +1,12 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { startScriptedModel, type ScriptedModel } from '../../src/devtools/scripted-model/index.js';
+import type { ScriptedModel } from '../../src/devtools/scripted-model/index.js';
 import { openStore } from '../../src/store/db.js';
 import { TokenService } from '../../src/tokens/tokens.js';
-import { spawnDaemon, type SpawnedDaemon } from '../support/daemon.js';
 import { INTENTION, WORKSPACE_ID, channelPathFor, dialChannel, scriptPlans, until } from '../support/gateway.js';
-import { removeDir, tempDir } from '../support/tmp.js';
+import { startSpawnedStack, type SpawnedStack } from '../support/spawned-stack.js';
 
 /**
  * Issue 5, B's side of a restart: `berth serve` (a real process) is SIGKILLed
@@ -18,36 +16,21 @@ import { removeDir, tempDir } from '../support/tmp.js';
  * call stays `executing`, so the same call id is answered `uncertain_effect`.
  */
 
+let spawned: SpawnedStack;
 let model: ScriptedModel;
 let home: string;
-let workspace: string;
 let token: string;
-const daemons: SpawnedDaemon[] = [];
 
 before(async () => {
-  model = await startScriptedModel({ port: 0 });
-  home = tempDir('berth-home-');
-  workspace = tempDir('berth-ws-');
-  writeFileSync(
-    join(home, 'config.json'),
-    JSON.stringify({ modelServices: [{ id: 'scripted', baseUrl: model.url, models: [{ id: 'scripted-model' }], defaultModel: 'scripted-model' }] }),
-  );
+  spawned = await startSpawnedStack();
+  ({ model, home } = spawned);
   const store = openStore(home);
   token = new TokenService(store.db, null).createChannelToken(WORKSPACE_ID).token;
   store.close();
 });
-after(async () => {
-  await Promise.all(daemons.map((d) => d.kill()));
-  await model.close();
-  removeDir(home);
-  removeDir(workspace);
-});
+after(() => spawned.close());
 
-const serve = async () => {
-  const d = await spawnDaemon(['--home', home, '--workspace', workspace, '--remote-workspace', `${WORKSPACE_ID}=${INTENTION}`]);
-  daemons.push(d);
-  return d;
-};
+const serve = () => spawned.serve('--remote-workspace', `${WORKSPACE_ID}=${INTENTION}`);
 
 test('a call left unanswered by a crashed B is abandoned by the next B, not sent again; its receipt stays executing', { timeout: 60_000 }, async () => {
   scriptPlans(
