@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../src/store/db.js';
 import { SqlitePromptRepository } from '../../src/store/repos/prompts.js';
-import { SqliteSessionRepository } from '../../src/store/repos/sessions.js';
+import { SqliteSessionRepository, type SessionRow } from '../../src/store/repos/sessions.js';
 import { SqliteTranscriptRepository, type NewTranscriptRecord } from '../../src/store/repos/transcript.js';
 import type { TestDaemon } from './daemon.js';
 import { EventReader, submit, type WireEvent } from './session-client.js';
@@ -53,6 +53,29 @@ export function generatedTurn(sessionId: string, n: number, at: number): NewTran
   ];
 }
 
+/** A plain thread session created at `createdAt` and closed by its client a millisecond later. */
+export function closedSessionRow(id: string, workspaceId: string, createdAt: number): SessionRow {
+  return {
+    id,
+    workspaceId,
+    scope: 'thread',
+    createdAt,
+    updatedAt: createdAt,
+    displayName: null,
+    titleSource: null,
+    prs: [],
+    modelId: null,
+    approvalMode: 'default',
+    sourceType: null,
+    sourceId: null,
+    worktree: null,
+    branch: null,
+    currentCwd: null,
+    closedAt: createdAt + 1,
+    closeReason: 'client_close',
+  };
+}
+
 /**
  * Stores a closed session with `turns` generated turns (6 records each) in the
  * daemon's own database, as if an earlier run had recorded it. Returns its id.
@@ -66,25 +89,7 @@ export function storeGeneratedSession(
   const sessionId = options.sessionId ?? randomUUID();
   const startAt = options.startAt ?? Date.now() - 1_000_000;
   const workspaceId = options.workspaceId ?? d.daemon.core.workspaces.primary().id;
-  new SqliteSessionRepository(db).insert({
-    id: sessionId,
-    workspaceId,
-    scope: 'thread',
-    createdAt: startAt,
-    updatedAt: startAt,
-    displayName: null,
-    titleSource: null,
-    prs: [],
-    modelId: null,
-    approvalMode: 'default',
-    sourceType: null,
-    sourceId: null,
-    worktree: null,
-    branch: null,
-    currentCwd: null,
-    closedAt: startAt + 1,
-    closeReason: 'client_close',
-  });
+  new SqliteSessionRepository(db).insert(closedSessionRow(sessionId, workspaceId, startAt));
   const transcript = new SqliteTranscriptRepository(db);
   const prompts = new SqlitePromptRepository(db);
   for (let n = 0; n < turns; n++) {

@@ -14,6 +14,7 @@ import { SqliteSessionRepository } from '../../../src/store/repos/sessions.js';
 import { SqliteTranscriptRepository } from '../../../src/store/repos/transcript.js';
 import { WorkspaceRegistry } from '../../../src/workspace/registry.js';
 import { ManualClock } from '../../support/events.js';
+import { closedSessionRow } from '../../support/history.js';
 import { removeDir, tempDir } from '../../support/tmp.js';
 
 /** A driver that only remembers what it was restored from (the restorer is under test, not the agent). */
@@ -109,25 +110,7 @@ describe('concurrent restores of one session', () => {
   function storedSession(): string {
     const id = randomUUID();
     const ws = new WorkspaceRegistry([workspace]).primary().id;
-    sessions.insert({
-      id,
-      workspaceId: ws,
-      scope: 'thread',
-      createdAt: 1,
-      updatedAt: 1,
-      displayName: null,
-      titleSource: null,
-      prs: [],
-      modelId: null,
-      approvalMode: 'default',
-      sourceType: null,
-      sourceId: null,
-      worktree: null,
-      branch: null,
-      currentCwd: null,
-      closedAt: 2,
-      closeReason: 'client_close',
-    });
+    sessions.insert(closedSessionRow(id, ws, 1));
     transcript.append([
       { sessionId: id, recordId: randomUUID(), kind: 'user_prompt', promptId: 'p', at: 1, data: { content: [{ type: 'text', text: 'hello' }] } },
       { sessionId: id, recordId: randomUUID(), kind: 'agent_message', promptId: 'p', at: 2, data: { text: 'hi there' } },
