@@ -32,10 +32,21 @@ export function secretsEqual(a: string, b: string): boolean {
  * channel and application tokens are minted here and stored only as hashes.
  */
 export class TokenService {
+  // Prepared once: `identify` runs on every request and upgrade that carries a bearer other than the owner's.
+  private readonly insertStmt;
+  private readonly byHashStmt;
+
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly ownerToken: string | null,
-  ) {}
+  ) {
+    this.insertStmt = db.prepare(
+      'INSERT INTO tokens (id, hash, scope, workspace_id, app_name, max_policy, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
+    this.byHashStmt = db.prepare(
+      'SELECT id, hash, scope, workspace_id, app_name, max_policy FROM tokens WHERE hash = ? AND revoked_at IS NULL',
+    );
+  }
 
   get hasOwnerToken(): boolean {
     return this.ownerToken !== null;
@@ -57,11 +68,7 @@ export class TokenService {
     const token = prefix + randomBytes(32).toString('base64url');
     const hash = sha256(token).toString('hex');
     const id = hash.slice(0, 12);
-    this.db
-      .prepare(
-        'INSERT INTO tokens (id, hash, scope, workspace_id, app_name, max_policy, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      )
-      .run(id, hash, row.scope, row.workspace_id, row.app_name, row.max_policy, now);
+    this.insertStmt.run(id, hash, row.scope, row.workspace_id, row.app_name, row.max_policy, now);
     return { id, token };
   }
 
@@ -70,9 +77,7 @@ export class TokenService {
     if (this.ownerToken !== null && secretsEqual(bearer, this.ownerToken)) return { scope: 'owner' };
     // Lookup by hash: the stored value is a digest, so the comparison leaks nothing about the token.
     const hash = sha256(bearer).toString('hex');
-    const row = this.db
-      .prepare('SELECT id, hash, scope, workspace_id, app_name, max_policy FROM tokens WHERE hash = ? AND revoked_at IS NULL')
-      .get(hash) as TokenRow | undefined;
+    const row = this.byHashStmt.get(hash) as TokenRow | undefined;
     if (!row) return null;
     if (row.scope === 'channel') return { scope: 'channel', tokenId: row.id, workspaceId: row.workspace_id! };
     return { scope: 'app', tokenId: row.id, appName: row.app_name!, maxPolicy: row.max_policy! };
