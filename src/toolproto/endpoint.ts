@@ -3,9 +3,8 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { APP_PING_INTERVAL_MS, MAX_FRAME_BYTES } from '../config/limits.js';
 import { asBerthError } from '../errors/index.js';
-import { errorBody } from '../http/errors.js';
 import type { SecurityContext } from '../http/security.js';
-import { rejectUpgrade, type UpgradeRoute } from '../http/upgrade.js';
+import { rejectUpgradeWithError, type UpgradeRoute } from '../http/upgrade.js';
 import type { Logger } from '../log.js';
 import { admitApplication, type WorkspaceBinder } from './auth.js';
 import type { ToolProtocolHost } from './host.js';
@@ -57,9 +56,7 @@ export function toolProtocolEndpoint(deps: ToolEndpointDeps): ToolEndpoint {
       deps.host.assertRoom();
       admission = admitApplication(request, deps.security, deps.bindWorkspace);
     } catch (err) {
-      const be = asBerthError(err);
-      const after = be.retryAfterSeconds;
-      rejectUpgrade(socket, be.status, errorBody(be), after !== undefined ? { 'Retry-After': String(after) } : {});
+      rejectUpgradeWithError(socket, asBerthError(err));
       return;
     }
     const { identity, workspaceId } = admission;
