@@ -16,6 +16,7 @@ import {
   type OwnerProcess,
   type SeenResult,
   type TempOwnerDirs,
+  type TurnPlans,
 } from '../support/gateway.js';
 
 /**
@@ -43,7 +44,7 @@ describe('a session on B works on A’s project through the gateway channel', { 
 
   test('reads, writes, patches, runs a command and polls its output on the owner’s disk', async () => {
     const last = (seen: SeenResult[]) => seen[seen.length - 1];
-    const plans = new Map<string, (seen: SeenResult[]) => ScriptedToolCall[] | null>([
+    const plans: TurnPlans = new Map([
       [
         'work on the project',
         (seen) => {

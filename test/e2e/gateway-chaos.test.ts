@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import type { ScriptedToolCall } from '../../src/devtools/scripted-model/index.js';
 import {
   channelToken,
   ownerDirs,
@@ -14,8 +13,8 @@ import {
   until,
   type GatewayHost,
   type OwnerProcess,
-  type SeenResult,
   type TempOwnerDirs,
+  type TurnPlans,
 } from '../support/gateway.js';
 import { ChannelProxy, seededRandom } from '../support/ws-proxy.js';
 
@@ -64,7 +63,7 @@ test('1,000 effectful calls under random socket cuts and A restarts: each effect
     return 'forward';
   };
 
-  const plans = new Map<string, (seen: SeenResult[]) => ScriptedToolCall[] | null>();
+  const plans: TurnPlans = new Map();
   for (let s = 1; s <= SESSIONS; s++) {
     plans.set(`append lines ${s}`, (seen) => {
       if (seen.length >= CALLS_PER_SESSION) return null;

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
-import type { ScriptedToolCall } from '../../src/devtools/scripted-model/index.js';
 import {
   channelToken,
   ownerDirs,
@@ -14,8 +13,8 @@ import {
   until,
   type GatewayHost,
   type OwnerProcess,
-  type SeenResult,
   type TempOwnerDirs,
+  type TurnPlans,
 } from '../support/gateway.js';
 import { ChannelProxy } from '../support/ws-proxy.js';
 
@@ -30,7 +29,7 @@ describe('effects happen once or are reported uncertain when A dies or the socke
   let token: string;
   const owners: OwnerProcess[] = [];
   const cleanups: Array<() => void | Promise<void>> = [];
-  const plans = new Map<string, (seen: SeenResult[]) => ScriptedToolCall[] | null>();
+  const plans: TurnPlans = new Map();
   const owner = (dirs: TempOwnerDirs, url: string) => {
     const o = spawnOwner({ url, token, project: dirs.project, home: dirs.home, args: ['--approve', 'critical'] });
     owners.push(o);

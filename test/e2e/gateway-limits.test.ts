@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import WebSocket from 'ws';
-import type { ScriptedToolCall } from '../../src/devtools/scripted-model/index.js';
 import {
   channelPathFor,
   channelToken,
@@ -15,7 +14,7 @@ import {
   until,
   type GatewayHost,
   type RawChannel,
-  type SeenResult,
+  type TurnPlans,
 } from '../support/gateway.js';
 
 /**
@@ -188,7 +187,7 @@ describe('gateway channel admission and limits', { timeout: 60_000 }, () => {
 
 describe('calls through one workspace’s channels', { timeout: 60_000 }, () => {
   let host: GatewayHost;
-  const plans = new Map<string, (seen: SeenResult[]) => ScriptedToolCall[] | null>();
+  const plans: TurnPlans = new Map();
   /** Prompt `read <label>` makes one read of `<label>.txt`, then ends the turn. */
   const readPrompt = (label: string) => {
     const prompt = `read ${label}`;

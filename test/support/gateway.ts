@@ -170,12 +170,15 @@ export interface SeenResult {
   readonly json: any;
 }
 
+/** Per prompt text: the next tool calls, given the tool results the model has seen since that prompt; null ends the turn. */
+export type TurnPlans = Map<string, (seen: SeenResult[]) => ScriptedToolCall[] | null>;
+
 /**
  * Scripts the model per prompt: `plans[prompt]` is called with the tool results
  * the model has seen since that prompt and returns the next tool calls, or
  * null to end the turn with a short answer.
  */
-export function scriptPlans(model: ScriptedModel, plans: Map<string, (seen: SeenResult[]) => ScriptedToolCall[] | null>): void {
+export function scriptPlans(model: ScriptedModel, plans: TurnPlans): void {
   model.setRule(({ body }) => {
     const messages: any[] = body.messages ?? [];
     let at = messages.length - 1;
