@@ -277,7 +277,6 @@ export class SessionManager {
     const bus = factories.createBus(options.lastEventId ? { lastEventId: options.lastEventId } : undefined);
     let session!: Session;
     const transcript = new TranscriptRecorder(init.id, stores.transcript, clock, log, () => {
-      session.recordingDegraded = true;
       session.publish({ type: 'session_recording_degraded', data: { sessionId: init.id, reason: 'write_failed' } });
     });
     if (!options.persisted) {

@@ -27,4 +27,6 @@ export type { SessionToolAccess as SessionTools } from '../tools/service.js';
 export interface TranscriptSink {
   observe(envelope: EventEnvelope): void;
   flush(): void;
+  /** True once a write failed (spec §7.6 `session_snapshot.recordingDegraded`). */
+  readonly recordingDegraded: boolean;
 }

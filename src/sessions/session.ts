@@ -40,7 +40,6 @@ export class Session {
   updatedAt: number | null = null;
   lastActivityAt: number;
   private closing = false;
-  private busClosed = false;
   private pumping = false;
 
   constructor(
@@ -84,9 +83,8 @@ export class Session {
    * After the terminal `session_closed` the bus is shut and late output is dropped.
    */
   publish(input: PublishInput): EventEnvelope | undefined {
-    if (this.busClosed) return undefined;
+    if (this.services.bus.isClosed) return undefined;
     const envelope = this.services.bus.publish(input);
-    if (input.type === 'session_closed' || input.type === 'session_died') this.busClosed = true;
     this.services.transcript.observe(envelope);
     return envelope;
   }
@@ -270,11 +268,9 @@ export class Session {
       sessionId: this.id,
       currentModelId: this.services.driver.state().models.currentModelId,
       currentApprovalMode: this.approvalMode,
-      recordingDegraded: this.recordingDegraded,
+      recordingDegraded: this.services.transcript.recordingDegraded,
     };
   }
-
-  recordingDegraded = false;
 
   // ── teardown ───────────────────────────────────────────────────────────────
 
