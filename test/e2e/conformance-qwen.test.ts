@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { SSE_HEARTBEAT } from '../../src/events/sse-encode.js';
 import { SSE_HEARTBEAT_MS } from '../../src/config/limits.js';
 import type { ScriptStep } from '../../src/devtools/scripted-model/index.js';
 import { RawStream } from '../support/sse-app.js';
-import { startStack, type Stack } from '../support/stack.js';
+import { stackPerSuite, type Stack } from '../support/stack.js';
 import { envelopesOf, layoutOf, parseSseText, ShapeComparison, type Envelope, type SseFrame } from '../support/wire-shape.js';
 import { QWEN_DIFFERENCES } from './qwen-differences.js';
 
@@ -57,12 +57,7 @@ const writeCall = (path: string, content: string): ScriptStep => ({
 
 describe('Berth speaks the event shapes of the qwen serve recordings', { timeout: 60_000 }, () => {
   let stack: Stack;
-
-  before(async () => {
-    stack = await startStack();
-  });
-  after(() => stack.close());
-  beforeEach(() => stack.model.reset());
+  stackPerSuite((started) => (stack = started));
 
   test('a text turn with reasoning (c-sse-text-turn): events, fields, SSE framing and stream headers', async () => {
     const { sessionId, clientId } = await createSession(stack, { sessionScope: 'thread' });

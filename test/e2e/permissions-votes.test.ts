@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { validatorFor } from '../../src/http/contract.js';
 import type { PermissionTimeoutOutcome } from '../../src/config/config.js';
-import { startStack, type Stack } from '../support/stack.js';
+import { writeReply } from '../support/model-script.js';
+import { startStack, stackPerSuite, type Stack } from '../support/stack.js';
 import { EventReader, newSession, optionOf, select, submit, type WireEvent } from '../support/session-client.js';
 import type { TestDaemon } from '../support/daemon.js';
 
@@ -12,11 +13,6 @@ import type { TestDaemon } from '../support/daemon.js';
 
 const errorShape = validatorFor('Error');
 const emptyObject = validatorFor('EmptyObject');
-
-const writeStep = (path: string, content = 'voted in') => ({
-  kind: 'reply' as const,
-  toolCalls: [{ name: 'workspace_write', arguments: { path, content, expectedSha256: null } }],
-});
 
 interface Pending {
   readonly sessionId: string;
@@ -31,7 +27,7 @@ async function pendingWrite(s: Stack, path: string, session?: { sessionId: strin
   const d = s.daemon;
   const { sessionId, clientId } = session ?? (await newSession(d));
   const events = await EventReader.open(d, sessionId, { lastEventId: null });
-  s.model.enqueue(writeStep(path), { kind: 'reply', text: 'finished' });
+  s.model.enqueue(writeReply(path, 'voted in'), { kind: 'reply', text: 'finished' });
   const { promptId } = (await submit(d, sessionId, `write ${path}`, {}, { 'x-qwen-client-id': clientId })).body;
   const request = await events.type('permission_request', (e) => e.promptId === promptId);
   return { sessionId, clientId, promptId, request, events };
@@ -42,12 +38,10 @@ const toolMessages = (s: Stack): string => JSON.stringify(s.model.completions().
 describe('permission votes (spec §9)', () => {
   let s: Stack;
   let d: TestDaemon;
-  before(async () => {
-    s = await startStack();
-    d = s.daemon;
+  stackPerSuite((stack) => {
+    s = stack;
+    d = stack.daemon;
   });
-  beforeEach(() => s.model.reset());
-  after(() => s.close());
 
   it('asks with an object toolCall and ACP options; an allow vote answers 200 {} and the tool runs', async () => {
     const p = await pendingWrite(s, 'allowed.txt');
@@ -215,7 +209,7 @@ describe('permission votes (spec §9)', () => {
     await d.json('POST', `/session/${first.sessionId}/permission/${first.request.data.requestId}`, select(optionOf(first.request, 'allow_always')));
     await first.events.terminal(first.promptId);
     const events = await EventReader.open(d, first.sessionId, { lastEventId: null });
-    s.model.enqueue(writeStep('always-2.txt'), { kind: 'reply', text: 'again' });
+    s.model.enqueue(writeReply('always-2.txt', 'voted in'), { kind: 'reply', text: 'again' });
     const second = (await submit(d, first.sessionId, 'write another')).body.promptId;
     await events.terminal(second);
     assert.equal(events.seen.some((e) => e.type === 'permission_request'), false, 'allow_always: not asked again');
@@ -227,7 +221,7 @@ describe('permission votes (spec §9)', () => {
     await d.json('POST', `/session/${other.sessionId}/permission/${other.request.data.requestId}`, select(optionOf(other.request, 'reject_always')));
     await other.events.terminal(other.promptId);
     const again = await EventReader.open(d, other.sessionId, { lastEventId: null });
-    s.model.enqueue(writeStep('never-2.txt'), { kind: 'reply', text: 'refused' });
+    s.model.enqueue(writeReply('never-2.txt', 'voted in'), { kind: 'reply', text: 'refused' });
     const third = (await submit(d, other.sessionId, 'try once more')).body.promptId;
     await again.terminal(third);
     assert.equal(again.seen.some((e) => e.type === 'permission_request'), false, 'reject_always: not asked again');

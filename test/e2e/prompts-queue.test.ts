@@ -1,27 +1,17 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { validatorFor } from '../../src/http/contract.js';
-import { startStack, type Stack } from '../support/stack.js';
+import { chatRequestIndex, writeReply } from '../support/model-script.js';
+import { stackPerSuite, type Stack } from '../support/stack.js';
 import { eventually, EventReader, newSession, select, submit, type WireEvent } from '../support/session-client.js';
 import type { TestDaemon } from '../support/daemon.js';
 
 /** The per-session prompt FIFO over raw HTTP (spec §6): admission, order, pending prompts, cancel, one terminal per prompt. */
 
-const writeCall = (path: string) => ({
-  kind: 'reply' as const,
-  toolCalls: [{ name: 'workspace_write', arguments: { path, content: 'x', expectedSha256: null } }],
-});
-
 const terminals = (events: readonly WireEvent[], promptId: string) =>
   events.filter((e) => (e.type === 'turn_complete' || e.type === 'turn_error') && e.data.promptId === promptId);
-
-/** The index (among all recorded model requests) of the latest chat request, once there are `n` of them. */
-async function latestChat(s: Stack, n: number): Promise<number> {
-  const chats = await s.model.waitForRequests(n, '/chat/completions');
-  return s.model.requests.indexOf(chats[n - 1]!);
-}
 
 /** Whether a process whose command line contains `marker` is alive (Linux /proc). */
 function processAlive(marker: string): boolean {
@@ -38,13 +28,10 @@ function processAlive(marker: string): boolean {
 describe('prompt admission and the FIFO (spec §6.1, §6.4)', () => {
   let s: Stack;
   let d: TestDaemon;
-  before(async () => {
-    s = await startStack();
-    d = s.daemon;
+  stackPerSuite((stack) => {
+    s = stack;
+    d = stack.daemon;
   });
-  // Each test scripts its own model replies; nothing one test left unused may leak into the next.
-  beforeEach(() => s.model.reset());
-  after(() => s.close());
 
   it('admits with 202 {promptId, lastEventId, eventEpoch}; every event of the turn comes after lastEventId', async () => {
     const { sessionId, clientId } = await newSession(d, { approvalMode: 'yolo' });
@@ -77,7 +64,7 @@ describe('prompt admission and the FIFO (spec §6.1, §6.4)', () => {
     const { sessionId, clientId } = await newSession(d);
     const as = { 'x-qwen-client-id': clientId };
     const events = await EventReader.open(d, sessionId);
-    s.model.enqueue(writeCall('fifo.txt'), { kind: 'reply', text: 'A done' });
+    s.model.enqueue(writeReply('fifo.txt', 'x'), { kind: 'reply', text: 'A done' });
     const a = (await submit(d, sessionId, 'A', {}, as)).body.promptId;
     const request = await events.type('permission_request');
     const b = (await submit(d, sessionId, 'B', {}, as)).body.promptId;
@@ -123,7 +110,7 @@ describe('prompt admission and the FIFO (spec §6.1, §6.4)', () => {
     const waiting = await newSession(d);
     const busy = await newSession(d);
     const wEvents = await EventReader.open(d, waiting.sessionId);
-    s.model.enqueue(writeCall('wait.txt'), { kind: 'reply', text: 'after the vote' });
+    s.model.enqueue(writeReply('wait.txt', 'x'), { kind: 'reply', text: 'after the vote' });
     const held = (await submit(d, waiting.sessionId, 'needs a vote')).body.promptId;
     const request = await wEvents.type('permission_request');
     const bEvents = await EventReader.open(d, busy.sessionId);
@@ -140,20 +127,17 @@ describe('prompt admission and the FIFO (spec §6.1, §6.4)', () => {
 describe('cancel (spec §6.3)', () => {
   let s: Stack;
   let d: TestDaemon;
-  before(async () => {
-    s = await startStack();
-    d = s.daemon;
+  stackPerSuite((stack) => {
+    s = stack;
+    d = stack.daemon;
   });
-  // Each test scripts its own model replies; nothing one test left unused may leak into the next.
-  beforeEach(() => s.model.reset());
-  after(() => s.close());
 
   it('cancels only the running prompt: the model request is aborted, the turn ends cancelled, the queued prompt then runs', async () => {
     const { sessionId, clientId } = await newSession(d);
     const events = await EventReader.open(d, sessionId);
     s.model.enqueue({ kind: 'hang', text: 'working…' });
     const running = (await submit(d, sessionId, 'long')).body.promptId;
-    const index = await latestChat(s, 1);
+    const index = await chatRequestIndex(s.model, 0);
     const queued = (await submit(d, sessionId, 'after')).body.promptId;
     await events.type('pending_prompt_added');
 
@@ -192,7 +176,7 @@ describe('cancel (spec §6.3)', () => {
   it('resolves the running turn’s pending permission request as cancelled, and the tool never runs', async () => {
     const { sessionId } = await newSession(d);
     const events = await EventReader.open(d, sessionId);
-    s.model.enqueue(writeCall('cancelled.txt'));
+    s.model.enqueue(writeReply('cancelled.txt', 'x'));
     const { promptId } = (await submit(d, sessionId, 'write then stop')).body;
     const request = await events.type('permission_request');
     assert.equal((await d.json('POST', `/session/${sessionId}/cancel`, {})).status, 204);
@@ -219,7 +203,7 @@ describe('cancel (spec §6.3)', () => {
       (e) => e.type === 'session_update' && e.data.update.sessionUpdate === 'tool_call_update' && e.data.update.status === 'completed',
     );
     assert.equal(started.data.update.rawOutput.running, true);
-    await latestChat(s, 2);
+    await chatRequestIndex(s.model, 1);
     assert.equal(processAlive(marker), true, 'the command runs after its tool call returned');
     assert.equal((await d.json('POST', `/session/${sessionId}/cancel`, {})).status, 204);
     assert.equal((await events.terminal(promptId)).data.stopReason, 'cancelled');

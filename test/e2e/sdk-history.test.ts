@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { DaemonHttpError, DaemonSessionClient, type DaemonClient, type DaemonEvent } from '@qwen-code/sdk/daemon';
 import { storeGeneratedSession } from '../support/history.js';
 import { EventLog, sdkClient, text } from '../support/sdk.js';
-import { startStack, type Stack } from '../support/stack.js';
+import { stackPerSuite, type Stack } from '../support/stack.js';
 
 /**
  * Issue 4 acceptance through the official `@qwen-code/sdk` client: it loads,
@@ -17,12 +17,10 @@ describe('the official SDK restores and reads history', { timeout: 60_000 }, () 
   let stack: Stack;
   let client: DaemonClient;
 
-  before(async () => {
-    stack = await startStack();
-    client = sdkClient(stack);
+  stackPerSuite((started) => {
+    stack = started;
+    client = sdkClient(started);
   });
-  after(() => stack.close());
-  beforeEach(() => stack.model.reset());
 
   /** A session with one finished turn, closed through the SDK. */
   async function closedSession(prompt: string, answer: string): Promise<string> {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import {
   DaemonSessionClient,
   asKnownDaemonEvent,
@@ -10,7 +10,7 @@ import {
   type DaemonEvent,
 } from '@qwen-code/sdk/daemon';
 import type { ScriptStep } from '../../src/devtools/scripted-model/index.js';
-import { startStack, type Stack } from '../support/stack.js';
+import { stackPerSuite, type Stack } from '../support/stack.js';
 import { EventLog, ofType, sdkClient, text, update } from '../support/sdk.js';
 
 /**
@@ -46,12 +46,10 @@ describe('the official SDK answers permission requests', { timeout: 60_000 }, ()
   const thread = () => DaemonSessionClient.createOrAttach(client, { workspaceCwd: stack.daemon.workspace, sessionScope: 'thread' });
   const file = (rel: string) => join(stack.daemon.workspace, rel);
 
-  before(async () => {
-    stack = await startStack();
-    client = sdkClient(stack);
+  stackPerSuite((started) => {
+    stack = started;
+    client = sdkClient(started);
   });
-  after(() => stack.close());
-  beforeEach(() => stack.model.reset());
 
   test('allow once: the request reaches the reducer, the vote lets the write happen, the request leaves the reducer', async () => {
     const s = await thread();

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import {
   DaemonClient,
   DaemonPendingPromptLimitError,
@@ -7,7 +7,7 @@ import {
   isNonBlockingAccepted,
   type DaemonEvent,
 } from '@qwen-code/sdk/daemon';
-import { startStack, type Stack } from '../support/stack.js';
+import { stackPerSuite, type Stack } from '../support/stack.js';
 import { EventLog, ofType, sdkClient, terminalOf, text, update } from '../support/sdk.js';
 
 /**
@@ -35,12 +35,10 @@ describe('the official SDK prompts a session', { timeout: 60_000 }, () => {
   const thread = (c: DaemonClient = client) =>
     DaemonSessionClient.createOrAttach(c, { workspaceCwd: stack.daemon.workspace, sessionScope: 'thread' });
 
-  before(async () => {
-    stack = await startStack();
-    client = sdkClient(stack);
+  stackPerSuite((started) => {
+    stack = started;
+    client = sdkClient(started);
   });
-  after(() => stack.close());
-  beforeEach(() => stack.model.reset());
 
   test('DaemonClient.prompt resolves with end_turn, and the turn on the stream is the echo, the reasoning, the text and the terminal', async () => {
     const s = await thread();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import {
   DaemonHttpError,
   DaemonSessionClient,
@@ -9,7 +9,7 @@ import {
   reduceDaemonSessionEvents,
   type DaemonClient,
 } from '@qwen-code/sdk/daemon';
-import { SCRIPTED_MODELS, SCRIPTED_SERVICE, startStack, type Stack } from '../support/stack.js';
+import { SCRIPTED_MODELS, SCRIPTED_SERVICE, stackPerSuite, type Stack } from '../support/stack.js';
 import { EventLog, ofType, sdkClient, text } from '../support/sdk.js';
 
 /**
@@ -52,12 +52,10 @@ describe('the official SDK drives sessions', { timeout: 60_000 }, () => {
   let client: DaemonClient;
   const thread = () => DaemonSessionClient.createOrAttach(client, { workspaceCwd: stack.daemon.workspace, sessionScope: 'thread' });
 
-  before(async () => {
-    stack = await startStack();
-    client = sdkClient(stack);
+  stackPerSuite((started) => {
+    stack = started;
+    client = sdkClient(started);
   });
-  after(() => stack.close());
-  beforeEach(() => stack.model.reset());
 
   test('health answers ok and capabilities advertise every feature the SDK preflights', async () => {
     assert.deepEqual(await client.health(), { status: 'ok' });

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, beforeEach, describe, it } from 'node:test';
-import { startStack, type Stack } from '../support/stack.js';
+import { describe, it } from 'node:test';
+import { stackPerSuite, type Stack } from '../support/stack.js';
 import { EventReader, newSession, select, submit, type WireEvent } from '../support/session-client.js';
 import type { TestDaemon } from '../support/daemon.js';
 
@@ -54,12 +54,13 @@ const offeredTools = (s: Stack): string[] => (s.model.completions().at(-1)!.tool
 describe('approval modes (spec §5.1; Berth default asks before every write and critical call)', () => {
   let s: Stack;
   let d: TestDaemon;
-  before(async () => {
-    s = await startStack({ files: { 'existing.txt': 'old\n' } });
-    d = s.daemon;
-  });
-  beforeEach(() => s.model.reset());
-  after(() => s.close());
+  stackPerSuite(
+    (stack) => {
+      s = stack;
+      d = stack.daemon;
+    },
+    { files: { 'existing.txt': 'old\n' } },
+  );
 
   it('plan hides every write and critical tool from the model and the guard refuses a write it calls anyway', async () => {
     const { sessionId } = await newSession(d, { approvalMode: 'plan' });

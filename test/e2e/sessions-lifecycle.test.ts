@@ -1,33 +1,20 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { validatorFor } from '../../src/http/contract.js';
-import { startStack, type Stack } from '../support/stack.js';
+import { chatRequestIndex, writeReply } from '../support/model-script.js';
+import { stackPerSuite, type Stack } from '../support/stack.js';
 import { EventReader, newSession, select, submit, type WireEvent } from '../support/session-client.js';
 import type { TestDaemon } from '../support/daemon.js';
 
 /** Close, heartbeat, metadata, model, status and context of a live session over raw HTTP (spec §5.2, §5.5-§5.9). */
 
-const writeCall = (path: string, content = 'hi') => ({
-  kind: 'reply' as const,
-  toolCalls: [{ name: 'workspace_write', arguments: { path, content, expectedSha256: null } }],
-});
-
-/** The index of the n-th chat request (0-based) among every request the scripted model recorded. */
-async function chatRequestIndex(s: Stack, n: number): Promise<number> {
-  const chats = await s.model.waitForRequests(n + 1, '/chat/completions');
-  return s.model.requests.indexOf(chats[n]!);
-}
-
 describe('session lifecycle routes (spec §5)', () => {
   let s: Stack;
   let d: TestDaemon;
-  before(async () => {
-    s = await startStack();
-    d = s.daemon;
+  stackPerSuite((stack) => {
+    s = stack;
+    d = stack.daemon;
   });
-  // Each test scripts its own model replies; nothing one test left unused may leak into the next.
-  beforeEach(() => s.model.reset());
-  after(() => s.close());
 
   it('closes with 204: running and queued prompts end in turn_error session_closed, session_closed ends the stream, then 404', async () => {
     const { sessionId, clientId } = await newSession(d);
@@ -36,7 +23,7 @@ describe('session lifecycle routes (spec §5)', () => {
     s.model.enqueue({ kind: 'hang', text: 'thinking…' });
     const running = (await submit(d, sessionId, 'long job', {}, as)).body.promptId;
     const queued = (await submit(d, sessionId, 'next job', {}, as)).body.promptId;
-    const index = await chatRequestIndex(s, 0);
+    const index = await chatRequestIndex(s.model, 0);
     await events.type('pending_prompt_added', (e) => e.promptId === queued);
 
     const closed = await d.json('DELETE', `/session/${sessionId}`, undefined, as);
@@ -65,7 +52,7 @@ describe('session lifecycle routes (spec §5)', () => {
   it('closing resolves a pending permission request as cancelled', async () => {
     const { sessionId } = await newSession(d);
     const events = await EventReader.open(d, sessionId);
-    s.model.enqueue(writeCall('never.txt'));
+    s.model.enqueue(writeReply('never.txt', 'hi'));
     await submit(d, sessionId, 'write something');
     const request = await events.type('permission_request');
     assert.equal((await d.json('DELETE', `/session/${sessionId}`)).status, 204);
@@ -187,7 +174,7 @@ describe('session lifecycle routes (spec §5)', () => {
     const summary = validatorFor('SessionSummary');
     const { sessionId, clientId } = await newSession(d, { sourceType: 'ide', sourceId: 'vscode-1' });
     const events = await EventReader.open(d, sessionId);
-    s.model.enqueue(writeCall('notes.txt', 'remember this'), { kind: 'reply', text: 'written' });
+    s.model.enqueue(writeReply('notes.txt', 'remember this'), { kind: 'reply', text: 'written' });
     const { promptId } = (await submit(d, sessionId, 'take a note', {}, { 'x-qwen-client-id': clientId })).body;
     const request = await events.type('permission_request');
 

@@ -1,3 +1,4 @@
+import { after, before, beforeEach } from 'node:test';
 import { startScriptedModel, type ScriptedModel } from '../../src/devtools/scripted-model/index.js';
 import { startTestDaemon, type TestDaemon, type TestDaemonOptions } from './daemon.js';
 
@@ -39,4 +40,20 @@ export async function startStack(options: TestDaemonOptions = {}): Promise<Stack
       await model.close();
     },
   };
+}
+
+/**
+ * One stack for the tests of a `describe` block: started before the first,
+ * closed after the last, and the scripted model reset before each test — each
+ * test scripts its own replies, and nothing one test left unused may leak into
+ * the next. `use` is handed the stack once it started.
+ */
+export function stackPerSuite(use: (stack: Stack) => void, options: TestDaemonOptions = {}): void {
+  let stack: Stack | undefined;
+  before(async () => {
+    stack = await startStack(options);
+    use(stack);
+  });
+  beforeEach(() => stack!.model.reset());
+  after(() => stack?.close());
 }
