@@ -13,8 +13,6 @@ export const OPENAPI: {
   components: { schemas: Record<string, object> };
 } = JSON.parse(readFileSync(new URL('../../contract/openapi.json', import.meta.url), 'utf8'));
 
-export type SchemaName = keyof typeof OPENAPI.components.schemas & string;
-
 const ajv = new Ajv({ strict: false, allErrors: false, validateFormats: false });
 for (const [name, schema] of Object.entries(OPENAPI.components.schemas)) {
   ajv.addSchema(rewriteRefs(schema) as object, name);

@@ -7,10 +7,6 @@ export const TABS_SEND_TOOL = 'tabs_send';
 export const TABS_INBOX_TOOL = 'tabs_inbox';
 
 /** Seed 004 Kind: whether anyone waits on the receiver, and how to answer. */
-export function senderWaits(kind: MessageKind): boolean {
-  return kind === 'question' || kind === 'task';
-}
-
 function howToAnswer(kind: MessageKind, fromTab: number): string {
   const tab = `tab "${fromTab}"`;
   switch (kind) {
