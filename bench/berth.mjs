@@ -4,8 +4,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startDaemonProcess } from './lib/daemon-process.mjs';
-import { waitFor200 } from './lib/http-client.mjs';
+import { startTimedDaemon } from './lib/timed-daemon.mjs';
 import { modelEnv } from './lib/model-ids.mjs';
 
 /**
@@ -27,8 +26,7 @@ export async function startBerth({ workspace, scratch, modelUrl, nodeArgs = [], 
   }
   const home = join(scratch, 'berth-home');
   mkdirSync(home, { recursive: true });
-  const started = process.hrtime.bigint();
-  const proc = await startDaemonProcess({
+  return startTimedDaemon('berth', {
     name: 'berth',
     command: process.execPath,
     args: [...nodeArgs, bin, 'serve', '--port', '0', '--workspace', workspace, '--home', home, ...extraArgs],
@@ -36,13 +34,4 @@ export async function startBerth({ workspace, scratch, modelUrl, nodeArgs = [], 
     env: { ...process.env, ...modelEnv(modelUrl) },
     ready: /berth listening on (http:\/\/\S+)/,
   });
-  const listenMs = Number(process.hrtime.bigint() - started) / 1e6;
-  return {
-    ...proc,
-    label: 'berth',
-    /** hrtime (bigint) just before spawn: what "daemon start → …" times are measured from. */
-    startedAt: started,
-    listenMs,
-    ready: () => waitFor200(`${proc.url}/health?deep=1`),
-  };
 }

@@ -4,10 +4,9 @@
 // scripted model, `--hostname 127.0.0.1 --port 0 --workspace <ws> --no-web`, cwd = the workspace.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startDaemonProcess } from './lib/daemon-process.mjs';
-import { waitFor200 } from './lib/http-client.mjs';
 import { MODEL_ID, MODEL_IDS, modelEnv } from './lib/model-ids.mjs';
 import { ensurePeer } from './lib/peer-install.mjs';
+import { startTimedDaemon } from './lib/timed-daemon.mjs';
 
 /**
  * Settings as in INDEX.md: openai auth, two models on the scripted server, and the per-turn
@@ -38,8 +37,7 @@ export async function startPeer({ workspace, scratch, modelUrl, nodeArgs = [] })
   const home = join(scratch, 'peer-home');
   mkdirSync(join(home, '.qwen'), { recursive: true });
   writeFileSync(join(home, '.qwen', 'settings.json'), JSON.stringify(peerSettings(modelUrl), null, 2) + '\n');
-  const started = process.hrtime.bigint();
-  const proc = await startDaemonProcess({
+  return startTimedDaemon('qwen serve 0.24.4', {
     name: 'qwen serve',
     command: process.execPath,
     args: [...nodeArgs, entry, 'serve', '--hostname', '127.0.0.1', '--port', '0', '--workspace', workspace, '--no-web'],
@@ -55,13 +53,4 @@ export async function startPeer({ workspace, scratch, modelUrl, nodeArgs = [] })
     },
     ready: /qwen serve listening on (http:\/\/\S+)/,
   });
-  const listenMs = Number(process.hrtime.bigint() - started) / 1e6;
-  return {
-    ...proc,
-    label: 'qwen serve 0.24.4',
-    /** hrtime (bigint) just before spawn: what "daemon start → …" times are measured from. */
-    startedAt: started,
-    listenMs,
-    ready: () => waitFor200(`${proc.url}/health?deep=1`),
-  };
 }
