@@ -22,6 +22,7 @@ export function advertisedLimits(config: Config): Record<string, unknown> {
     maxReplayBytes: L.MAX_REPLAY_BYTES,
     sseHeartbeatMs: L.SSE_HEARTBEAT_MS,
     maxPendingPermissionsPerSession: L.MAX_PENDING_PERMISSIONS,
+    maxClientsPerSession: L.MAX_CLIENTS_PER_SESSION,
     permissionTimeoutMs: config.permissionTimeoutMs,
     promptDeadlineMs: config.promptDeadlineMs,
     sessionIdleTimeoutMs: config.sessionIdleTimeoutMs,

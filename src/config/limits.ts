@@ -203,6 +203,12 @@ export const SSE_END_GRACE_MS = 10_000;
 export const MAX_PENDING_PERMISSIONS = 64;
 /** spec §9.3: resolved request ids remembered for `permission_already_resolved`. */
 export const RESOLVED_PERMISSIONS_REMEMBERED = 512;
+/**
+ * spec §2.6: client ids registered on one session at once. Every attach without a registered id mints one,
+ * so a shared session attached again and again would otherwise hold every id it ever issued; past this the
+ * least recently used id is dropped (its holder's next call gets `invalid_client_id` and the SDK re-attaches).
+ */
+export const MAX_CLIENTS_PER_SESSION = 1024;
 /** Tool-calling rounds the built-in agent may take in one turn before it stops. */
 export const DEFAULT_MAX_TURN_ITERATIONS = 50;
 /** spec §10.1: transcript page size default and maximum. */

@@ -1,3 +1,4 @@
+import { MAX_CLIENTS_PER_SESSION } from '../config/limits.js';
 import { BerthError } from '../errors/index.js';
 import { newClientId } from './ids.js';
 
@@ -11,6 +12,8 @@ interface ClientEntry {
  * mints `client_<uuid>` unless the caller presented an id already registered
  * here, which is reused; an unregistered id presented on a session route is
  * `invalid_client_id` (the SDK's self-heal depends on exactly that).
+ * At most MAX_CLIENTS_PER_SESSION ids are held; the map is kept in order of last use, so
+ * the one dropped to make room is the least recently used.
  */
 export class ClientRegistry {
   private readonly clients = new Map<string, ClientEntry>();
@@ -19,7 +22,7 @@ export class ClientRegistry {
 
   attach(requested: string | undefined, now: number): string {
     if (requested !== undefined) {
-      const existing = this.clients.get(requested);
+      const existing = this.used(requested);
       if (existing) {
         existing.registrations += 1;
         existing.lastSeenAt = now;
@@ -27,6 +30,7 @@ export class ClientRegistry {
       }
     }
     const id = newClientId();
+    if (this.clients.size >= MAX_CLIENTS_PER_SESSION) this.clients.delete(this.clients.keys().next().value!);
     this.clients.set(id, { registrations: 1, lastSeenAt: now });
     return id;
   }
@@ -37,7 +41,7 @@ export class ClientRegistry {
 
   /** Throws `invalid_client_id` for a well-formed id that is not registered on this session. */
   require(clientId: string | undefined): void {
-    if (clientId === undefined || this.clients.has(clientId)) return;
+    if (clientId === undefined || this.used(clientId)) return;
     throw new BerthError(
       'invalid_client_id',
       `Client id "${clientId}" is not registered for session ${this.sessionId}`,
@@ -46,8 +50,18 @@ export class ClientRegistry {
   }
 
   touch(clientId: string, now: number): void {
-    const c = this.clients.get(clientId);
+    const c = this.used(clientId);
     if (c) c.lastSeenAt = now;
+  }
+
+  /** The entry of a registered id, moved to the most recently used end. */
+  private used(clientId: string): ClientEntry | undefined {
+    const entry = this.clients.get(clientId);
+    if (entry) {
+      this.clients.delete(clientId);
+      this.clients.set(clientId, entry);
+    }
+    return entry;
   }
 
   get count(): number {
