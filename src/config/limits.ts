@@ -94,6 +94,8 @@ export const MODULE_SOCKET_PATH_MAX_BYTES = 103;
 /** `berth msg` and other clients give up on an answer after this long (the daemon answers in milliseconds). */
 export const MODULE_CLIENT_TIMEOUT_MS = 10_000;
 
+/** A workspace path longer than this is refused before it touches the file system (Linux PATH_MAX). */
+export const MAX_PATH_CHARS = 4096;
 /** design.md Limits: a directory listing returns at most this many entries. */
 export const MAX_LIST_ENTRIES = 2000;
 /** spec §11.2: client-API text and byte windows are at most 256 KiB. */
@@ -164,6 +166,12 @@ export const MAX_PAGE_TEXT_BYTES = 256 * 1024;
 
 /** spec §6.1: prompts admitted but not settled, per session (running + queued). */
 export const DEFAULT_MAX_PENDING_PROMPTS = 5;
+/** spec §6.1: qwen refuses a prompt with more non-text (image, audio, resource) blocks than this. */
+export const MAX_PROMPT_MEDIA_BLOCKS = 256;
+/** spec §5.6: a display name is cut to this many UTF-16 code units before it is checked. */
+export const MAX_DISPLAY_NAME_UNITS = 256;
+/** A session keeps at most this many bound pull requests (spec §5.6); the oldest drop out first. */
+export const MAX_SESSION_PRS = 20;
 /** spec §1: JSON bodies above this size are refused with 413. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 /**

@@ -1,3 +1,4 @@
+import { MAX_DISPLAY_NAME_UNITS, MAX_SESSION_PRS } from '../config/limits.js';
 import { BerthError } from '../errors/index.js';
 
 /** A pull request bound to a session (OpenAPI `SessionPr`). */
@@ -8,10 +9,6 @@ export interface SessionPr {
   readonly issues?: readonly { number: number; url: string; state?: string }[];
 }
 
-/** A session keeps at most this many bound pull requests; the oldest drop out first. */
-export const MAX_SESSION_PRS = 20;
-/** spec §5.6: names are cut to this many UTF-16 code units before they are checked. */
-export const MAX_DISPLAY_NAME_UNITS = 256;
 
 const CONTROL = /[\u0000-\u001F\u007F]/;
 

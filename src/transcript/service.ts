@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import { MAX_TRANSCRIPT_LIMIT } from '../config/limits.js';
+import { DEFAULT_TRANSCRIPT_LIMIT, MAX_TRANSCRIPT_LIMIT } from '../config/limits.js';
 import { BerthError } from '../errors/index.js';
 import { buildExportDocument, renderExport, type ExportFormat, type RenderedExport } from '../export/index.js';
 import { isSessionId } from '../sessions/ids.js';
@@ -70,7 +70,7 @@ export class TranscriptService {
   turnIndex(id: string, q: { snapshot?: string; start?: string; limit?: string }): Record<string, unknown> {
     const row = this.session(id);
     const start = q.start === undefined ? 0 : /^\d{1,9}$/.test(q.start) ? Number(q.start) : NaN;
-    const limit = q.limit === undefined ? 100 : /^\d{1,3}$/.test(q.limit) ? Number(q.limit) : NaN;
+    const limit = q.limit === undefined ? DEFAULT_TRANSCRIPT_LIMIT : /^\d{1,3}$/.test(q.limit) ? Number(q.limit) : NaN;
     if (!Number.isSafeInteger(start)) throw new BerthError('invalid_request', '`start` must be a non-negative integer', { field: 'start' });
     if (!(limit >= 1 && limit <= MAX_TRANSCRIPT_LIMIT)) {
       throw new BerthError('invalid_transcript_limit', `\`limit\` must be between 1 and ${MAX_TRANSCRIPT_LIMIT}`, {

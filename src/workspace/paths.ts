@@ -1,5 +1,6 @@
 import { lstat, realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { MAX_PATH_CHARS } from '../config/limits.js';
 import { BerthError } from '../errors/index.js';
 
 /** A path proven to lie inside a workspace root. */
@@ -16,8 +17,6 @@ export interface ConfineOptions {
   /** Accept a path whose final components do not exist yet (writes that create files). */
   readonly allowMissing?: boolean;
 }
-
-const MAX_PATH_CHARS = 4096;
 
 /** True when `child` is `root` or below it. Both must be absolute and normalized. */
 export function isInside(root: string, child: string): boolean {

@@ -1,4 +1,5 @@
 import type { ContentBlock } from '../../agents/driver.js';
+import { MAX_PROMPT_MEDIA_BLOCKS } from '../../config/limits.js';
 import type { Core } from '../../core.js';
 import { BerthError } from '../../errors/index.js';
 import { pendingPrompts } from '../../sessions/views.js';
@@ -6,8 +7,6 @@ import { clientIdOf } from '../client-id.js';
 import type { HttpModule } from '../module.js';
 import { objectBody, param } from '../params.js';
 
-/** qwen caps non-text blocks per prompt at this many (spec §6.1). */
-const MAX_MEDIA_BLOCKS = 256;
 
 interface PromptBody {
   prompt: ContentBlock[];
@@ -34,8 +33,8 @@ function parsePrompt(body: unknown): PromptBody {
     if (t.type === 'text' && typeof t.text !== 'string') {
       throw new BerthError('invalid_prompt', `prompt[${i}] is a text block without a string \`text\``, { field: `prompt.${i}.text` });
     }
-    if (t.type !== 'text' && ++media > MAX_MEDIA_BLOCKS) {
-      throw new BerthError('invalid_prompt', `a prompt may hold at most ${MAX_MEDIA_BLOCKS} non-text blocks`);
+    if (t.type !== 'text' && ++media > MAX_PROMPT_MEDIA_BLOCKS) {
+      throw new BerthError('invalid_prompt', `a prompt may hold at most ${MAX_PROMPT_MEDIA_BLOCKS} non-text blocks`);
     }
   }
   if (b.deadlineMs !== undefined && (!Number.isSafeInteger(b.deadlineMs) || (b.deadlineMs as number) < 1)) {
