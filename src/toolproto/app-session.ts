@@ -160,6 +160,9 @@ export class ApplicationSession implements ApplicationLink {
   }
 
   private publish(indexed: readonly IndexedTool[]): void {
+    // A replaced connection may still finish a refresh it had started (its answer was on the way when
+    // the close went out); its catalog and link must not overwrite the newer connection's.
+    if (this.superseded) return;
     const { identity, registry, workspaceId, log } = this.deps;
     const above = indexed.filter((t) => !policyAllows(identity.maxPolicy, t.definition.policy as Policy));
     if (above.length > 0) {
