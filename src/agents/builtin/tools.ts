@@ -26,12 +26,8 @@ function wireNameFor(name: string, taken: Set<string>): string {
   return candidate;
 }
 
-/** Converted once per tool list (the session hands the same array while its guard is unchanged). */
-const cache = new WeakMap<readonly ToolDefinition[], ModelTools>();
-
+/** The tool list of one turn as function tools (about 10 µs for the builtins, so it is not cached). */
 export function modelTools(definitions: readonly ToolDefinition[]): ModelTools {
-  const cached = cache.get(definitions);
-  if (cached) return cached;
   const taken = new Set<string>([PLAN_TOOL_NAME]);
   const back = new Map<string, string>();
   const tools: OpenAI.Chat.ChatCompletionTool[] = [];
@@ -47,7 +43,5 @@ export function modelTools(definitions: readonly ToolDefinition[]): ModelTools {
     });
   }
   tools.push(PLAN_TOOL);
-  const result: ModelTools = { tools, toolName: (wire) => back.get(wire) ?? wire };
-  cache.set(definitions, result);
-  return result;
+  return { tools, toolName: (wire) => back.get(wire) ?? wire };
 }
