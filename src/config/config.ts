@@ -138,7 +138,7 @@ function validate(c: Config): void {
   int('--max-pending-prompts-per-session', c.maxPendingPromptsPerSession, 1, 10_000);
   int('--event-ring-size', c.eventRingSize, 1, L.MAX_EVENT_RING_SIZE);
   int('--session-idle-timeout-ms', c.sessionIdleTimeoutMs, 0);
-  int('--session-reap-interval-ms', c.sessionReapIntervalMs, 10);
+  int('--session-reap-interval-ms', c.sessionReapIntervalMs, 10, L.MAX_TIMER_MS);
   int('--max-turn-iterations', c.maxTurnIterations, 1, 10_000);
   int('--max-channels', c.maxChannels, 1, 10_000);
   int('--max-channels-per-token', c.maxChannelsPerToken, 1, 10_000);
@@ -146,8 +146,8 @@ function validate(c: Config): void {
   int('--max-frame-bytes', c.maxFrameBytes, 1024, 64 * 1024 * 1024);
   int('--channel-wait-ms', c.channelWaitMs, 1, 24 * 3600 * 1000);
   if (c.maxSessions !== null) int('--max-sessions', c.maxSessions, 1, 100_000);
-  if (c.promptDeadlineMs !== null) int('--prompt-deadline-ms', c.promptDeadlineMs, 1);
-  if (c.permissionTimeoutMs !== null) int('--permission-timeout-ms', c.permissionTimeoutMs, 1);
+  if (c.promptDeadlineMs !== null) int('--prompt-deadline-ms', c.promptDeadlineMs, 1, L.MAX_TIMER_MS);
+  if (c.permissionTimeoutMs !== null) int('--permission-timeout-ms', c.permissionTimeoutMs, 1, L.MAX_TIMER_MS);
   if (!['reject', 'allow', 'cancel'].includes(c.permissionTimeoutOutcome)) {
     throw new ConfigError('--permission-timeout-outcome must be reject, allow or cancel');
   }

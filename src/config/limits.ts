@@ -164,6 +164,11 @@ export const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024;
 /** Extracted text of one PDF page is cut (and reported `truncated`) past this many UTF-8 bytes. */
 export const MAX_PAGE_TEXT_BYTES = 256 * 1024;
 
+/**
+ * The longest delay a Node timer waits: past 2^31 - 1 ms it fires after 1 ms instead (TimeoutOverflowWarning),
+ * so every configured duration that becomes a timer (deadlines, permission timeouts, the reap interval) stops here.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
 /** spec §6.1: prompts admitted but not settled, per session (running + queued). */
 export const DEFAULT_MAX_PENDING_PROMPTS = 5;
 /** spec §6.1: qwen refuses a prompt with more non-text (image, audio, resource) blocks than this. */
