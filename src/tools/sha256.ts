@@ -17,9 +17,10 @@ const nodeCrypto: NodeCrypto | undefined = (() => {
   }
 })();
 
-export function sha256Hex(text: string): string {
-  if (nodeCrypto) return nodeCrypto.createHash('sha256').update(text, 'utf8').digest('hex');
-  return portableSha256Hex(new TextEncoder().encode(text));
+/** Of a string, its UTF-8 bytes; of bytes (a file's content), the bytes themselves. */
+export function sha256Hex(data: string | Uint8Array): string {
+  if (nodeCrypto) return nodeCrypto.createHash('sha256').update(data).digest('hex');
+  return portableSha256Hex(typeof data === 'string' ? new TextEncoder().encode(data) : data);
 }
 
 /** FIPS 180-4 §4.2.2: the first 32 bits of the fractional parts of the cube roots of the first 64 primes. */

@@ -5,7 +5,8 @@ import { expectedSha256, invalid, requiredString } from './args.js';
 import { replaceFile } from './replace-file.js';
 import { seedToolDefinition } from './seed-tools.js';
 import { utf8Decode } from './utf8.js';
-import { localWorkspaceOf, readWholeToolFile, sha256Hex, staleHash } from './workspace-files.js';
+import { sha256Hex } from '../sha256.js';
+import { localWorkspaceOf, readWholeToolFile, staleHash } from './workspace-files.js';
 
 /**
  * `workspace_patch` (seed 000): replace exactly one occurrence of `oldText`.

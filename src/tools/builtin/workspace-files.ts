@@ -99,10 +99,6 @@ export async function regularFileStats(abs: string, rel: string): Promise<Stats>
   return st;
 }
 
-export function sha256Hex(data: Buffer | string): string {
-  return createHash('sha256').update(data).digest('hex');
-}
-
 /**
  * SHA-256 (64 lowercase hex) of a whole file, streamed so memory stays flat.
  * Files above `maxBytes` are refused rather than hashed for minutes.

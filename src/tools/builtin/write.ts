@@ -8,7 +8,8 @@ import { expectedSha256, requiredString } from './args.js';
 import { mapWorkspaceError } from '../../workspace/fs-errors.js';
 import { fileExists, replaceFile } from './replace-file.js';
 import { seedToolDefinition } from './seed-tools.js';
-import { confineToolPath, localWorkspaceOf, regularFileStats, sha256Hex, staleHash } from './workspace-files.js';
+import { sha256Hex } from '../sha256.js';
+import { confineToolPath, localWorkspaceOf, regularFileStats, staleHash } from './workspace-files.js';
 
 /**
  * `workspace_write` (seed 000): create or replace a UTF-8 file. `expectedSha256`
