@@ -63,11 +63,7 @@ export function recoverInterrupted(stores: {
     if (started) interruptedTurns += 1;
     else unstartedPrompts += 1;
   }
-  let lostSessions = 0;
-  for (const row of stores.sessions.listAll()) {
-    if (row.closedAt !== null) continue;
-    stores.sessions.update(row.id, { closedAt: now, closeReason: DAEMON_LOST }, now);
-    lostSessions += 1;
-  }
+  // One statement, not a read of every session ever stored: start-up time must not grow with history.
+  const lostSessions = stores.sessions.closeAllOpen(DAEMON_LOST, now);
   return { interruptedTurns, unstartedPrompts, lostSessions };
 }

@@ -32,6 +32,8 @@ export interface SessionRepository {
   update(id: string, patch: SessionPatch, now: number): void;
   listByWorkspace(workspaceId: string): SessionRow[];
   listAll(): SessionRow[];
+  /** Marks every session not yet closed as closed at `now` for `reason`; returns how many. */
+  closeAllOpen(reason: string, now: number): number;
 }
 
 interface Raw {
@@ -91,6 +93,7 @@ const COLUMNS: Record<keyof SessionPatch, string> = {
 export class SqliteSessionRepository implements SessionRepository {
   private readonly insertStmt;
   private readonly getStmt;
+  private readonly closeOpenStmt;
 
   constructor(private readonly db: Db) {
     this.insertStmt = db.prepare(
@@ -100,6 +103,7 @@ export class SqliteSessionRepository implements SessionRepository {
          @model_id, @approval_mode, @source_type, @source_id, @worktree, @branch, @current_cwd, @closed_at, @close_reason)`,
     );
     this.getStmt = db.prepare('SELECT * FROM sessions WHERE id = ?');
+    this.closeOpenStmt = db.prepare('UPDATE sessions SET closed_at = ?, close_reason = ?, updated_at = ? WHERE closed_at IS NULL');
   }
 
   insert(row: SessionRow): void {
@@ -148,5 +152,9 @@ export class SqliteSessionRepository implements SessionRepository {
 
   listAll(): SessionRow[] {
     return (this.db.prepare('SELECT * FROM sessions ORDER BY created_at').all() as Raw[]).map(fromRaw);
+  }
+
+  closeAllOpen(reason: string, now: number): number {
+    return this.closeOpenStmt.run(now, reason, now).changes;
   }
 }
