@@ -124,7 +124,7 @@ describe('benchmark daemon processes', () => {
     assert.equal(isRunning(grandchild), false);
   });
 
-  it('fails with the daemon output when it exits before listening', async () => {
+  it('fails with the daemon output when it exits before it is ready', async () => {
     const { startDaemonProcess } = await load('lib/daemon-process.mjs');
     await assert.rejects(
       startDaemonProcess({
@@ -134,7 +134,7 @@ describe('benchmark daemon processes', () => {
         env: process.env,
         ready: /listening on (\S+)/,
       }),
-      /broken exited \(code 3\) before listening[\s\S]*no config/,
+      /broken exited \(code 3\) before it was ready[\s\S]*no config/,
     );
   });
 });
