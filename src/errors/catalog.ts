@@ -28,7 +28,6 @@ export const ERROR_CATALOG = spec({
   invalid_request: { status: 400, message: 'The request does not match the contract' },
   body_too_large: { status: 413, message: 'Request body too large' },
   route_not_found: { status: 404, message: 'No such route' },
-  method_not_allowed: { status: 405, message: 'Method not allowed' },
 
   // ── auth and browser checks (§2) ────────────────────────────────────────
   unauthorized: { status: 401, message: 'Unauthorized' },
@@ -61,7 +60,6 @@ export const ERROR_CATALOG = spec({
   invalid_metadata: { status: 400, message: 'Invalid session metadata' },
   invalid_model_id: { status: 400, message: '`modelId` is required and must be a non-empty string' },
   model_not_found: { status: 404, message: 'Unknown model' },
-  model_switch_conflict: { status: 409, message: 'The model cannot be switched now' },
   restore_in_progress: {
     status: 409,
     message: 'Another restore of this session is in progress',
@@ -106,14 +104,12 @@ export const ERROR_CATALOG = spec({
   },
   session_closed: { status: 410, message: 'The session was closed' },
   daemon_shutdown: { status: 503, message: 'The daemon is shutting down', retryable: true },
-  turn_interrupted: { status: 500, message: 'The turn was interrupted by a daemon restart' },
   model_not_configured: {
     status: 503,
     message: 'No model is configured',
     errorKind: 'invalid_config',
   },
   model_error: { status: 502, message: 'The model request failed', errorKind: 'model_stream_interrupted' },
-  max_iterations: { status: 500, message: 'The turn reached its tool-call iteration cap', errorKind: 'loop_detected' },
 
   // ── events (§7) ─────────────────────────────────────────────────────────
   invalid_max_queued: { status: 400, message: 'maxQueued must be an integer from 16 to 2048' },
