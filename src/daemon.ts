@@ -11,6 +11,7 @@ import { HealthRegistry } from './health.js';
 import { createHttpServer } from './http/server.js';
 import { dispatchUpgrade, type UpgradeRoute } from './http/upgrade.js';
 import { createLogger, type Logger } from './log.js';
+import { lockHome, type HomeLock } from './main/home-lock.js';
 import { MessagingService, messagingTools } from './messaging/index.js';
 import { startModuleSockets } from './modules/index.js';
 import { sessionCounters } from './sessions/counters.js';
@@ -53,8 +54,21 @@ export interface Daemon {
   readonly closed: Promise<void>;
 }
 
-/** The composition root: builds the core from the configuration, then starts every face on it. */
+/**
+ * The composition root: builds the core from the configuration, then starts every face on it.
+ * Takes the home first (issue 11): a second daemon on a held home is refused before it touches anything.
+ */
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
+  const lock = lockHome(options.config.home);
+  try {
+    return await startOnLockedHome(options, lock);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
+
+async function startOnLockedHome(options: DaemonOptions, lock: HomeLock): Promise<Daemon> {
   const { config } = options;
   const log = options.log ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
@@ -192,6 +206,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   boundPort = (app.server.address() as AddressInfo).port;
   const host = config.hostname.includes(':') ? `[${config.hostname}]` : config.hostname;
   const url = `http://${host}:${boundPort}`;
+  lock.announce(url);
   log.info({ url, workspaces: workspaces.list().map((w) => w.id), home: config.home }, 'berth listening');
 
   let closing: Promise<void> | undefined;
@@ -209,6 +224,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       }
       await app.close().catch((err: unknown) => log.warn({ err }, 'http close failed'));
       store.close();
+      lock.release();
       log.info('berth stopped');
       log.flush?.();
       resolveClosed();
