@@ -75,7 +75,7 @@ async function startOnLockedHome(options: DaemonOptions, lock: HomeLock): Promis
   const shutdownSteps: Array<() => Promise<void> | void> = [];
 
   const store = openStore(config.home);
-  const workspaces = new WorkspaceRegistry(config.workspaces, config.remoteWorkspaces);
+  const workspaces = new WorkspaceRegistry(config.workspaces, config.remoteWorkspaces, config.allowWorkspaceRoots);
   const tokens = new TokenService(store.db, config.token);
   const health = new HealthRegistry();
   const models = new ModelServices(config.modelServices, {

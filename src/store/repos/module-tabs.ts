@@ -15,6 +15,8 @@ export interface ModuleTabRepository {
   hasToken(sessionId: string): boolean;
   /** Makes `hash` speak for each of `sessionIds`, after dropping what they held before. */
   replaceTokens(hash: string, sessionIds: readonly string[], now: number): void;
+  /** Makes `hash` speak for `sessionId` as well; the tokens it held keep working. */
+  addToken(hash: string, sessionId: string, now: number): void;
 }
 
 export class SqliteModuleTabRepository implements ModuleTabRepository {
@@ -56,6 +58,10 @@ export class SqliteModuleTabRepository implements ModuleTabRepository {
 
   hasToken(sessionId: string): boolean {
     return this.hasTokenStmt.get(sessionId) !== undefined;
+  }
+
+  addToken(hash: string, sessionId: string, now: number): void {
+    this.insertTokenStmt.run(hash, sessionId, now);
   }
 
   replaceTokens(hash: string, sessionIds: readonly string[], now: number): void {
