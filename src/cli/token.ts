@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { existsSync, writeFileSync } from 'node:fs';
 import { ConfigError, defaultHome } from '../config/config.js';
-import { REMOTE_WORKSPACE_ID } from '../gateway/frames.js';
+import { REMOTE_WORKSPACE_ID } from '../protocol/gateway/frames.js';
 import { openStore } from '../store/db.js';
 import { TokenService, type Policy } from '../tokens/tokens.js';
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { realpathSync, statSync } from 'node:fs';
 import { basename, isAbsolute, resolve, sep } from 'node:path';
-import { BerthError } from '../errors/index.js';
+import { BerthError } from '../protocol/errors/index.js';
 import type { LocalWorkspace, RemoteWorkspace, Workspace } from './types.js';
 
 export function workspaceIdFor(root: string): string {
