@@ -223,6 +223,9 @@ test('every command of the README quick start and usage sections runs as written
     assert.match(readFileSync(tokenFile, 'utf8'), /^berth_app_\S+\n$/);
     assert.doesNotMatch(ran.get('npx berth token create --app notes --max-policy write --out notes.token')!, /berth_app_/);
     assert.ok(ran.has('node --import tsx examples/notes-app.ts --url http://127.0.0.1:4170 --token-file notes.token'));
+    // What `npm ci` built answers `import('berth')` (the package's "." export), from the copy itself.
+    const imported = await shell.run(`cd ${JSON.stringify(clone)} && node --input-type=module -e "const m = await import('berth'); console.log(typeof m.startDaemon)"`);
+    assert.equal(imported.output.trim(), 'function', imported.output);
   } finally {
     for (const b of background.reverse()) {
       if (b.child.exitCode === null && b.child.signalCode === null) b.child.kill('SIGTERM');
