@@ -18,12 +18,8 @@ import { SessionManager } from './sessions/manager.js';
 import { startIdleReaper } from './sessions/reaper.js';
 import { recoverInterrupted } from './sessions/recovery.js';
 import { SessionRestorer } from './sessions/restore.js';
-import { openStore } from './store/db.js';
-import { SqliteModuleInboxRepository } from './store/repos/module-inbox.js';
-import { SqliteModuleTabRepository } from './store/repos/module-tabs.js';
-import { SqlitePromptRepository } from './store/repos/prompts.js';
-import { SqliteSessionRepository } from './store/repos/sessions.js';
-import { SqliteTranscriptRepository } from './store/repos/transcript.js';
+import { sqliteRepositories } from './main/repositories.js';
+import { openStore, type Store } from './store/db.js';
 import { TokenService } from './tokens/tokens.js';
 import { transcriptSecret } from './transcript/secret.js';
 import { TranscriptService } from './transcript/service.js';
@@ -45,6 +41,8 @@ export interface DaemonOptions {
 /** A running daemon: its core, its bound address, and one idempotent teardown. */
 export interface Daemon {
   readonly core: Core;
+  /** The open store: for tests and tools that inspect what was persisted (faces get repositories, never this). */
+  readonly store: Store;
   readonly port: number;
   readonly url: string;
   /** Closes sockets, sessions and the store; safe to call more than once. */
@@ -61,8 +59,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const shutdownSteps: Array<() => Promise<void> | void> = [];
 
   const store = openStore(config.home);
+  const repos = sqliteRepositories(store.db);
   const workspaces = new WorkspaceRegistry(config.workspaces, config.remoteWorkspaces);
-  const tokens = new TokenService(store.db, config.token);
+  const tokens = new TokenService(repos.tokens, config.token);
   const health = new HealthRegistry();
   const models = new ModelServices(config.modelServices, {
     clock,
@@ -70,23 +69,23 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     // Discovery failure is not fatal (the service keeps its default model); say so once per attempt.
     onDiscoveryFailed: (modelServiceId, error) => log.warn({ modelServiceId, error }, 'model discovery failed'),
   });
-  const tools = new ToolService({ journal: openReceiptJournal(store.db, clock.now()), clock });
+  const tools = new ToolService({ journal: openReceiptJournal(repos.receipts, clock.now()), clock });
   const commands = new CommandManager({ clock });
   const localTools = localWorkspaceTools({ commands });
   tools.setHostTools('local', () => localTools);
   const messaging = new MessagingService({
     clock,
     log,
-    tabs: new SqliteModuleTabRepository(store.db),
-    inbox: new SqliteModuleInboxRepository(store.db),
+    tabs: repos.moduleTabs,
+    inbox: repos.moduleInbox,
   });
   const moduleTools = messagingTools(messaging);
   tools.setSessionTools(() => moduleTools);
   const eventStats = new EventBusStats();
   const sessionStores = {
-    sessions: new SqliteSessionRepository(store.db),
-    transcript: new SqliteTranscriptRepository(store.db),
-    prompts: new SqlitePromptRepository(store.db),
+    sessions: repos.sessions,
+    transcript: repos.transcript,
+    prompts: repos.prompts,
   };
   // Before anything can run: settle what a crashed (or stopped) predecessor left open (issue 4).
   const recovered = recoverInterrupted({ ...sessionStores, clock });
@@ -130,7 +129,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const restorer = new SessionRestorer({ manager: sessions, stores: sessionStores, workspaces, clock, log });
   const transcripts = new TranscriptService({
     stores: sessionStores,
-    tokens: new TranscriptTokens(transcriptSecret(store.db)),
+    tokens: new TranscriptTokens(transcriptSecret(repos.meta)),
     clock,
     workspaces,
   });
@@ -139,7 +138,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     config,
     log,
     clock,
-    store,
     tokens,
     workspaces,
     health,
@@ -170,7 +168,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const app = createHttpServer(core, () => boundPort);
   const upgradeRoutes: UpgradeRoute[] = [];
   // Seed 000: remote workspaces run their tools through the gateway channels their owners dial in.
-  const gateway = createGatewayHost(core, localTools, () => boundPort);
+  const gateway = createGatewayHost(core, { workspaceTools: localTools, journal: repos.gatewayCalls }, () => boundPort);
   upgradeRoutes.push(gateway.route);
   core.onShutdown(() => gateway.shutdown());
   // Seed 003: applications connect with an app token and publish their tools into the workspace they bind to.
@@ -216,5 +214,5 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     return closing;
   };
 
-  return { core, port: boundPort, url, close, closed };
+  return { core, store, port: boundPort, url, close, closed };
 }

@@ -1,5 +1,4 @@
-import type { SessionRow } from '../store/repos/sessions.js';
-import type { TranscriptRecord } from '../store/repos/transcript.js';
+import type { SessionHead, TranscriptRecord } from '../transcript/records.js';
 
 /**
  * A persisted session as one readable document (spec §10.2): what every export
@@ -100,7 +99,7 @@ function outputText(d: Data): string {
 }
 
 export function buildExportDocument(input: {
-  readonly row: SessionRow;
+  readonly row: SessionHead;
   readonly records: readonly TranscriptRecord[];
   readonly cwd: string | null;
   readonly now: number;

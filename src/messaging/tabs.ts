@@ -1,6 +1,6 @@
 import { splitClientModelId } from '../agents/models/model-id.js';
 import type { Session } from '../sessions/session.js';
-import type { ModuleTabRepository } from '../store/repos/module-tabs.js';
+import type { ModuleTabRepository } from './records.js';
 
 /**
  * How a tab's messages reach its agent: `prompt` — offered as its next prompt

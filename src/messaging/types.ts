@@ -1,12 +1,11 @@
-import type { MessageKind } from '../store/repos/module-inbox.js';
-
-export type { MessageKind };
-
 /**
  * The module protocol's shapes (seed 004): what a tab asks, and what Berth
  * answers. Field names and meanings are the seed's; Berth adds `code` to a
  * refusal (a catalogue code a script can branch on) and `sentAt` to a message.
  */
+
+/** The kinds of seed 004 (`Kind`); `info` when a question names none. */
+export type MessageKind = 'info' | 'question' | 'task' | 'report' | 'answer';
 
 /** Seed 004 `Kind`, in the order the seed lists them. */
 export const KINDS: readonly MessageKind[] = ['info', 'question', 'task', 'report', 'answer'];

@@ -1,4 +1,4 @@
-import type { SessionRow } from '../store/repos/sessions.js';
+import type { SessionRow } from './records.js';
 import type { Workspace } from '../workspace/types.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();

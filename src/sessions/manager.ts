@@ -3,9 +3,8 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config/config.js';
 import { BerthError } from '../errors/index.js';
 import type { Logger } from '../log.js';
-import type { PromptRepository } from '../store/repos/prompts.js';
-import type { SessionRepository } from '../store/repos/sessions.js';
-import type { TranscriptRepository } from '../store/repos/transcript.js';
+import type { PromptRepository, SessionRepository, SessionRow } from './records.js';
+import type { TranscriptRepository } from '../transcript/records.js';
 import type { WorkspaceRegistry } from '../workspace/registry.js';
 import type { Workspace } from '../workspace/types.js';
 import { DEFAULT_APPROVAL_MODE, parseApprovalMode, type ApprovalMode } from './approval.js';
@@ -104,6 +103,14 @@ export class SessionManager {
 
   find(id: string): Session | undefined {
     return this.live.get(id.toLowerCase());
+  }
+
+  /** Every stored session, oldest first, and whether it is live now (`GET /sessions`). */
+  stored(): { readonly row: SessionRow; readonly live: boolean }[] {
+    return this.deps.stores.sessions.listAll().map((row) => {
+      const live = this.live.get(row.id);
+      return { row, live: live !== undefined && !live.closed };
+    });
   }
 
   /** The live session, or 404 `session_not_found`. */

@@ -1,4 +1,4 @@
-import type { PromptRow } from '../store/repos/prompts.js';
+import type { PromptRow } from './records.js';
 import type { RestoreOutcome } from './restore.js';
 import { sessionBody } from './views.js';
 
@@ -8,8 +8,8 @@ import { sessionBody } from './views.js';
  * with, the replay snapshot (load only) and the settled prompts' outcomes from
  * the durable ledger.
  */
-export function restoredSessionBody(outcome: RestoreOutcome, settled: readonly PromptRow[]): Record<string, unknown> {
-  const { session, replay } = outcome;
+export function restoredSessionBody(outcome: RestoreOutcome): Record<string, unknown> {
+  const { session, replay, settled } = outcome;
   const unreadable = replay ? replay.compactedReplay.unreadable + replay.liveJournal.unreadable : 0;
   const terminals = settled.map(promptTerminal);
   return {

@@ -3,8 +3,8 @@ import type { Clock } from '../clock.js';
 import { DEFAULT_COMPACTED_REPLAY_RECORDS, MAX_COMPACTED_REPLAY_BYTES } from '../config/limits.js';
 import { BerthError } from '../errors/index.js';
 import type { Logger } from '../log.js';
-import type { SessionRow } from '../store/repos/sessions.js';
-import type { TranscriptRecord } from '../store/repos/transcript.js';
+import type { TranscriptRecord } from '../transcript/records.js';
+import type { PromptRow, SessionRow } from './records.js';
 import { replayWindow, type ReplayWindow } from '../transcript/window.js';
 import type { WorkspaceRegistry } from '../workspace/registry.js';
 import type { Workspace } from '../workspace/types.js';
@@ -43,6 +43,8 @@ export interface RestoreOutcome {
   readonly lastEventId: number;
   readonly replay?: RestoredReplay;
   readonly artifactWarnings: readonly string[];
+  /** The durable outcomes of the session's settled prompts, oldest first (spec §5.3 `promptTerminals`). */
+  readonly settled: readonly PromptRow[];
 }
 
 interface Underway {
@@ -73,6 +75,11 @@ export class SessionRestorer {
   ) {}
 
   async restore(req: RestoreRequest): Promise<RestoreOutcome> {
+    const outcome = await this.restoreLive(req);
+    return { ...outcome, settled: this.deps.stores.prompts.settled(outcome.session.id) };
+  }
+
+  private async restoreLive(req: RestoreRequest): Promise<Omit<RestoreOutcome, 'settled'>> {
     const id = this.normalize(req.sessionId);
     if (req.approvalMode !== undefined) parseApprovalMode(req.approvalMode);
     if (req.cwd !== undefined && req.cwd !== '') this.checkWorkspace(id, req.cwd);
@@ -151,7 +158,7 @@ export class SessionRestorer {
     return ws?.kind === 'local' ? ws.root : workspaceId;
   }
 
-  private attach(session: Session, req: RestoreRequest): RestoreOutcome {
+  private attach(session: Session, req: RestoreRequest): Omit<RestoreOutcome, 'settled'> {
     if (session.closed) throw notFound(session.id);
     const now = this.deps.clock.now();
     const clientId = session.clients.attach(req.requestedClientId, now);

@@ -2,19 +2,15 @@ import type { Clock } from '../clock.js';
 import { DEFAULT_TRANSCRIPT_LIMIT, MAX_TRANSCRIPT_LIMIT } from '../config/limits.js';
 import { BerthError } from '../errors/index.js';
 import { buildExportDocument, renderExport, type ExportFormat, type RenderedExport } from '../export/index.js';
-import { isSessionId } from '../sessions/ids.js';
-import type { PromptRepository, PromptRow } from '../store/repos/prompts.js';
-import type { SessionRepository, SessionRow } from '../store/repos/sessions.js';
-import type { TranscriptRecord, TranscriptRepository } from '../store/repos/transcript.js';
+import type { SessionHead, SessionHeads, TranscriptRecord, TranscriptRepository } from './records.js';
 import type { PageQuery } from './page-query.js';
 import { TranscriptPages, type PageContext } from './pages.js';
 import type { TranscriptTokens } from './tokens.js';
 import type { WorkspaceRegistry } from '../workspace/registry.js';
 
 export interface TranscriptStores {
-  readonly sessions: SessionRepository;
+  readonly sessions: SessionHeads;
   readonly transcript: TranscriptRepository;
-  readonly prompts: PromptRepository;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -44,19 +40,12 @@ export class TranscriptService {
     this.pages = new TranscriptPages(deps.stores.transcript, deps.tokens);
   }
 
-  /** The durable outcomes of a session's settled prompts (spec §5.3 `promptTerminals`). */
-  settledPrompts(id: string): PromptRow[] {
-    return this.stores.prompts.settled(id);
-  }
-
-  /** Every stored session, oldest first (live ones included; the face says which are live). */
-  list(): readonly SessionRow[] {
-    return this.stores.sessions.listAll();
-  }
-
-  /** The stored session, or 404 `session_not_found` (also for an id that is not a session id at all). */
-  session(id: string): SessionRow {
-    const row = isSessionId(id) ? this.stores.sessions.get(id.toLowerCase()) : undefined;
+  /**
+   * The stored session, or 404 `session_not_found` (also for an id that is not a session id at all:
+   * only session ids are ever stored, so the lookup itself refuses it).
+   */
+  session(id: string): SessionHead {
+    const row = this.stores.sessions.get(id.toLowerCase());
     if (!row) throw new BerthError('session_not_found', `No session with id "${id}"`, { sessionId: id });
     return row;
   }
@@ -108,7 +97,7 @@ export class TranscriptService {
     return renderExport(doc, format);
   }
 
-  private context(row: SessionRow): PageContext {
+  private context(row: SessionHead): PageContext {
     const last = this.stores.transcript.lastSeq(row.id);
     const lastAt = last > 0 ? (this.stores.transcript.range(row.id, last, last + 1)[0]?.at ?? 0) : 0;
     return { sessionId: row.id, startTime: iso(row.createdAt), lastUpdated: iso(Math.max(row.updatedAt, lastAt)) };

@@ -3,7 +3,7 @@ import type { Clock } from '../../clock.js';
 import { GATEWAY_JOURNAL_RETENTION_MS } from '../../config/limits.js';
 import { BerthError } from '../../errors/index.js';
 import type { Logger } from '../../log.js';
-import type { GatewayCallRepository } from '../../store/repos/gateway-calls.js';
+import type { GatewayCallRepository } from './call-journal.js';
 import { encodeFrame, GATEWAY_PROTOCOL, type ResultFrame } from '../frames.js';
 import type { Channel, ChannelLink, OutgoingCall } from './outgoing-call.js';
 import { WorkspaceLine } from './workspace-line.js';

@@ -1,7 +1,7 @@
 import type { Core } from '../../core.js';
 import type { UpgradeRoute } from '../../http/upgrade.js';
-import { SqliteGatewayCallRepository } from '../../store/repos/gateway-calls.js';
 import type { ToolDefinition } from '../../tools/types.js';
+import type { GatewayCallRepository } from './call-journal.js';
 import { channelUpgradeRoute } from './channel-route.js';
 import { ChannelHub } from './hub.js';
 import { remoteWorkspaceTools } from './remote-tools.js';
@@ -22,7 +22,12 @@ export interface GatewayHost {
  * tools (`workspaceTools`: the local builtins' definitions) running through
  * their channels, `/health?deep=1` gets the channel counters.
  */
-export function createGatewayHost(core: Core, workspaceTools: readonly ToolDefinition[], boundPort: () => number): GatewayHost {
+export function createGatewayHost(
+  core: Core,
+  parts: { readonly workspaceTools: readonly ToolDefinition[]; readonly journal: GatewayCallRepository },
+  boundPort: () => number,
+): GatewayHost {
+  const { workspaceTools, journal } = parts;
   const { config } = core;
   const intentions = new Map<string, string>();
   for (const ws of core.workspaces.list()) {
@@ -37,7 +42,7 @@ export function createGatewayHost(core: Core, workspaceTools: readonly ToolDefin
       channelWaitMs: config.channelWaitMs,
     },
     intentions,
-    journal: new SqliteGatewayCallRepository(core.store.db),
+    journal,
     clock: core.clock,
     log: core.log,
   });

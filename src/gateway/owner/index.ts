@@ -2,6 +2,7 @@ import { systemClock, type Clock } from '../../clock.js';
 import { ConfigError } from '../../config/config.js';
 import { GATEWAY_SHUTDOWN_GRACE_MS, MAX_FRAME_BYTES } from '../../config/limits.js';
 import type { Logger } from '../../log.js';
+import { sqliteRepositories } from '../../main/repositories.js';
 import { openStore } from '../../store/db.js';
 import { TokenService } from '../../tokens/tokens.js';
 import { startApplicationListener } from '../../toolproto/listener.js';
@@ -60,15 +61,16 @@ export function startOwner(options: OwnerOptions): RunningOwner {
   const url = channelUrl(options.hostUrl, options.workspaceId);
   const clock = options.clock ?? systemClock;
   const store = openStore(options.home);
+  const repos = sqliteRepositories(store.db);
   let pin;
   try {
-    pin = pinProject(store.db, options.workspaceId, options.project, options.intention);
+    pin = pinProject(repos.meta, options.workspaceId, options.project, options.intention);
   } catch (err) {
     store.close();
     throw err;
   }
   const commands = new CommandManager({ clock });
-  const tools = new ToolService({ journal: openReceiptJournal(store.db, clock.now()), clock });
+  const tools = new ToolService({ journal: openReceiptJournal(repos.receipts, clock.now()), clock });
   const localTools = localWorkspaceTools({ commands });
   tools.setHostTools('local', () => localTools);
   const applications = options.toolsListen
@@ -76,7 +78,7 @@ export function startOwner(options: OwnerOptions): RunningOwner {
         ...options.toolsListen,
         registry: tools.applications,
         workspaceId: pin.workspace.id,
-        tokens: new TokenService(store.db, null),
+        tokens: new TokenService(repos.tokens, null),
         clock,
         log: options.log,
       }).then(

@@ -87,7 +87,7 @@ export const historyModule: HttpModule = {
         ...body,
         ...(requestedClientId ? { requestedClientId } : {}),
       });
-      return restoredSessionBody(outcome, core.transcripts.settledPrompts(outcome.session.id));
+      return restoredSessionBody(outcome);
     };
     app.post('/session/:id/load', restore('load'));
     app.post('/session/:id/resume', restore('resume'));
@@ -122,10 +122,7 @@ export const historyModule: HttpModule = {
     });
 
     app.get('/sessions', async () => ({
-      sessions: core.transcripts.list().map((row) => {
-        const live = core.sessions.find(row.id);
-        return sessionListEntry(row, live !== undefined && !live.closed, core.workspaces.byId(row.workspaceId));
-      }),
+      sessions: core.sessions.stored().map(({ row, live }) => sessionListEntry(row, live, core.workspaces.byId(row.workspaceId))),
     }));
   },
 };

@@ -9,13 +9,13 @@ import { silentLogger } from '../../../src/log.js';
 import { SessionManager } from '../../../src/sessions/manager.js';
 import { SessionRestorer } from '../../../src/sessions/restore.js';
 import { openStore, type Store } from '../../../src/store/db.js';
-import { SqlitePromptRepository } from '../../../src/store/repos/prompts.js';
 import { SqliteSessionRepository } from '../../../src/store/repos/sessions.js';
 import { SqliteTranscriptRepository } from '../../../src/store/repos/transcript.js';
 import { WorkspaceRegistry } from '../../../src/workspace/registry.js';
 import { ManualClock } from '../../support/events.js';
 import { closedSessionRow } from '../../support/history.js';
 import { removeDir, tempDir } from '../../support/tmp.js';
+import { sqliteRepositories } from '../../../src/main/repositories.js';
 
 /** A driver that only remembers what it was restored from (the restorer is under test, not the agent). */
 class RememberingDriver implements AgentDriver {
@@ -75,7 +75,7 @@ describe('concurrent restores of one session', () => {
     const workspaces = new WorkspaceRegistry(config.workspaces);
     sessions = new SqliteSessionRepository(store.db);
     transcript = new SqliteTranscriptRepository(store.db);
-    const stores = { sessions, transcript, prompts: new SqlitePromptRepository(store.db) };
+    const stores = { sessions, transcript, prompts: sqliteRepositories(store.db).prompts };
     const log = silentLogger();
     const manager = new SessionManager({
       config,
