@@ -17,7 +17,6 @@ import { sessionCounters } from './sessions/counters.js';
 import { SessionManager } from './sessions/manager.js';
 import { startIdleReaper } from './sessions/reaper.js';
 import { recoverInterrupted } from './sessions/recovery.js';
-import { SessionRestorer } from './sessions/restore.js';
 import { sqliteRepositories } from './main/repositories.js';
 import { openStore, type Store } from './store/db.js';
 import { TokenService } from './tokens/tokens.js';
@@ -126,7 +125,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     },
   });
   health.contribute(() => sessionCounters(sessions.list(), clock.now()));
-  const restorer = new SessionRestorer({ manager: sessions, stores: sessionStores, workspaces, clock, log });
   const transcripts = new TranscriptService({
     stores: sessionStores,
     tokens: new TranscriptTokens(transcriptSecret(repos.meta)),
@@ -144,7 +142,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     models,
     tools,
     sessions,
-    restorer,
     transcripts,
     messaging,
     eventStats,

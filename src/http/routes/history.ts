@@ -4,14 +4,14 @@ import type { Core } from '../../core.js';
 import { BerthError } from '../../errors/index.js';
 import { EXPORT_CSP } from '../../export/html.js';
 import { parseExportFormat } from '../../export/index.js';
-import { sessionListEntry } from '../../sessions/listing.js';
 import type { RestoreAction } from '../../sessions/restore.js';
-import { restoredSessionBody } from '../../sessions/restore-view.js';
 import { parsePageQuery } from '../../transcript/page-query.js';
 import { clientIdOf } from '../client-id.js';
 import { parseBody } from '../contract.js';
 import type { HttpModule } from '../module.js';
 import { objectBody, param, query } from '../params.js';
+import { sessionListEntry } from '../views/listing.js';
+import { restoredSessionBody } from '../views/restored.js';
 
 interface RestoreBody {
   cwd?: string;
@@ -50,9 +50,6 @@ function restoreBody(raw: unknown, action: RestoreAction): RestoreBody {
   return parseBody<RestoreBody>('RestoreSessionRequest', body, { liveReplayMode: 'invalid_live_replay_mode' });
 }
 
-/** Routes under `/session/:id` that read storage or restore, and so must not reopen a lost session first. */
-const STORAGE_ROUTES = /^\/session\/:id\/(load|resume|transcript|turn-index|export)$/;
-
 /**
  * OpenAPI operations 5, 6, 14 and 16 — load, resume, transcript, export
  * (spec §5.3, §5.4, §10) — plus two reads outside the 25: the turn index that
@@ -71,17 +68,10 @@ export const historyModule: HttpModule = {
     'session_export',
   ],
   register(app, core: Core) {
-    // A session the daemon lost (crash or shutdown) comes back on first use by a live-session route,
-    // so an old SSE cursor is answered with a resync instead of a 404 (spec §5.10, §7.4).
-    app.addHook('preHandler', async (request: FastifyRequest) => {
-      const route = request.routeOptions.url;
-      if (route?.startsWith('/session/:id') && !STORAGE_ROUTES.test(route)) await core.restorer.reopen(param(request, 'id'));
-    });
-
     const restore = (action: RestoreAction) => async (request: FastifyRequest) => {
       const requestedClientId = clientIdOf(request);
       const body = restoreBody(objectBody(request), action);
-      const outcome = await core.restorer.restore({
+      const outcome = await core.sessions.restore({
         action,
         sessionId: param(request, 'id'),
         ...body,
