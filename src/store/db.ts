@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { MIGRATIONS } from './migrations/index.js';
+import { MIGRATIONS } from './migrations/all.js';
 import type { Migration } from './migration.js';
 import type { Db } from './sqlite.js';
 
