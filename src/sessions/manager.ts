@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/config.js';
-import { BerthError } from '../errors/index.js';
+import { BerthError } from '../protocol/errors/index.js';
 import type { Logger } from '../log.js';
 import type { WorkspaceRegistry } from '../workspace/registry.js';
 import type { Workspace } from '../workspace/types.js';

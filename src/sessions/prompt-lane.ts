@@ -1,6 +1,6 @@
 import type { ContentBlock } from '../agents/driver.js';
 import type { Clock } from '../clock.js';
-import { BerthError } from '../errors/index.js';
+import { BerthError } from '../protocol/errors/index.js';
 import type { PublishInput } from '../events/types.js';
 import type { Logger } from '../log.js';
 import { newPromptId } from './ids.js';

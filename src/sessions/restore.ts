@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { Clock } from '../clock.js';
 import { DEFAULT_COMPACTED_REPLAY_RECORDS, MAX_COMPACTED_REPLAY_BYTES } from '../config/limits.js';
-import { BerthError } from '../errors/index.js';
+import { BerthError } from '../protocol/errors/index.js';
 import type { TranscriptRecord } from '../transcript/records.js';
 import type { PromptRow, SessionRow } from './records.js';
 import { replayWindow, type ReplayWindow } from '../transcript/window.js';

@@ -1,7 +1,7 @@
 import type { AgentDriver, ContentBlock, HistoryItem, ModelInfo } from '../agents/driver.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/config.js';
-import { BerthError } from '../errors/index.js';
+import { BerthError } from '../protocol/errors/index.js';
 import type { EventEnvelope, PublishInput } from '../events/types.js';
 import type { Logger } from '../log.js';
 import type { Policy } from '../tools/types.js';

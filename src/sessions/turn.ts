@@ -1,6 +1,6 @@
 import type { AgentDriver, DriverToolCall, SessionUpdate, TurnIO } from '../agents/driver.js';
 import type { Clock } from '../clock.js';
-import { BerthError, asBerthError } from '../errors/index.js';
+import { BerthError, asBerthError } from '../protocol/errors/index.js';
 import type { PublishInput } from '../events/types.js';
 import type { Logger } from '../log.js';
 import type { Policy, ToolOutcome } from '../tools/types.js';

@@ -1,5 +1,5 @@
 import type { Core } from '../../core.js';
-import type { UpgradeRoute } from '../../http/upgrade.js';
+import type { UpgradeRoute } from '../../net/upgrade.js';
 import type { ToolDefinition } from '../../tools/types.js';
 import type { GatewayCallRepository } from './call-journal.js';
 import { channelUpgradeRoute } from './channel-route.js';
