@@ -172,7 +172,7 @@ export class Session {
   }
 
   /** Admitted prompts not yet settled or removed, running first (read only). */
-  pendingPrompts(): readonly PromptEntry[] {
+  pendingPrompts(): readonly Readonly<PromptEntry>[] {
     return this.lane.all();
   }
 
