@@ -23,6 +23,8 @@ export interface Core {
   readonly tokens: TokenService;
   readonly workspaces: WorkspaceRegistry;
   readonly health: HealthRegistry;
+  /** Every bound in force, as `/capabilities` advertises it: the configured ones and each module's fixed ones. */
+  readonly limits: Readonly<Record<string, unknown>>;
   /** OpenAI-compatible model services for the built-in agent (Config.modelServices), default first. */
   readonly models: ModelServices;
   /** The tool layer: tool sets per workspace and caller, the application tool registry. */

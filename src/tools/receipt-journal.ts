@@ -1,4 +1,4 @@
-import { RECEIPT_RETENTION_MS } from '../config/limits.js';
+import { RECEIPT_RETENTION_MS } from './limits.js';
 import type { ToolOutcome } from './types.js';
 
 /** One durable record of an effectful tool call (design.md, Receipt). */

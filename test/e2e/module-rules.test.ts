@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { MODULE_HOP_WINDOW_MS, MODULE_PACE_MAX, MODULE_PACE_WINDOW_MS } from '../../src/config/limits.js';
+import { MODULE_HOP_WINDOW_MS, MODULE_PACE_MAX, MODULE_PACE_WINDOW_MS } from '../../src/messaging/limits.js';
 import { askModule } from '../../src/modules/index.js';
 import { SqliteTranscriptRepository } from '../../src/store/repos/transcript.js';
 import { ManualClock } from '../support/events.js';
