@@ -1,4 +1,4 @@
-import type { SessionHead, TranscriptRecord } from '../transcript/records.js';
+import type { ExportRecord, ExportSession } from './source.js';
 
 /**
  * A persisted session as one readable document (spec §10.2): what every export
@@ -99,8 +99,8 @@ function outputText(d: Data): string {
 }
 
 export function buildExportDocument(input: {
-  readonly row: SessionHead;
-  readonly records: readonly TranscriptRecord[];
+  readonly row: ExportSession;
+  readonly records: readonly ExportRecord[];
   readonly cwd: string | null;
   readonly now: number;
 }): ExportDocument {
