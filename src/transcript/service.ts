@@ -14,8 +14,19 @@ export interface TranscriptStores {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
-/** The label of a turn in the index: the start of its prompt text. */
-const TURN_LABEL_CHARS = 120;
+
+/** A page of a transcript's turn index: its prompts, and the snapshot later pages and `atRecordId` anchor to. */
+export interface TurnIndex {
+  readonly sessionId: string;
+  /** The signed snapshot token. */
+  readonly snapshot: string;
+  readonly totalTurns: number;
+  readonly start: number;
+  /** The `user_prompt` records of this page, in order; the first is turn number `start`. */
+  readonly turns: readonly TranscriptRecord[];
+  readonly startTime: string;
+  readonly lastUpdated: string;
+}
 
 /**
  * Reads persisted history (spec §10): transcript pages, the turn index whose
@@ -56,7 +67,7 @@ export class TranscriptService {
   }
 
   /** Sparse list of a transcript's turns (the prompts), with the snapshot `atRecordId` pages need. */
-  turnIndex(id: string, q: { snapshot?: string; start?: string; limit?: string }): Record<string, unknown> {
+  turnIndex(id: string, q: { snapshot?: string; start?: string; limit?: string }): TurnIndex {
     const row = this.session(id);
     const start = q.start === undefined ? 0 : /^\d{1,9}$/.test(q.start) ? Number(q.start) : NaN;
     const limit = q.limit === undefined ? DEFAULT_TRANSCRIPT_LIMIT : /^\d{1,3}$/.test(q.limit) ? Number(q.limit) : NaN;
@@ -70,19 +81,11 @@ export class TranscriptService {
     const prompts = this.stores.transcript.ofKind(row.id, 'user_prompt', frozen.size);
     const ctx = this.context(row);
     return {
-      v: 1,
       sessionId: row.id,
       snapshot: this.pages.snapshotToken(frozen),
       totalTurns: prompts.length,
       start,
-      turns: prompts.slice(start, start + limit).map((r, i) => ({
-        ordinal: start + i,
-        turnId: r.recordId,
-        kind: 'prompt',
-        ...(r.promptId ? { promptId: r.promptId } : {}),
-        timestamp: iso(r.at),
-        label: promptLabel(r),
-      })),
+      turns: prompts.slice(start, start + limit),
       startTime: ctx.startTime,
       lastUpdated: ctx.lastUpdated,
     };
@@ -102,14 +105,4 @@ export class TranscriptService {
     const lastAt = last > 0 ? (this.stores.transcript.range(row.id, last, last + 1)[0]?.at ?? 0) : 0;
     return { sessionId: row.id, startTime: iso(row.createdAt), lastUpdated: iso(Math.max(row.updatedAt, lastAt)) };
   }
-}
-
-function promptLabel(r: TranscriptRecord): string {
-  const blocks = Array.isArray(r.data.content) ? (r.data.content as Record<string, unknown>[]) : [];
-  const text = blocks
-    .map((b) => (b && b.type === 'text' && typeof b.text === 'string' ? b.text : `[${String(b?.type ?? 'content')}]`))
-    .join(' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-  return text.length > TURN_LABEL_CHARS ? `${text.slice(0, TURN_LABEL_CHARS - 1)}…` : text || '(empty prompt)';
 }

@@ -12,6 +12,7 @@ import type { HttpModule } from '../module.js';
 import { objectBody, param, query } from '../params.js';
 import { sessionListEntry } from '../views/listing.js';
 import { restoredSessionBody } from '../views/restored.js';
+import { turnIndexBody } from '../views/turn-index.js';
 
 interface RestoreBody {
   cwd?: string;
@@ -96,7 +97,7 @@ export const historyModule: HttpModule = {
         ...(q.start !== undefined ? { start: q.start } : {}),
         ...(q.limit !== undefined ? { limit: q.limit } : {}),
       });
-      return reply.header('Cache-Control', 'no-store').send(index);
+      return reply.header('Cache-Control', 'no-store').send(turnIndexBody(index));
     });
 
     app.get('/session/:id/export', async (request, reply) => {
