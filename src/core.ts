@@ -13,7 +13,7 @@ import type { WorkspaceRegistry } from './workspace/registry.js';
 
 /**
  * The daemon's core services, built once in `daemon.ts` and handed to every
- * face. The core knows nothing of HTTP, WebSocket or sockets (design.md,
+ * face. The core knows nothing of HTTP, WebSocket or sockets (docs/architecture.md,
  * Layers); faces translate wire ⇄ these calls and keep no state of their own.
  */
 export interface Core {
@@ -29,11 +29,11 @@ export interface Core {
   readonly models: ModelServices;
   /** The tool layer: tool sets per workspace and caller, the application tool registry. */
   readonly tools: ToolService;
-  /** Every session: create, open (reopening one a stopped daemon lost), load and resume, close (spec §5-§9). */
+  /** Every session: create, open (reopening one a stopped daemon lost), load and resume, close (docs/client-api.md §5-§9). */
   readonly sessions: SessionManager;
-  /** Persisted history: the session list, transcript pages, the turn index and exports (spec §10). */
+  /** Persisted history: the session list, transcript pages, the turn index and exports (docs/client-api.md §10). */
   readonly transcripts: TranscriptService;
-  /** The module protocol (seed 004): sessions as tabs, their tokens, messages, inboxes and delivery. */
+  /** The module protocol (docs/modules.md): sessions as tabs, their tokens, messages, inboxes and delivery. */
   readonly messaging: MessagingService;
   /** Counters of every session's event bus and open SSE streams. */
   readonly eventStats: EventBusStats;

@@ -22,10 +22,10 @@ export interface Config {
   readonly requireAuth: boolean;
   /** Local workspace roots as given (resolved to absolute); the first is primary. */
   readonly workspaces: readonly string[];
-  /** Remote workspace ids served through gateway channels (issue 5). */
+  /** Remote workspace ids served through gateway channels. */
   readonly remoteWorkspaces: readonly string[];
   /**
-   * The launch intention B sends with every call to a remote workspace (seed 000
+   * The launch intention B sends with every call to a remote workspace (docs/gateway.md
    * `intention`; the owner pins the same text). A workspace without one sends its id.
    */
   readonly remoteIntentions: Readonly<Record<string, string>>;
@@ -185,7 +185,7 @@ function validate(c: Config): void {
   }
 }
 
-/** A launch intention (seed 000): 1 to MAX_INTENTION_CHARS characters, none of them control characters. */
+/** A launch intention (docs/gateway.md): 1 to MAX_INTENTION_CHARS characters, none of them control characters. */
 export function isIntention(text: string): boolean {
   return text.length > 0 && text.length <= MAX_INTENTION_CHARS && !/[\u0000-\u001f\u007f]/.test(text);
 }

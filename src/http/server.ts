@@ -7,7 +7,7 @@ import { installRateLimit } from './rate-limit.js';
 import { installSecurity } from './security.js';
 import { httpModules } from './routes/index.js';
 
-/** Builds the client API (seed 002) on fastify: security checks, JSON parsing, error mapping, routes. */
+/** Builds the client API (contract/openapi.json) on fastify: security checks, JSON parsing, error mapping, routes. */
 export function createHttpServer(core: Core, boundPort: () => number): FastifyInstance {
   const app = Fastify({
     logger: false,

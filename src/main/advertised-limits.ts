@@ -12,7 +12,7 @@ import { MAX_FILE_LINES, MAX_FILE_SCAN_BYTES, MAX_FILE_WINDOW_BYTES, MAX_GLOB_RE
 
 /**
  * `/capabilities` `limits`: every bound in force, named as the SDK expects
- * where it has a name (sdk-client-notes §2.2) and otherwise after the limit.
+ * where it has a name and otherwise after the limit (docs/client-api.md §3.1).
  */
 export function advertisedLimits(config: Config): Record<string, unknown> {
   return {
@@ -66,7 +66,7 @@ export function advertisedLimits(config: Config): Record<string, unknown> {
     modulePaceWindowMs: MODULE_PACE_WINDOW_MS,
     moduleReadTimeoutMs: MODULE_READ_TIMEOUT_MS,
     moduleMaxConnections: MODULE_MAX_CONNECTIONS,
-    // `--rate-limit` tiers, only when configured (spec §6.1): `{prompt: {max, windowMs}, …}`.
+    // `--rate-limit` tiers, only when configured (docs/client-api.md §6.1): `{prompt: {max, windowMs}, …}`.
     ...(config.rateLimits.length > 0
       ? { rateLimits: Object.fromEntries(config.rateLimits.map((t) => [t.tier, { max: t.max, windowMs: t.windowMs }])) }
       : {}),

@@ -39,7 +39,7 @@ export interface OwnerOptions {
   /** Reconnect backoff bounds; the named defaults otherwise. */
   readonly reconnect?: { readonly baseMs: number; readonly maxMs: number };
   /**
-   * Where applications on this machine connect (seed 003, `--tools-listen`): their tools join this
+   * Where applications on this machine connect (docs/tool-protocol.md, `--tools-listen`): their tools join this
    * owner's workspace and answer B's `workspace_tools` / `workspace_tool`. Tokens: `berth token create --app … --home <this home>`.
    */
   readonly toolsListen?: { readonly hostname: string; readonly port: number };
@@ -58,7 +58,7 @@ export interface RunningOwner {
 }
 
 /**
- * `berth connect`, the workspace owner A of seed 000: pins the project and
+ * `berth connect`, the workspace owner A of docs/gateway.md: pins the project and
  * intention, then dials B and answers its calls with the local workspace
  * tools, its own receipts, guard and approval.
  */

@@ -2,7 +2,7 @@ import { BerthError } from '../protocol/errors/index.js';
 import type { Policy } from '../tools/types.js';
 
 /**
- * Approval modes (spec §5.1, qwen's names) mapped onto the tool guard and onto
+ * Approval modes (docs/client-api.md §5.1, qwen's names) mapped onto the tool guard and onto
  * when a person is asked. Berth's `default` asks before every write and
  * critical call — safer than qwen's `auto` default, which runs edits unasked.
  *

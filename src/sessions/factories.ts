@@ -27,14 +27,14 @@ export interface DriverRequest {
 
 export interface DriverResult {
   readonly driver: AgentDriver;
-  /** Present when a model service was requested: whether it could be applied (spec §5.1, soft failure). */
+  /** Present when a model service was requested: whether it could be applied (docs/client-api.md §5.1, soft failure). */
   readonly modelApplied?: boolean;
   readonly modelError?: string;
 }
 
 /** How the manager builds a session's parts; the composition root supplies them. */
 export interface SessionFactories {
-  /** `lastEventId`: ids already used by a restored session's replay snapshot, so live ids continue after them (spec §7.4). */
+  /** `lastEventId`: ids already used by a restored session's replay snapshot, so live ids continue after them (docs/client-api.md §7.4). */
   createBus(options?: { lastEventId?: number }): SessionBus;
   createDriver(request: DriverRequest): Promise<DriverResult>;
   /** Told when a live session has closed (e.g. to stop the commands it started). */

@@ -17,7 +17,7 @@ export type { CreateSessionRequest, CreatedSession, DriverRequest, DriverResult,
 
 /**
  * Every session of the daemon as the faces reach it: creation and attach
- * (spec §5.1), lookup, `open` (which brings back a session a stopped daemon
+ * (docs/client-api.md §5.1), lookup, `open` (which brings back a session a stopped daemon
  * lost), load and resume (restore.ts), close and shutdown (the idle reaper is
  * reaper.ts). One process hosts them all — no child process per workspace.
  */
@@ -78,7 +78,7 @@ export class SessionManager {
    * The live session, bringing it back first when the daemon lost it (a crash
    * or a shutdown left it closed as `daemon_lost` / `daemon_shutdown`): it
    * comes back as a resume would, on a new bus epoch, so a client reconnecting
-   * with an old cursor is told to resync (spec §5.10, §7.4). Sessions closed on
+   * with an old cursor is told to resync (docs/client-api.md §5.10, §7.4). Sessions closed on
    * purpose (DELETE, idle reaper) stay closed: 404 `session_not_found`.
    */
   async open(id: string): Promise<Session> {
@@ -86,7 +86,7 @@ export class SessionManager {
     return this.get(id);
   }
 
-  /** `POST /session/{id}/load|resume` (spec §5.3, §5.4). */
+  /** `POST /session/{id}/load|resume` (docs/client-api.md §5.3, §5.4). */
   restore(req: RestoreRequest): Promise<RestoreOutcome> {
     return this.restorer.restore(req);
   }
@@ -106,14 +106,14 @@ export class SessionManager {
       id = req.sessionId.toLowerCase();
       this.checkIdFree(id);
     }
-    // A caller id, a worktree or a branch always mean a fresh session (spec §5.1).
+    // A caller id, a worktree or a branch always mean a fresh session (docs/client-api.md §5.1).
     const scope = id !== undefined || wantsGit ? 'thread' : (req.sessionScope ?? 'single');
     if (scope === 'single') {
       const sharedId = this.shared.get(workspace.id);
       const existing = sharedId ? this.live.get(sharedId) : undefined;
       if (existing && !existing.closed) return this.attach(existing, requestedClientId);
       const underway = this.creatingShared.get(workspace.id);
-      // spec §5.1: concurrent single creates coalesce; exactly one caller sees attached:false.
+      // docs/client-api.md §5.1: concurrent single creates coalesce; exactly one caller sees attached:false.
       if (underway) return underway.then((c) => this.attach(c.session, requestedClientId));
       const creating = this.createFresh(req, workspace, approvalMode, scope, id, requestedClientId);
       this.creatingShared.set(workspace.id, creating);
@@ -266,14 +266,14 @@ export class SessionManager {
     if (this.shared.get(session.workspace.id) === session.id) this.shared.delete(session.workspace.id);
   }
 
-  /** `DELETE /session/{id}` (spec §5.2). */
+  /** `DELETE /session/{id}` (docs/client-api.md §5.2). */
   close(id: string, clientId: string | undefined): void {
     const session = this.get(id);
     session.clients.require(clientId);
     session.close('client_close', clientId ?? null);
   }
 
-  /** Finds which live session holds an open interaction (the legacy vote route, spec §9.4). */
+  /** Finds which live session holds an open interaction (the legacy vote route, docs/client-api.md §9.4). */
   findByRequest(requestId: string): Session | undefined {
     for (const s of this.live.values()) if (s.interactions.has(requestId)) return s;
     return undefined;

@@ -37,7 +37,7 @@ export interface PromptLanePorts {
 }
 
 /**
- * One session's prompts (spec §6): admission into the FIFO, one turn at a
+ * One session's prompts (docs/client-api.md §6): admission into the FIFO, one turn at a
  * time, deadlines, cancel, and exactly one terminal event per prompt.
  */
 export class PromptLane {
@@ -66,7 +66,7 @@ export class PromptLane {
     this.queue.checkRoom();
     const now = ports.clock.now();
     const configured = ports.deadlineMs;
-    // spec §6.2: a request may shorten the server deadline, never create or extend one.
+    // docs/client-api.md §6.2: a request may shorten the server deadline, never create or extend one.
     const deadline = configured === null ? null : Math.min(configured, opts.deadlineMs ?? configured);
     const entry: PromptEntry = {
       promptId: newPromptId(),
@@ -181,7 +181,7 @@ export class PromptLane {
     });
   }
 
-  /** Cancels only the running prompt (spec §6.3); queued prompts stay and run afterwards. */
+  /** Cancels only the running prompt (docs/client-api.md §6.3); queued prompts stay and run afterwards. */
   cancel(clientId: string | undefined): void {
     const running = this.queue.running();
     this.ports.publish({

@@ -38,7 +38,7 @@ export interface SessionRepository {
   closeAllOpen(reason: string, now: number): number;
 }
 
-/** How an admitted prompt ended (the durable prompt ledger, spec §5.3 `promptTerminals`). */
+/** How an admitted prompt ended (the durable prompt ledger, docs/client-api.md §5.3 `promptTerminals`). */
 export type PromptTerminal = 'completed' | 'cancelled' | 'error' | 'interrupted' | 'removed';
 
 export interface PromptRow {

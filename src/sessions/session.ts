@@ -56,9 +56,9 @@ export class Session {
   readonly interactions: InteractionBook;
   private mode: ApprovalMode;
   private lastTurnError: TurnErrorInfo | null = null;
-  /** `allow_always` / `reject_always` answers, per tool name, for the rest of this session (spec §9). */
+  /** `allow_always` / `reject_always` answers, per tool name, for the rest of this session (docs/client-api.md §9). */
   private readonly rememberedChoices = new Map<string, 'allow' | 'reject'>();
-  /** Activity watermark: advanced once per settled turn (spec §5.8 `updatedAt`). */
+  /** Activity watermark: advanced once per settled turn (docs/client-api.md §5.8 `updatedAt`). */
   private settledAt: number | null = null;
   private activityAt: number;
   private closing = false;
@@ -191,7 +191,7 @@ export class Session {
     return this.services.driver.state().models;
   }
 
-  /** True once a transcript write failed (spec §7.6 `session_snapshot.recordingDegraded`). */
+  /** True once a transcript write failed (docs/client-api.md §7.6 `session_snapshot.recordingDegraded`). */
   get recordingDegraded(): boolean {
     return this.services.transcript.recordingDegraded;
   }
@@ -220,7 +220,7 @@ export class Session {
     }
   }
 
-  /** Admits a prompt into the FIFO (spec §6); it runs after the reply is on its way. */
+  /** Admits a prompt into the FIFO (docs/client-api.md §6); it runs after the reply is on its way. */
   submit(content: readonly ContentBlock[], opts: { clientId?: string; deadlineMs?: number }): PromptAccepted {
     this.assertOpen();
     const accepted = this.lane.submit(content, opts);
@@ -228,19 +228,19 @@ export class Session {
     return accepted;
   }
 
-  /** Cancels only the running prompt (spec §6.3); queued prompts stay and run afterwards. */
+  /** Cancels only the running prompt (docs/client-api.md §6.3); queued prompts stay and run afterwards. */
   cancel(clientId: string | undefined): void {
     this.assertOpen();
     this.lane.cancel(clientId);
   }
 
-  /** Renames the session or binds a pull request (spec §5.6); persisted and published. */
+  /** Renames the session or binds a pull request (docs/client-api.md §5.6); persisted and published. */
   updateMetadata(input: { displayName?: unknown; pr?: SessionPr }, clientId: string | undefined): SessionMetadata {
     this.assertOpen();
     return this.settings.updateMetadata(input, clientId);
   }
 
-  /** Switches the model (spec §5.7); returns the model now current. */
+  /** Switches the model (docs/client-api.md §5.7); returns the model now current. */
   switchModel(modelId: string, clientId: string | undefined): Promise<string> {
     this.assertOpen();
     return this.settings.switchModel(modelId, clientId);

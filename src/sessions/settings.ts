@@ -11,7 +11,7 @@ export interface SessionMetadata {
 
 /**
  * Changes a client makes to a live session besides prompting: its name and
- * pull requests (spec §5.6) and its model (spec §5.7). Each is persisted
+ * pull requests (docs/client-api.md §5.6) and its model (docs/client-api.md §5.7). Each is persisted
  * and published so passive subscribers see it. Held by its `Session` only.
  */
 export class SessionSettings {

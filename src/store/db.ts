@@ -7,7 +7,7 @@ import type { Db } from './sqlite.js';
 
 export type { Db };
 
-/** The daemon's SQLite store (design.md, Persistence): one file under the home folder, WAL mode. */
+/** The daemon's SQLite store (docs/architecture.md, Persistence): one file under the home folder, WAL mode. */
 export interface Store {
   readonly db: Db;
   readonly path: string;

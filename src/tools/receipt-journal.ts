@@ -1,7 +1,7 @@
 import { RECEIPT_RETENTION_MS } from './limits.js';
 import type { ToolOutcome } from './types.js';
 
-/** One durable record of an effectful tool call (design.md, Receipt). */
+/** One durable record of an effectful tool call (docs/architecture.md, Receipt). */
 export interface Receipt {
   readonly namespace: string;
   readonly callId: string;
@@ -17,7 +17,7 @@ export interface Receipt {
 
 export type ReceiptStart = Pick<Receipt, 'namespace' | 'callId' | 'toolName' | 'argsDigest' | 'startedAt'>;
 
-/** Receipt storage behind an interface, so a shared server database can serve it later (design.md, Persistence). */
+/** Receipt storage behind an interface, so a shared server database can serve it later (docs/architecture.md, Persistence). */
 export interface ReceiptRepository {
   find(namespace: string, callId: string): Receipt | undefined;
   /** Writes an `executing` receipt; false (and nothing written) when one exists for this key. */
@@ -34,7 +34,7 @@ export interface ReceiptRepository {
  *
  * A receipt left `executing` means one of two things: the call is still
  * running here (a duplicate should wait for it), or the process that ran it
- * died between effect and result (the call is uncertain, design.md Receipt).
+ * died between effect and result (the call is uncertain, docs/architecture.md Receipt).
  * Only this process's in-memory map can tell them apart, so every executor
  * of one daemon shares one journal.
  */

@@ -9,7 +9,7 @@ export interface SecretStore {
 }
 
 /**
- * The per-home secret that signs transcript cursors and snapshots (spec §10.1:
+ * The per-home secret that signs transcript cursors and snapshots (docs/client-api.md §10.1:
  * an invalid or tampered cursor is refused). Kept in the store, so cursors
  * stay valid across restarts of the same home and mean nothing to another home.
  */

@@ -29,7 +29,7 @@ export interface TurnIndex {
 }
 
 /**
- * Reads persisted history (spec §10): transcript pages, the turn index whose
+ * Reads persisted history (docs/client-api.md §10): transcript pages, the turn index whose
  * snapshot anchors `atRecordId`, and whole sessions for export. Storage only —
  * it never starts a session, attaches a client or touches a live bus, so it
  * works the same for live and closed sessions.
@@ -91,7 +91,7 @@ export class TranscriptService {
     };
   }
 
-  /** The whole session in one format (spec §10.2), from storage only. */
+  /** The whole session in one format (docs/client-api.md §10.2), from storage only. */
   exportSession(id: string, format: ExportFormat): RenderedExport {
     const row = this.session(id);
     const ws = this.deps.workspaces.byId(row.workspaceId);

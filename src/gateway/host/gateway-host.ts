@@ -15,7 +15,7 @@ export interface GatewayHost {
 }
 
 /**
- * Builds B's side of seed 000 on a core: remote workspaces get the seed-000
+ * Builds B's side of the gateway channel (docs/gateway.md) on a core: remote workspaces get the gateway
  * tools (`workspaceTools`: the local builtins' definitions) running through
  * their channels, `/health?deep=1` gets the channel counters.
  */

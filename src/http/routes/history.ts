@@ -22,9 +22,9 @@ interface RestoreBody {
 
 /**
  * Reads a load/resume body. The SDK also sends `compactedReplayMode` on load,
- * which the contract schema omits (spec §5.3, §14.8): it is checked here and
+ * which the contract schema omits (docs/client-api.md §5.3, §14.8): it is checked here and
  * taken out before the schema sees the body. Resume validates the replay modes
- * and ignores `historyPageSize` as qwen does (spec §5.4). Berth has no nested
+ * and ignores `historyPageSize` as qwen does (docs/client-api.md §5.4). Berth has no nested
  * sub-agent detail, so `summary` and `full` replay the same events.
  */
 function restoreBody(raw: unknown, action: RestoreAction): RestoreBody {
@@ -53,7 +53,7 @@ function restoreBody(raw: unknown, action: RestoreAction): RestoreBody {
 
 /**
  * OpenAPI operations 5, 6, 14 and 16 — load, resume, transcript, export
- * (spec §5.3, §5.4, §10) — plus two reads outside the 25: the turn index that
+ * (docs/client-api.md §5.3, §5.4, §10) — plus two reads outside the 25: the turn index that
  * hands out `atRecordId` snapshots (`session_turn_navigation`) and `GET
  * /sessions`, the owner's list of every stored session.
  */

@@ -13,7 +13,7 @@ export interface CommandManagerOptions {
   readonly retentionMs?: number;
   readonly maxPerSession?: number;
   readonly killGraceMs?: number;
-  /** Command ids; UUID v4 by default (seed 000 `commandId` pattern). */
+  /** Command ids; UUID v4 by default (docs/gateway.md `commandId` pattern). */
   readonly newId?: () => string;
 }
 
@@ -27,11 +27,11 @@ export interface StartCommand {
 
 /**
  * The commands `workspace_exec` started, owned by the session that started
- * them (seed 000: "an owned command id"). Bounded three ways: output per
+ * them (docs/gateway.md: "an owned command id"). Bounded three ways: output per
  * command (a tail), finished commands are reaped after the retention, and a
  * session keeps at most `maxPerSession` commands (the oldest finished one
  * makes room; if all are running the start is refused). Reaping happens
- * whenever the manager is used, reading the injected clock (style.md §5).
+ * whenever the manager is used, reading the injected clock.
  */
 export class CommandManager {
   private readonly commands = new Map<string, WorkspaceCommand>();
