@@ -180,6 +180,12 @@ export const ERROR_CATALOG = spec({
   stale_hash: { status: 409, message: 'The file changed since it was read', errorKind: 'hash_mismatch' },
   file_exists: { status: 409, message: 'The file already exists; supply its SHA-256 to replace it' },
   unknown_command: { status: 404, message: 'Unknown command id' },
+  spawn_failed: {
+    status: 503,
+    message: 'The command could not be started',
+    retryable: true,
+    retryAfterSeconds: 5,
+  },
   command_not_running: { status: 409, message: 'The command is not running' },
   command_limit_exceeded: {
     status: 429,
