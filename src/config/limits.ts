@@ -180,6 +180,28 @@ export const MAX_SESSION_PRS = 20;
 /** spec §1: JSON bodies above this size are refused with 413. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
 /**
+ * A request's headers and body must both have arrived within this long, so a
+ * client dripping a body a byte at a time gives up its connection (issue 16 #1).
+ * 10 MiB at a slow 1 Mbit/s still fits.
+ */
+export const HTTP_REQUEST_TIMEOUT_MS = 120_000;
+/** The request line and headers must have arrived within this long. */
+export const HTTP_HEADERS_TIMEOUT_MS = 15_000;
+/** A socket with no traffic either way is closed after this long; SSE heartbeats (SSE_HEARTBEAT_MS) keep live streams well inside it. */
+export const HTTP_IDLE_TIMEOUT_MS = 120_000;
+/** An idle keep-alive connection between requests is closed after this long. */
+export const HTTP_KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/**
+ * Open HTTP connections (SSE and WebSockets included), daemon-wide: well below
+ * the common 1,024 descriptor limit, so connections alone can never starve the
+ * daemon of the descriptors its commands, database and files need.
+ */
+export const MAX_HTTP_CONNECTIONS = 512;
+/** Open HTTP connections from one remote address, so one peer cannot take every slot. */
+export const MAX_HTTP_CONNECTIONS_PER_ADDRESS = 256;
+/** A JSON body nested deeper than this is refused whole (400 `nesting_too_deep`) before any code walks it. */
+export const MAX_JSON_DEPTH = 128;
+/**
  * spec §6.1 `--rate-limit`: callers (client ids or addresses) tracked per tier at once. A flood of
  * distinct callers cannot grow memory past this; the oldest window makes room for a new caller.
  */

@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { MAX_BODY_BYTES } from '../config/limits.js';
 import type { Core } from '../core.js';
 import { BerthError } from '../errors/index.js';
+import { createBoundedServer } from './connection-limits.js';
 import { installErrorHandlers } from './errors.js';
 import { installRateLimit } from './rate-limit.js';
 import { installSecurity } from './security.js';
@@ -15,8 +16,8 @@ export function createHttpServer(core: Core, boundPort: () => number): FastifyIn
     routerOptions: { maxParamLength: 1024 },
     return503OnClosing: true,
     forceCloseConnections: true,
-    // Keep-alive sockets are closed on shutdown; SSE streams are ended by their own teardown.
-    keepAliveTimeout: 5_000,
+    // Request, header, idle and keep-alive deadlines and the connection caps (issue 16 #1).
+    serverFactory: (handler) => createBoundedServer(core.config.httpLimits, handler),
   });
 
   // Empty bodies are `{}` (the SDK sends `{}` or nothing); malformed JSON is 400 `invalid_json`.
