@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
-import { MAX_BODY_BYTES } from '../config/limits.js';
+import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from '../config/limits.js';
+import { exceedsJsonDepth } from '../protocol/json-depth.js';
 import type { Core } from '../core.js';
 import { BerthError } from '../protocol/errors/index.js';
 import { createBoundedServer } from './connection-limits.js';
@@ -25,11 +26,16 @@ export function createHttpServer(core: Core, boundPort: () => number): FastifyIn
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     const text = (body as string).trim();
     if (text === '') return done(null, undefined);
+    let value: unknown;
     try {
-      done(null, JSON.parse(text));
+      value = JSON.parse(text);
     } catch {
-      done(new BerthError('invalid_json'), undefined);
+      return done(new BerthError('invalid_json'), undefined);
     }
+    if (exceedsJsonDepth(value, MAX_JSON_DEPTH)) {
+      return done(new BerthError('nesting_too_deep', `the body nests deeper than ${MAX_JSON_DEPTH} levels`, { limit: MAX_JSON_DEPTH }), undefined);
+    }
+    done(null, value);
   });
 
   app.addHook('onSend', async (_request, reply, payload) => {

@@ -27,6 +27,7 @@ export const ERROR_CATALOG = spec({
   invalid_json: { status: 400, message: 'Invalid JSON in request body' },
   invalid_request: { status: 400, message: 'The request does not match the contract' },
   body_too_large: { status: 413, message: 'Request body too large' },
+  nesting_too_deep: { status: 400, message: 'The JSON value is nested too deeply' },
   route_not_found: { status: 404, message: 'No such route' },
 
   // ── auth and browser checks (§2) ────────────────────────────────────────
