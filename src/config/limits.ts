@@ -62,6 +62,19 @@ export const APP_CALL_TIMEOUT_MS = 5 * 60 * 1000;
 export const MAX_APP_PROTOCOL_ERRORS = 64;
 /** Tool protocol: definitions remembered per application by `definitionRevision` (across reconnects), twice one full catalog. */
 export const MAX_CACHED_DEFINITIONS_PER_APP = 2 * MAX_CATALOG_TOOLS;
+/**
+ * Bounds on one application tool's input schema, checked by a cheap walk before
+ * anything compiles it (issue 16 #2): compiling costs time in proportion to the
+ * schema, so these bound the one compile a first call may cost. Real tool
+ * schemas have a few dozen properties and a depth of three or four.
+ */
+export const MAX_SCHEMA_NODES = 256;
+export const MAX_SCHEMA_DEPTH = 16;
+export const MAX_SCHEMA_PROPERTIES = 128;
+/** Characters of text in one schema (keys, descriptions, enum strings…). */
+export const MAX_SCHEMA_CHARS = 64 * 1024;
+/** One `pattern` (or `patternProperties` key); it must also be one the linear-time engine can run. */
+export const MAX_SCHEMA_PATTERN_CHARS = 512;
 /** Tool protocol: the daemon pings each application this often and drops one that has not answered the previous ping (a half-open socket must not keep its tools "connected"). */
 export const APP_PING_INTERVAL_MS = 30_000;
 /** Tool protocol: a frame id (`id`, `replyTo`) or session id is at most this long. */

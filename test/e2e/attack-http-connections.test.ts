@@ -49,7 +49,7 @@ function open(localAddress: string): Promise<{ socket: Socket; closed: Promise<s
 }
 
 test('bodies that drip a byte at a time are cut at the request deadline while /health stays prompt', async () => {
-  const health = watchHealth(d.url);
+  const health = await watchHealth(d.url);
   const drippers = await Promise.all(Array.from({ length: 12 }, () => open('127.0.0.2')));
   const started = Date.now();
   const timers = drippers.map(({ socket }) => {
@@ -78,7 +78,7 @@ test('a connection that never sends a request is closed at the header deadline',
 });
 
 test('one address holds at most its share of connections, and the daemon-wide cap holds, while others are still served', async () => {
-  const health = watchHealth(d.url);
+  const health = await watchHealth(d.url);
   const results = await Promise.all(
     Array.from({ length: 24 }, () => open('127.0.0.4').then(({ socket, closed }) => ({ socket, closed, shut: false }))),
   );

@@ -31,7 +31,7 @@ test('a body key named __proto__, constructor or toString is a 400 about that fi
 
 test('a prompt block nested 5,000 deep is refused with 400 nesting_too_deep and /health stays prompt', async () => {
   const { sessionId } = await newSession(d);
-  const health = watchHealth(d.url);
+  const health = await watchHealth(d.url);
   for (let i = 0; i < 20; i++) {
     // Written as text: JSON.stringify itself cannot go 5,000 deep.
     const res = await d.json('POST', `/session/${sessionId}/prompt`, `{"prompt":[${nestedText(5000)}]}`);

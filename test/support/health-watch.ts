@@ -1,10 +1,12 @@
-import { Agent, request } from 'node:http';
+import { Worker } from 'node:worker_threads';
 
 /**
  * The invariant of every attack test (issue 16): while the attack runs, the
- * daemon answers `GET /health` promptly. A watcher asks every `everyMs` over
- * one kept-alive connection (so it holds a single slot of the connection cap)
- * and records how long each answer took; `stop()` returns the figures.
+ * daemon answers `GET /health` promptly. The watcher runs on a worker thread
+ * with its own event loop, so a stall of the daemon's loop (which in these
+ * tests is also the test's loop) is measured rather than hidden: a probe is
+ * timed from when it was due, over one kept-alive connection (so it holds a
+ * single slot of the connection cap). `stop()` returns the figures.
  */
 export interface HealthFigures {
   readonly probes: number;
@@ -22,52 +24,56 @@ export interface HealthFigures {
  */
 export const HEALTH_BOUND_MS = Number(process.env.BERTH_HEALTH_BOUND_MS ?? 500);
 
-export function watchHealth(url: string, options: { everyMs?: number; token?: string | null } = {}) {
-  const everyMs = options.everyMs ?? 20;
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const times: number[] = [];
-  const failures: string[] = [];
-  let stopped = false;
-  let running: Promise<void> = Promise.resolve();
-
-  const probe = () =>
-    new Promise<void>((resolve) => {
-      const started = performance.now();
-      const headers: Record<string, string> = options.token ? { authorization: `Bearer ${options.token}` } : {};
-      const req = request(`${url}/health`, { agent, headers, timeout: 10_000 }, (res) => {
-        res.resume();
-        res.on('end', () => {
-          times.push(performance.now() - started);
-          if (res.statusCode !== 200) failures.push(`status ${res.statusCode}`);
-          resolve();
-        });
-      });
-      req.on('timeout', () => req.destroy(new Error('no answer in 10 s')));
-      req.on('error', (err) => {
-        times.push(performance.now() - started);
-        failures.push(err.message);
-        resolve();
-      });
-      req.end();
+const WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { Agent, request } = require('node:http');
+const { url, everyMs, token } = workerData;
+const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+const times = [];
+const failures = [];
+let stopped = false;
+parentPort.on('message', () => (stopped = true));
+const probe = (due) => new Promise((resolve) => {
+  const headers = token ? { authorization: 'Bearer ' + token } : {};
+  const req = request(url + '/health', { agent, headers, timeout: 10000 }, (res) => {
+    res.resume();
+    res.on('end', () => {
+      times.push(performance.now() - due);
+      if (res.statusCode !== 200) failures.push('status ' + res.statusCode);
+      resolve();
     });
+  });
+  req.on('timeout', () => req.destroy(new Error('no answer in 10 s')));
+  req.on('error', (err) => { times.push(performance.now() - due); failures.push(err.message); resolve(); });
+  req.end();
+});
+(async () => {
+  await probe(performance.now());
+  times.length = 0;
+  failures.length = 0;
+  parentPort.postMessage({ ready: true });
+  while (!stopped) {
+    const due = performance.now() + everyMs;
+    await new Promise((r) => setTimeout(r, everyMs));
+    await probe(due);
+  }
+  agent.destroy();
+  parentPort.postMessage({ times, failures });
+})();
+`;
 
-  const loop = async () => {
-    // One unrecorded probe first: the connection and the route warm up outside the figures.
-    await probe();
-    times.length = 0;
-    failures.length = 0;
-    while (!stopped) {
-      await probe();
-      await new Promise((r) => setTimeout(r, everyMs));
-    }
-  };
-  running = loop();
-
+export async function watchHealth(url: string, options: { everyMs?: number; token?: string | null } = {}) {
+  const worker = new Worker(WORKER, { eval: true, workerData: { url, everyMs: options.everyMs ?? 20, token: options.token ?? null } });
+  const messages: Array<(m: any) => void> = [];
+  worker.on('message', (m) => messages.shift()?.(m));
+  const next = () => new Promise<any>((resolve) => messages.push(resolve));
+  await next(); // warmed up: the first probe is not counted
   return {
     async stop(): Promise<HealthFigures> {
-      stopped = true;
-      await running;
-      agent.destroy();
+      const done = next();
+      worker.postMessage('stop');
+      const { times, failures } = (await done) as { times: number[]; failures: string[] };
+      await worker.terminate();
       const sorted = [...times].sort((a, b) => a - b);
       return {
         probes: times.length,

@@ -204,6 +204,7 @@ export const ERROR_CATALOG = spec({
     message: 'This call id was already used for a different tool or different arguments',
   },
   tool_cancelled: { status: 409, message: 'The call was cancelled before it ran' },
+  schema_too_complex: { status: 400, message: 'The tool input schema is larger or deeper than the daemon compiles' },
   tool_name_conflict: { status: 409, message: 'Another application already publishes a tool with this name here' },
 
   // ── wire protocols (seeds 000, 003, 004) ────────────────────────────────
