@@ -1,28 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import * as L from '../config/limits.js';
-
-/**
- * How long a peer may take and how many connections it may hold (issue 16 #1).
- * Every field is advertised in `/capabilities` `limits`.
- */
-export interface HttpLimits {
-  readonly requestTimeoutMs: number;
-  readonly headersTimeoutMs: number;
-  readonly idleTimeoutMs: number;
-  readonly keepAliveTimeoutMs: number;
-  readonly maxConnections: number;
-  readonly maxConnectionsPerAddress: number;
-}
-
-export const DEFAULT_HTTP_LIMITS: HttpLimits = {
-  requestTimeoutMs: L.HTTP_REQUEST_TIMEOUT_MS,
-  headersTimeoutMs: L.HTTP_HEADERS_TIMEOUT_MS,
-  idleTimeoutMs: L.HTTP_IDLE_TIMEOUT_MS,
-  keepAliveTimeoutMs: L.HTTP_KEEP_ALIVE_TIMEOUT_MS,
-  maxConnections: L.MAX_HTTP_CONNECTIONS,
-  maxConnectionsPerAddress: L.MAX_HTTP_CONNECTIONS_PER_ADDRESS,
-};
+import type { HttpLimits } from '../config/http-limits.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -69,16 +47,4 @@ export function capConnections(server: Server, limits: HttpLimits): void {
       else perAddress.set(address, left);
     });
   });
-}
-
-/** Checks limits given by an embedder or a test; throws a sentence naming the bad field. */
-export function checkHttpLimits(limits: HttpLimits): void {
-  for (const [name, value] of Object.entries(limits)) {
-    if (!Number.isInteger(value) || value < 1 || value > L.MAX_TIMER_MS) {
-      throw new Error(`httpLimits.${name} must be a positive integer, got ${value}`);
-    }
-  }
-  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
-    throw new Error('httpLimits.headersTimeoutMs must not exceed requestTimeoutMs');
-  }
 }

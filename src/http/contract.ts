@@ -53,7 +53,7 @@ export function parseBody<T>(
   const err = validate.errors![0]!;
   const field = schemaErrorField(err);
   const top = field.split('.')[0] ?? '';
-  // Own keys only: a body field named `__proto__` or `constructor` must not find Object.prototype (issue 16 #9).
+  // Own keys only: a body field named `__proto__` or `constructor` must not find Object.prototype.
   const code = ownCode(fieldCodes, field) ?? ownCode(fieldCodes, top) ?? ownCode(fieldCodes, '*') ?? 'invalid_request';
   const where = field ? `\`${field}\`` : 'the body';
   throw new BerthError(code, `${where} ${err.message ?? 'is invalid'}`, field ? { field } : {});

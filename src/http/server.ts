@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
-import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from '../config/limits.js';
+import { MAX_BODY_BYTES } from './limits.js';
+import { MAX_JSON_DEPTH } from '../protocol/limits.js';
 import { exceedsJsonDepth } from '../protocol/json-depth.js';
 import type { Core } from '../core.js';
 import { BerthError } from '../protocol/errors/index.js';
@@ -9,7 +10,7 @@ import { installRateLimit } from './rate-limit.js';
 import { installSecurity } from './security.js';
 import { httpModules } from './routes/index.js';
 
-/** Builds the client API (seed 002) on fastify: security checks, JSON parsing, error mapping, routes. */
+/** Builds the client API (contract/openapi.json) on fastify: security checks, JSON parsing, error mapping, routes. */
 export function createHttpServer(core: Core, boundPort: () => number): FastifyInstance {
   const app = Fastify({
     logger: false,
@@ -17,7 +18,7 @@ export function createHttpServer(core: Core, boundPort: () => number): FastifyIn
     routerOptions: { maxParamLength: 1024 },
     return503OnClosing: true,
     forceCloseConnections: true,
-    // Request, header, idle and keep-alive deadlines and the connection caps (issue 16 #1).
+    // Request, header, idle and keep-alive deadlines and the connection caps.
     serverFactory: (handler) => createBoundedServer(core.config.httpLimits, handler),
   });
 

@@ -1,7 +1,7 @@
 /**
  * Long loops over outside input (a 1,000-tool catalog) give the event loop back
  * every few milliseconds, so `/health` and every other client are answered
- * between slices (issue 16 #2). `await slicer.tick()` inside the loop yields
+ * between slices. `await slicer.tick()` inside the loop yields
  * only once the current slice has used its budget.
  */
 export const SLICE_BUDGET_MS = 8;

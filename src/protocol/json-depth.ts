@@ -1,7 +1,7 @@
 /**
  * How deeply a parsed JSON value nests, measured without recursion, so a value
  * nested thousands deep is refused before any recursive code (JSON.stringify,
- * a validator, a canonicaliser) can overflow the stack on it (issue 16 #9).
+ * a validator, a canonicaliser) can overflow the stack on it.
  * Stops counting as soon as `max` is passed: the cost is bounded by the
  * value's size, never by its depth.
  */

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import { APP_CALL_TIMEOUT_MS, APP_QUERY_TIMEOUT_MS } from '../config/limits.js';
+import { APP_CALL_TIMEOUT_MS, APP_QUERY_TIMEOUT_MS } from './limits.js';
 import { BerthError, asBerthError } from '../protocol/errors/index.js';
 import type { Logger } from '../log.js';
 import type {
@@ -182,7 +182,7 @@ export class ApplicationSession implements ApplicationLink {
     const tools: Tool[] = [];
     const slicer = new TimeSlicer();
     try {
-      // Built and their schemas checked in slices, so a large catalog never holds the event loop (issue 16 #2).
+      // Built and their schemas checked in slices, so a large catalog never holds the event loop.
       for (const t of indexed) {
         if (left.has(t)) continue;
         await slicer.tick();

@@ -1,10 +1,10 @@
 import { posix } from 'node:path';
 import picomatch from 'picomatch';
-import { MAX_GLOB_PATTERN_CHARS } from '../config/limits.js';
+import { MAX_GLOB_PATTERN_CHARS } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
 import { linearRegExp } from '../protocol/tools/safe-regexp.js';
 
-/** A validated glob pattern, ready for a walk (spec §11.6). */
+/** A validated glob pattern, ready for a walk (docs/client-api.md §11.6). */
 export interface GlobPlan {
   /** Tests a path relative to the glob's cwd. Dot files match like any other (as qwen's glob does). */
   readonly matches: (relToCwd: string) => boolean;
@@ -52,7 +52,7 @@ const SEGMENT_GUARDS = ['(?!(?:^|\\/)\\.{1,2}(?:\\/|$))', '(?!\\.{1,2}(?:\\/|$))
 /**
  * The pattern's matcher on the linear-time engine: picomatch's regular
  * expression, which V8 would run by backtracking (`*a*a*a*a*a*a*a*a*b` against
- * a long name took minutes, issue 16 #3), run by RE2JS instead.
+ * a long name took minutes), run by RE2JS instead.
  */
 function linearMatcher(pattern: string): (p: string) => boolean {
   let source: string;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { after, before, test } from 'node:test';
-import { DEFAULT_HTTP_LIMITS } from '../../src/http/connection-limits.js';
+import { DEFAULT_HTTP_LIMITS } from '../../src/config/http-limits.js';
 import { startTestDaemon, type TestDaemon } from '../support/daemon.js';
 import { assertHealthy, watchHealth } from '../support/health-watch.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { MAX_JSON_DEPTH } from '../../src/config/limits.js';
+import { MAX_JSON_DEPTH } from '../../src/protocol/limits.js';
 import { startTestDaemon, type TestDaemon } from '../support/daemon.js';
 import { assertHealthy, watchHealth } from '../support/health-watch.js';
 import { newSession } from '../support/session-client.js';

@@ -6,8 +6,8 @@ import { checkSchemaBounds } from './schema-bounds.js';
 import type { JsonSchema } from './types.js';
 
 /**
- * JSON Schema validation for tool arguments and protocol payloads (issue 2:
- * the executor validates arguments against the tool's inputSchema with ajv).
+ * JSON Schema validation for tool arguments and protocol payloads (the
+ * executor validates arguments against the tool's inputSchema with ajv).
  * Formats are not enforced (no format vocabulary is bundled), so a `format`
  * keyword is documentation only. Every `pattern` runs on the linear-time
  * engine (safe-regexp.ts), never on a backtracking one.
@@ -48,8 +48,8 @@ export function compileSchema(schema: JsonSchema): ValidateFunction {
 }
 
 /**
- * The cheap check an application's tool schema gets when it is announced
- * (issue 16 #2): its size, depth and patterns are bounded and it is valid JSON
+ * The cheap check an application's tool schema gets when it is announced:
+ * its size, depth and patterns are bounded and it is valid JSON
  * Schema. Nothing is compiled; a 1,000-tool catalog costs a walk per tool.
  */
 export function checkToolSchema(schema: JsonSchema, what: string): void {
@@ -103,7 +103,7 @@ export function validateArguments(
   args: unknown,
 ): asserts args is Record<string, unknown> {
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-    // Seed 003 (Calls and Results): "arguments must be a JSON object".
+    // docs/tool-protocol.md (Calls and Results): "arguments must be a JSON object".
     throw new BerthError('invalid_arguments', `Arguments of ${def.name} must be a JSON object`);
   }
   const validate = toolValidator(def.inputSchema);

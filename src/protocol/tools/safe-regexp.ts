@@ -5,7 +5,7 @@ import { BerthError } from '../errors/index.js';
  * Regular expressions that come from outside (application schemas' `pattern`,
  * `/glob` patterns) run on RE2JS, a pure-JavaScript port of RE2: matching takes
  * time linear in the input whatever the pattern, so `^(a+)+$` cannot stall the
- * daemon (issue 16 #3). Patterns RE2 cannot run in linear time (backreferences,
+ * daemon. Patterns RE2 cannot run in linear time (backreferences,
  * lookaround) are refused at compile time instead of being run by a
  * backtracking engine. A pure-JS engine was chosen over the `re2` native addon
  * so that installing Berth compiles nothing.

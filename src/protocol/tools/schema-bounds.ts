@@ -4,14 +4,14 @@ import {
   MAX_SCHEMA_NODES,
   MAX_SCHEMA_PATTERN_CHARS,
   MAX_SCHEMA_PROPERTIES,
-} from '../../config/limits.js';
+} from '../limits.js';
 import { BerthError } from '../errors/index.js';
 import { linearRegExp } from './safe-regexp.js';
 import type { JsonSchema } from './types.js';
 
 /**
  * Refuses an application schema whose compile would cost more than a bounded
- * amount, before anything compiles it (issue 16 #2), and any `pattern` the
+ * amount, before anything compiles it, and any `pattern` the
  * linear-time engine cannot run (#3). One iterative walk whose cost is the
  * schema's size, stopped at the first bound passed.
  */

@@ -82,7 +82,7 @@ export class WorkspaceCommand {
     });
     // The 'error' listener goes on before anything else: when the spawn itself
     // fails (EMFILE, ENFILE, EAGAIN, ENOENT) Node emits 'error' on the next tick
-    // and, for EMFILE/ENFILE, leaves stdin/stdout/stderr unset (issue 16 #1).
+    // and, for EMFILE/ENFILE, leaves stdin/stdout/stderr unset.
     this.child = spawnGroup(spec.command, spec.cwdAbs, spec.env, (err) => this.failSpawn(err));
     this.started = new Promise((resolve, reject) => {
       this.child.once('spawn', () => resolve());
@@ -175,7 +175,7 @@ export class WorkspaceCommand {
   /**
    * Stops the command when `signal` aborts: a command belongs to the turn that
    * started it, so cancelling that turn (or its deadline passing) stops it too
-   * (issue 3). The listener is dropped once the command has exited.
+   *. The listener is dropped once the command has exited.
    */
   stopOnAbort(signal: AbortSignal): void {
     if (signal.aborted) {
