@@ -224,7 +224,7 @@ test('every command of the README quick start and usage sections runs as written
     assert.doesNotMatch(ran.get('npx berth token create --app notes --max-policy write --out notes.token')!, /berth_app_/);
     assert.ok(ran.has('node --import tsx examples/notes-app.ts --url http://127.0.0.1:4170 --token-file notes.token'));
     // What `npm ci` built answers `import('berth')` (the package's "." export), from the copy itself.
-    const imported = await shell.run(`cd ${JSON.stringify(clone)} && node --input-type=module -e "const m = await import('berth'); console.log(typeof m.startDaemon)"`);
+    const imported = await shell.run(`cd ${JSON.stringify(clone)} && node --input-type=module -e "const m = await import('berth'); console.log(typeof m.connect)"`);
     assert.equal(imported.output.trim(), 'function', imported.output);
   } finally {
     for (const b of background.reverse()) {

@@ -63,10 +63,8 @@ describe('what npm ci and import give a newcomer', () => {
     }
   });
 
-  it("the '.' export starts a daemon from code", async () => {
-    const entry = await import('../../../src/index.js');
-    assert.equal(typeof entry.startDaemon, 'function');
-    assert.equal(typeof entry.resolveConfig, 'function');
+  it("the '.' export is the application SDK, as `berth/app` is", () => {
+    assert.deepEqual(pkg.exports['.'], pkg.exports['./app']);
   });
 
   it('the README names exactly the packages whose engines exclude the oldest Node this package supports', () => {
