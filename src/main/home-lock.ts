@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -58,7 +58,10 @@ export interface HomeLock {
 /** Takes the home for this process, or throws HomeInUseError naming the daemon that holds it. */
 export function lockHome(home: string): HomeLock {
   mkdirSync(home, { recursive: true, mode: 0o700 });
-  const db = new Database(join(home, LOCK_FILE));
+  const path = join(home, LOCK_FILE);
+  // Created for this user only, like everything else in the home; SQLite would use the umask.
+  closeSync(openSync(path, 'a', 0o600));
+  const db = new Database(path);
   try {
     // No waiting: a held home is refused at once. No journal file: nothing is ever written.
     db.pragma('busy_timeout = 0');

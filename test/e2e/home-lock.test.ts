@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { parseSseStream, type DaemonEvent } from '@qwen-code/sdk/daemon';
@@ -132,6 +132,8 @@ test('the lock refuses a second holder in the same process too, and names the ho
   const home = tempDir('berth-home-');
   try {
     const lock = lockHome(home);
+    assert.equal(statSync(join(home, 'daemon.lock')).mode & 0o777, 0o600);
+    assert.equal(statSync(join(home, 'daemon.json')).mode & 0o777, 0o600);
     assert.throws(() => lockHome(home), (err: unknown) => err instanceof HomeInUseError && /pid \d+, still starting/.test(err.message));
     lock.announce('http://127.0.0.1:1');
     assert.throws(
