@@ -69,7 +69,7 @@ function isRunning(pid: number): boolean {
   }
 }
 
-describe('npm run demo', { timeout: 90_000 }, () => {
+describe('npm run demo', { timeout: 180_000 }, () => {
   test('runs a full turn without a terminal: both permission requests are shown and approved, the file is written, nothing is left running', async () => {
     const demo = runDemo(['--keep']);
     const code = await demo.exit;
