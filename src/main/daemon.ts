@@ -12,6 +12,7 @@ import { bindLocalWorkspace } from '../toolproto/auth.js';
 import { toolProtocolEndpoint } from '../toolproto/endpoint.js';
 import { ToolProtocolHost } from '../toolproto/host.js';
 import { buildCore } from './core.js';
+import { lockHome, type HomeLock } from './home-lock.js';
 
 export interface DaemonOptions {
   readonly config: Config;
@@ -32,8 +33,21 @@ export interface Daemon {
   readonly closed: Promise<void>;
 }
 
-/** The composition root: builds the core from the configuration, then starts every face on it. */
+/**
+ * The composition root: builds the core from the configuration, then starts every face on it.
+ * Takes the home first (issue 11): a second daemon on a held home is refused before it touches anything.
+ */
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
+  const lock = lockHome(options.config.home);
+  try {
+    return await startOnLockedHome(options, lock);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
+
+async function startOnLockedHome(options: DaemonOptions, lock: HomeLock): Promise<Daemon> {
   const { config } = options;
   const log = options.log ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
@@ -74,6 +88,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   boundPort = (app.server.address() as AddressInfo).port;
   const host = config.hostname.includes(':') ? `[${config.hostname}]` : config.hostname;
   const url = `http://${host}:${boundPort}`;
+  lock.announce(url);
   log.info({ url, workspaces: core.workspaces.list().map((w) => w.id), home: config.home }, 'berth listening');
 
   let closing: Promise<void> | undefined;
@@ -85,6 +100,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       await shutdown();
       await app.close().catch((err: unknown) => log.warn({ err }, 'http close failed'));
       store.close();
+      lock.release();
       log.info('berth stopped');
       log.flush?.();
       resolveClosed();
