@@ -11,6 +11,7 @@ import type { Store } from '../store/db.js';
 import { bindLocalWorkspace } from '../toolproto/auth.js';
 import { toolProtocolEndpoint } from '../toolproto/endpoint.js';
 import { ToolProtocolHost } from '../toolproto/host.js';
+import { sweepTempFiles } from '../workspace/temp-sweep.js';
 import { buildCore } from './core.js';
 import { lockHome, type HomeLock } from './home-lock.js';
 
@@ -31,6 +32,8 @@ export interface Daemon {
   close(): Promise<void>;
   /** Resolves once close() has finished. */
   readonly closed: Promise<void>;
+  /** Resolves with how many temp files a killed earlier run left behind were removed at start-up. */
+  readonly swept: Promise<number>;
 }
 
 /**
@@ -90,6 +93,7 @@ async function startOnLockedHome(options: DaemonOptions, lock: HomeLock): Promis
   const url = `http://${host}:${boundPort}`;
   lock.announce(url);
   log.info({ url, workspaces: core.workspaces.list().map((w) => w.id), home: config.home }, 'berth listening');
+  const swept = sweepWorkspaceTemps(core, clock, log);
 
   let closing: Promise<void> | undefined;
   let resolveClosed!: () => void;
@@ -97,6 +101,7 @@ async function startOnLockedHome(options: DaemonOptions, lock: HomeLock): Promis
   const close = () => {
     // Services first (they flush terminal events to open streams), then the listener, then the store.
     closing ??= (async () => {
+      await swept;
       await shutdown();
       await app.close().catch((err: unknown) => log.warn({ err }, 'http close failed'));
       store.close();
@@ -108,5 +113,21 @@ async function startOnLockedHome(options: DaemonOptions, lock: HomeLock): Promis
     return closing;
   };
 
-  return { core, store, port: boundPort, url, close, closed };
+  return { core, store, port: boundPort, url, close, closed, swept };
+}
+
+/** Removes the temp files a killed run left in the local workspaces, in the background (workspace/temp-sweep.ts). */
+async function sweepWorkspaceTemps(core: Core, clock: Clock, log: Logger): Promise<number> {
+  let removed = 0;
+  for (const ws of core.workspaces.list()) {
+    if (ws.kind !== 'local') continue;
+    const result = await sweepTempFiles(ws.root, clock.now()).catch((err: unknown) => {
+      log.warn({ err, workspace: ws.id }, 'temp file sweep failed');
+      return null;
+    });
+    if (!result) continue;
+    removed += result.removed;
+    if (result.removed > 0 || result.truncated) log.info({ workspace: ws.id, ...result }, 'temp files left by an earlier run removed');
+  }
+  return removed;
 }

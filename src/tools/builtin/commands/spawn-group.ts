@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { shellArgsDyingWith } from './die-with-daemon.js';
 
 /** The shell `workspace_exec` runs commands with (also reported by `workspace_info`). */
 export const EXEC_SHELL = '/bin/sh';
@@ -14,7 +15,7 @@ export function spawnGroup(
   env: NodeJS.ProcessEnv,
   onError: (err: Error) => void,
 ): ChildProcess {
-  const child = spawn(EXEC_SHELL, ['-c', command], { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(EXEC_SHELL, shellArgsDyingWith(EXEC_SHELL, command), { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
   child.on('error', onError);
   return child;
 }
