@@ -13,6 +13,7 @@ import { toolProtocolEndpoint } from '../toolproto/endpoint.js';
 import { ToolProtocolHost } from '../toolproto/host.js';
 import { sweepTempFiles } from '../workspace/temp-sweep.js';
 import { buildCore } from './core.js';
+import { lockHome, type HomeLock } from './home-lock.js';
 
 export interface DaemonOptions {
   readonly config: Config;
@@ -35,8 +36,21 @@ export interface Daemon {
   readonly swept: Promise<number>;
 }
 
-/** The composition root: builds the core from the configuration, then starts every face on it. */
+/**
+ * The composition root: builds the core from the configuration, then starts every face on it.
+ * Takes the home first (issue 11): a second daemon on a held home is refused before it touches anything.
+ */
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
+  const lock = lockHome(options.config.home);
+  try {
+    return await startOnLockedHome(options, lock);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
+
+async function startOnLockedHome(options: DaemonOptions, lock: HomeLock): Promise<Daemon> {
   const { config } = options;
   const log = options.log ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
@@ -77,6 +91,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   boundPort = (app.server.address() as AddressInfo).port;
   const host = config.hostname.includes(':') ? `[${config.hostname}]` : config.hostname;
   const url = `http://${host}:${boundPort}`;
+  lock.announce(url);
   log.info({ url, workspaces: core.workspaces.list().map((w) => w.id), home: config.home }, 'berth listening');
   const swept = sweepWorkspaceTemps(core, clock, log);
 
@@ -90,6 +105,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       await shutdown();
       await app.close().catch((err: unknown) => log.warn({ err }, 'http close failed'));
       store.close();
+      lock.release();
       log.info('berth stopped');
       log.flush?.();
       resolveClosed();
