@@ -1,6 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { spawnBerth, type SpawnedDaemon } from './daemon.js';
+import { openStore } from '../../src/store/db.js';
+import { TokenService, type Policy } from '../../src/tokens/tokens.js';
+import type { SpawnedDaemon } from './daemon.js';
 import { startSpawnedStack, type SpawnedStack } from './spawned-stack.js';
 
 /**
@@ -69,16 +71,18 @@ export interface FuzzTarget {
   close(): Promise<void>;
 }
 
-/** Mints a token with `berth token create` on `home` (before the daemon starts: the token lives in its store). */
-export async function createToken(home: string, args: readonly string[]): Promise<string> {
-  const child = spawnBerth(['token', 'create', ...args, '--home', home]);
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-  const code = await new Promise<number | null>((r) => child.once('exit', r));
-  if (code !== 0) throw new Error(`berth token create ${args.join(' ')} exited ${code}: ${err}`);
-  return out.trim();
+/**
+ * Mints a token on `home` before the daemon starts, as `berth token create`
+ * does (the token lives in the store), without starting a CLI process per token.
+ */
+export function createToken(home: string, kind: { app: string; maxPolicy?: Policy } | { channel: string }): string {
+  const store = openStore(home);
+  try {
+    const service = new TokenService(store.db, null);
+    return 'app' in kind ? service.createAppToken(kind.app, kind.maxPolicy ?? 'read').token : service.createChannelToken(kind.channel).token;
+  } finally {
+    store.close();
+  }
 }
 
 export async function startFuzzTarget(
