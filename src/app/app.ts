@@ -1,14 +1,14 @@
-import { MAX_FRAME_BYTES, MAX_FRAME_ID_CHARS } from '../config/limits.js';
-import { BerthError } from '../errors/index.js';
-import type { EvidenceRequest } from '../tools/application-link.js';
-import { runBatch, parseBatch } from '../tools/batch.js';
-import { answerCatalogQuery, type CatalogPayload } from '../tools/catalog.js';
-import { parseCatalogQuery } from '../tools/catalog-query.js';
-import { lowerGuard, type ToolGuard } from '../tools/guard.js';
-import { POLICIES, type Policy, type ToolAvailability, type ToolOutcome } from '../tools/types.js';
-import { envelope, HOST_FRAME_TYPES, readEnvelope, refusalFrame, type Envelope } from '../toolproto/envelope.js';
-import type { WireBatchItem, WireError, WireSuccess } from '../toolproto/outcomes.js';
-import { assertPayload, BATCH_AFTER, CALL_PAYLOAD, ERROR_PAYLOAD } from '../toolproto/payloads.js';
+import { DEFAULT_FRAME_BYTES, MAX_FRAME_ID_CHARS } from '../protocol/limits.js';
+import { BerthError } from '../protocol/errors/index.js';
+import type { EvidenceRequest } from '../protocol/toolproto/payloads.js';
+import { runBatch, parseBatch } from '../protocol/tools/batch.js';
+import { answerCatalogQuery, type CatalogPayload } from '../protocol/tools/catalog.js';
+import { parseCatalogQuery } from '../protocol/tools/catalog-query.js';
+import { lowerGuard, type ToolGuard } from '../protocol/tools/guard.js';
+import { POLICIES, type Policy, type ToolAvailability, type ToolOutcome } from '../protocol/tools/types.js';
+import { envelope, HOST_FRAME_TYPES, readEnvelope, refusalFrame, type Envelope } from '../protocol/toolproto/envelope.js';
+import type { WireBatchItem, WireError, WireSuccess } from '../protocol/toolproto/outcomes.js';
+import { assertPayload, BATCH_AFTER, CALL_PAYLOAD, ERROR_PAYLOAD } from '../protocol/toolproto/payloads.js';
 import { runCall, wireError, type EvidenceHooks } from './calls.js';
 import { decodePayload, encodePayload } from './codec.js';
 import { AppTools, type AppToolSpec } from './tools.js';
@@ -189,8 +189,8 @@ export class BerthApp {
    */
   private async send(type: string, id: string, payload: unknown, fields: { replyTo?: string; sessionId?: string }): Promise<void> {
     let text = JSON.stringify(envelope(type, id, await encodePayload(payload), { ...fields, now: this.now() }));
-    if (text.length * 3 > MAX_FRAME_BYTES && new TextEncoder().encode(text).byteLength > MAX_FRAME_BYTES) {
-      const tooLarge = wireError(new BerthError('frame_too_large', `The ${type} is larger than ${MAX_FRAME_BYTES} bytes even compressed`));
+    if (text.length * 3 > DEFAULT_FRAME_BYTES && new TextEncoder().encode(text).byteLength > DEFAULT_FRAME_BYTES) {
+      const tooLarge = wireError(new BerthError('frame_too_large', `The ${type} is larger than ${DEFAULT_FRAME_BYTES} bytes even compressed`));
       text = JSON.stringify(envelope('tool.error', id, tooLarge, { ...fields, now: this.now() }));
     }
     this.socket.send(text);

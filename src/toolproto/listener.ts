@@ -2,15 +2,15 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '../clock.js';
 import { isLoopbackHost } from '../config/config.js';
-import { BerthError } from '../errors/index.js';
-import { errorBody } from '../http/errors.js';
-import { dispatchUpgrade } from '../http/upgrade.js';
+import { BerthError } from '../protocol/errors/index.js';
+import { errorBody } from '../net/errors.js';
+import { dispatchUpgrade } from '../net/upgrade.js';
 import type { Logger } from '../log.js';
 import type { TokenService } from '../tokens/tokens.js';
 import type { ApplicationToolRegistry } from '../tools/application-registry.js';
 import { toolProtocolEndpoint } from './endpoint.js';
 import { ToolProtocolHost } from './host.js';
-import { TOOL_PROTOCOL_PATH } from './subprotocol.js';
+import { TOOL_PROTOCOL_PATH } from '../protocol/toolproto/subprotocol.js';
 
 export interface ApplicationListenerOptions {
   /** A loopback address: the applications run on this machine. */
@@ -24,6 +24,8 @@ export interface ApplicationListenerOptions {
   readonly tokens: TokenService;
   readonly clock: Clock;
   readonly log: Logger;
+  /** The largest frame an application may send. */
+  readonly maxFrameBytes: number;
 }
 
 export interface ApplicationListener {
@@ -54,6 +56,7 @@ export async function startApplicationListener(options: ApplicationListenerOptio
       throw new BerthError('workspace_mismatch', `This listener serves workspace ${options.workspaceId} only`, { requestedWorkspace: named });
     },
     log: options.log,
+    maxFrameBytes: options.maxFrameBytes,
   });
   const server = createServer((_request, response) => {
     const body = JSON.stringify(errorBody(new BerthError('route_not_found', `Only ${TOOL_PROTOCOL_PATH} is served here`)));

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
 import WebSocket from 'ws';
-import { CLOSE } from '../../src/gateway/frames.js';
+import { CLOSE } from '../../src/protocol/gateway/frames.js';
 import { createToken, FUZZ_RUNS, fuzzSeed, HealthWatch, KeepAliveClient, mib, MiB, rssBytes, startFuzzTarget, type FuzzTarget } from '../support/fuzz.js';
 import { hostileString, hostileValue, nestedJson, protoBody } from '../support/fuzz-values.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
-import { MODULE_MOST_LINE } from '../../src/config/limits.js';
+import { MODULE_MOST_LINE } from '../../src/protocol/limits.js';
 import { exchangeLine } from '../../src/modules/client.js';
 import { FUZZ_RUNS, fuzzSeed, HealthWatch, inParallel, KeepAliveClient, mib, MiB, rssBytes, startFuzzTarget, type FuzzTarget } from '../support/fuzz.js';
 import { hostileString, hostileValue, nestedJson, PROTO_KEYS } from '../support/fuzz-values.js';

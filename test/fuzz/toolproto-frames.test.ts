@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
-import { CATALOG_SCHEMA } from '../../src/tools/catalog.js';
+import { CATALOG_SCHEMA } from '../../src/protocol/tools/catalog.js';
 import type { TestDaemon } from '../support/daemon.js';
 import { createToken, FUZZ_RUNS, fuzzSeed, HealthWatch, KeepAliveClient, mib, MiB, rssBytes, startFuzzTarget, type FuzzTarget } from '../support/fuzz.js';
 import { hostileString, hostileValue, nestedJson, protoBody } from '../support/fuzz-values.js';
