@@ -31,7 +31,7 @@ let target: FuzzTarget;
 let http: KeepAliveClient;
 let health: HealthWatch;
 const tokens: string[] = [];
-const seed = fuzzSeed('gateway frames');
+const seed = fuzzSeed('fuzz gateway frames');
 
 before(async () => {
   target = await startFuzzTarget({

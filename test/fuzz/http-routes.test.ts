@@ -30,7 +30,7 @@ let target: FuzzTarget;
 let client: KeepAliveClient;
 let health: HealthWatch;
 let fixtureIds: string[] = [];
-const seed = fuzzSeed('http routes');
+const seed = fuzzSeed('fuzz http routes');
 
 async function json(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
   const r = await client.send({ method, path, keepBytes: Infinity, headers: body === undefined ? {} : { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });

@@ -34,7 +34,7 @@ let target: FuzzTarget;
 let http: KeepAliveClient;
 let health: HealthWatch;
 let tabs: Tab[];
-const seed = fuzzSeed('module lines');
+const seed = fuzzSeed('fuzz module lines');
 
 async function openTab(): Promise<Tab> {
   const created = await http.send({ method: 'POST', path: '/session', headers: { 'content-type': 'application/json' }, body: '{"sessionScope":"thread"}' });

@@ -16,8 +16,9 @@ import { definitionsAnswer, indexAnswer, RawApp, wrap, type Frame } from '../sup
  * `berth serve`. Invariants: the process stays up and `/health` answers; no
  * frame is answered `internal_error`; a connection is closed only with a
  * documented code; memory stays within a bound; and when every frame of a
- * batch was refused, the application's tools (`GET /workspace/tools`) are
- * unchanged.
+ * batch was refused, the daemon acted on none of it: it sent the application
+ * nothing but the refusals (an accepted announcement would have made it query
+ * the catalog again).
  */
 
 /** Frames per connection: under the 64 bad frames (MAX_APP_PROTOCOL_ERRORS) after which the daemon hangs up. */
@@ -32,7 +33,7 @@ let target: FuzzTarget;
 let http: KeepAliveClient;
 let health: HealthWatch;
 const tokens: string[] = [];
-const seed = fuzzSeed('tool protocol frames');
+const seed = fuzzSeed('fuzz tool protocol frames');
 
 before(async () => {
   target = await startFuzzTarget({
@@ -131,12 +132,6 @@ function frames(lane: number): fc.Arbitrary<Send> {
 
 const describeSend = (s: Send) => `[${s.kind}${s.binary ? ', binary' : ''}] ${String(s.text).slice(0, 300)}${s.text.length > 300 ? `…(${s.text.length})` : ''}`;
 
-async function laneTools(lane: number): Promise<string> {
-  const r = await http.send({ method: 'GET', path: '/workspace/tools', keepBytes: Infinity });
-  const tools = (JSON.parse(r.body).tools ?? []) as Array<{ name?: string; id?: string }>;
-  return JSON.stringify(tools.filter((t) => JSON.stringify(t).includes(`lane${lane}.`)));
-}
-
 test(`answers ${FUZZ_RUNS} generated tool-protocol frames without internal errors or a crash, and refused frames change no tool`, { timeout: 600_000 }, async () => {
   const base = { url: target.url } as TestDaemon;
   let frameCount = 0;
@@ -163,7 +158,6 @@ test(`answers ${FUZZ_RUNS} generated tool-protocol frames without internal error
             else app.answer(f, 'tool.catalog', indexAnswer(tools));
           });
           await app.nextOfType('tool.query');
-          const before = await laneTools(lane);
           const from = app.received.length;
           for (const s of batch) app.ws.send(s.text, { binary: Boolean(s.binary) });
           app.send({ type: 'tool.result', id: 'barrier', payload: {} }); // no replyTo: always refused, and answered last
@@ -183,11 +177,11 @@ test(`answers ${FUZZ_RUNS} generated tool-protocol frames without internal error
             closes.set(outcome.code, (closes.get(outcome.code) ?? 0) + 1);
             if (!PEER_FAULT_CLOSES.has(outcome.code)) local.push(`closed with ${outcome.code} ${outcome.reason}`);
           } else {
-            // Every frame refused whole (one refusal each, barrier aside): the lane's tools are as before.
+            // Every frame refused whole (one refusal each, barrier aside): the daemon sent nothing else.
             if (refusals.length >= batch.length) {
               compared++;
-              const afterwards = await laneTools(lane);
-              if (afterwards !== before) local.push(`refused frames changed the tools: ${before.slice(0, 500)} → ${afterwards.slice(0, 500)}`);
+              const acted = app.received.slice(from).filter((f: Frame) => f.type !== 'tool.error');
+              if (acted.length > 0) local.push(`refused frames made the daemon act: ${JSON.stringify(acted.slice(0, 3)).slice(0, 600)}`);
             }
             await app.close();
           }

@@ -26,9 +26,9 @@ export const FUZZ_RUNS = positiveInt(process.env.BERTH_FUZZ_RUNS, 10_000);
  * The seed of one suite's run: `BERTH_FUZZ_SEED` replays a failing run,
  * otherwise a fresh one, printed so that any failure can be replayed.
  */
-export function fuzzSeed(face: string): number {
+export function fuzzSeed(face: string, runs = `${FUZZ_RUNS} cases`): number {
   const seed = positiveInt(process.env.BERTH_FUZZ_SEED, (Date.now() ^ (Math.random() * 0x7fffffff)) >>> 0 || 1);
-  console.log(`# fuzz ${face}: seed ${seed}, ${FUZZ_RUNS} cases (replay with BERTH_FUZZ_SEED=${seed} BERTH_FUZZ_RUNS=${FUZZ_RUNS})`);
+  console.log(`# ${face}: seed ${seed}, ${runs} (replay with BERTH_FUZZ_SEED=${seed}${runs.endsWith('cases') ? ` BERTH_FUZZ_RUNS=${FUZZ_RUNS}` : ''})`);
   return seed;
 }
 
