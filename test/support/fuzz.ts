@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
+import { sqliteRepositories } from '../../src/main/repositories.js';
 import { openStore } from '../../src/store/db.js';
 import { TokenService, type Policy } from '../../src/tokens/tokens.js';
 import type { SpawnedDaemon } from './daemon.js';
@@ -78,7 +79,7 @@ export interface FuzzTarget {
 export function createToken(home: string, kind: { app: string; maxPolicy?: Policy } | { channel: string }): string {
   const store = openStore(home);
   try {
-    const service = new TokenService(store.db, null);
+    const service = new TokenService(sqliteRepositories(store.db).tokens, null);
     return 'app' in kind ? service.createAppToken(kind.app, kind.maxPolicy ?? 'read').token : service.createChannelToken(kind.channel).token;
   } finally {
     store.close();

@@ -9,7 +9,7 @@ import { sha256Hex } from '../../protocol/tools/sha256.js';
 import { localWorkspaceOf, readWholeToolFile, staleHash } from './workspace-files.js';
 
 /**
- * `workspace_patch` (seed 000): replace exactly one occurrence of `oldText`.
+ * `workspace_patch` (docs/gateway.md): replace exactly one occurrence of `oldText`.
  *
  * `expectedSha256: null` is refused: a patch edits text the agent has seen, so
  * the file must exist and have been read (the seed: "Supply the SHA-256 from
