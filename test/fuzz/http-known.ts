@@ -24,14 +24,16 @@ export const KNOWN_HTTP_FINDINGS: readonly KnownFinding[] = [
   {
     name: 'prototype-key-body',
     test: 'a body whose key is a prototype name (POST /session {"__proto__":"x"}) is refused 400, not 500',
-    skip: 'known finding, issue 16 #9: parseBody in src/http/contract.ts looks the key up on the prototype of fieldCodes; the hardening work fixes it',
+    // Was issue 16 #9 (parseBody read an inherited property of fieldCodes); fixed by the hardening work.
+    skip: false,
     matches: (c, r) => r.status === 500 && ownProtoKey(bodyText(c)),
     request: () => ({ method: 'POST', path: '/session', headers: { 'content-type': 'application/json' }, body: '{"__proto__":"x"}' }),
   },
   {
     name: 'deep-nesting-body',
     test: 'a prompt nested 5,000 deep is refused 400, not 500',
-    skip: 'known finding, issue 16 #9: a deeply nested prompt block overflows JSON.stringify; the hardening work adds depth limits',
+    // Was issue 16 #9 (JSON.stringify overflowed on the nested block); the hardening work refuses nesting over 128.
+    skip: false,
     matches: (c, r) => r.status === 500 && /^(\[{100}|(\{"a":){100})/.test(bodyText(c)),
     request: (ids) => ({
       method: 'POST',

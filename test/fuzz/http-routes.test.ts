@@ -190,7 +190,7 @@ describe('client API fuzzing from contract/openapi.json', () => {
     const fivexx = [...statuses].filter(([k]) => / 5\d\d$/.test(k)).reduce((n, [, v]) => n + v, 0);
     console.log(
       `# fuzz http routes: ${sent} requests (${unsendable} not sendable by Node, ${cut} large bodies cut after an early refusal, ${client.retried} resent after a keep-alive close) in ${seconds.toFixed(1)} s; ` +
-        `5xx ${fivexx} (all known findings); known findings ${JSON.stringify(Object.fromEntries(known))}; ` +
+        `5xx ${fivexx} (each a known finding while one is listed); known findings ${JSON.stringify(Object.fromEntries(known))}; ` +
         `rss ${mib(rssBefore)} → ${mib(rssAfter)}; /health polls ${health.polls}, failures ${health.failures.length}, slowest ${health.slowestMs.toFixed(0)} ms`,
     );
     console.log(`# statuses: ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`);
