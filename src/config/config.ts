@@ -159,11 +159,17 @@ function validate(c: Config): void {
     }
   }
   if (c.requireAuth && c.token === null) {
-    throw new ConfigError('--require-auth needs a token: pass --token or set BERTH_TOKEN');
+    throw new ConfigError('--require-auth needs a token: pass --token-file or set BERTH_TOKEN');
   }
   if (!isLoopbackHost(c.hostname) && c.token === null) {
     throw new ConfigError(
-      `binding to ${c.hostname} (not loopback) needs a token: pass --token or set BERTH_TOKEN`,
+      `binding to ${c.hostname} (not loopback) needs a token: pass --token-file or set BERTH_TOKEN`,
+    );
+  }
+  // Any web page may call a daemon that allows every Origin; without a token that page drives it (issue 16).
+  if (c.allowOrigins.includes('*') && c.token === null) {
+    throw new ConfigError(
+      '--allow-origin * lets any web page call the daemon; it needs a token: pass --token-file or set BERTH_TOKEN',
     );
   }
   for (const origin of c.allowOrigins) {
