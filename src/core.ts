@@ -10,6 +10,7 @@ import type { SessionRestorer } from './sessions/restore.js';
 import type { Store } from './store/db.js';
 import type { TokenService } from './tokens/tokens.js';
 import type { TranscriptService } from './transcript/service.js';
+import type { ConfinementReport } from './tools/builtin/commands/confinement.js';
 import type { ToolService } from './tools/service.js';
 import type { WorkspaceRegistry } from './workspace/registry.js';
 
@@ -40,6 +41,8 @@ export interface Core {
   readonly messaging: MessagingService;
   /** Counters of every session's event bus and open SSE streams. */
   readonly eventStats: EventBusStats;
+  /** How `workspace_exec` commands are confined: the sandbox in use (or why none), the workspaces without network. */
+  readonly confinement: ConfinementReport;
   /** Milliseconds since epoch when this process started serving. */
   readonly startedAt: number;
   /** Registers work to run once on shutdown, in reverse order of registration. */

@@ -32,6 +32,8 @@ import { bindLocalWorkspace } from './toolproto/auth.js';
 import { toolProtocolEndpoint } from './toolproto/endpoint.js';
 import { ToolProtocolHost } from './toolproto/host.js';
 import { CommandManager, localWorkspaceTools } from './tools/builtin/index.js';
+import { CommandConfinement } from './tools/builtin/commands/confinement.js';
+import { machineSandbox, type SandboxProbe } from './tools/builtin/commands/sandbox.js';
 import { openReceiptJournal } from './tools/receipt-journal.js';
 import { ToolService } from './tools/service.js';
 import { WorkspaceRegistry } from './workspace/registry.js';
@@ -40,6 +42,8 @@ export interface DaemonOptions {
   readonly config: Config;
   readonly log?: Logger;
   readonly clock?: Clock;
+  /** Whether commands can be sandboxed (default: bubblewrap probed on this machine); tests pass one to see both cases. */
+  readonly sandbox?: SandboxProbe;
 }
 
 /** A running daemon: its core, its bound address, and one idempotent teardown. */
@@ -71,7 +75,18 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     onDiscoveryFailed: (modelServiceId, error) => log.warn({ modelServiceId, error }, 'model discovery failed'),
   });
   const tools = new ToolService({ journal: openReceiptJournal(store.db, clock.now()), clock });
-  const commands = new CommandManager({ clock });
+  const confinement = new CommandConfinement({
+    sandbox: options.sandbox ?? machineSandbox(),
+    home: config.home,
+    workspaces: workspaces.list().flatMap((w) => (w.kind === 'local' ? [{ id: w.id, root: w.root }] : [])),
+    settings: config.workspaceSettings,
+  });
+  const confinementReport = confinement.report();
+  if (confinementReport.sandbox === null) {
+    log.warn({ reason: confinementReport.reason }, 'commands run without a sandbox: they can read what this user can read and reach the network');
+  }
+  for (const id of confinement.unenforcedOffline()) log.warn({ workspaceId: id }, 'network: false cannot be enforced without a sandbox');
+  const commands = new CommandManager({ clock, confinement });
   const localTools = localWorkspaceTools({ commands });
   tools.setHostTools('local', () => localTools);
   const messaging = new MessagingService({
@@ -122,7 +137,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         messaging.closed(sessionId);
         void commands.releaseSession(sessionId);
       },
-      sessionOpened: (session) => messaging.opened(session),
+      sessionOpened: (session) => {
+        messaging.opened(session);
+        // Seed 004's network rule: a tab reaches the network only if its commands' sandbox does.
+        messaging.declare(session.id, { network: confinement.networkOf(session.workspace.id) });
+      },
       sessionIdle: (session) => messaging.idle(session),
     },
   });
@@ -150,6 +169,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     transcripts,
     messaging,
     eventStats,
+    confinement: confinementReport,
     startedAt: clock.now(),
     onShutdown: (fn) => shutdownSteps.push(fn),
   };

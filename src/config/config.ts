@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import * as L from './limits.js';
 import { checkModelServices, loadModelServices, ModelConfigError, type ModelServiceSpec } from './model-services.js';
+import { checkWorkspaceSettings, loadWorkspaceSettings, WorkspaceSettingsError, type WorkspaceSettings } from './workspace-settings.js';
 
 /** One rate-limit tier: at most `max` requests per `windowMs`, counted per client id (or remote address). */
 export interface RateLimitTier {
@@ -44,6 +45,8 @@ export interface Config {
   readonly maxTurnIterations: number;
   /** OpenAI-compatible model services ($BERTH_HOME/config.json and OPENAI_* env); the first is the default. */
   readonly modelServices: readonly ModelServiceSpec[];
+  /** Per local workspace (by root or id): what its commands get — env and network ($BERTH_HOME/config.json `workspaces`). */
+  readonly workspaceSettings: Readonly<Record<string, WorkspaceSettings>>;
 
   readonly maxChannels: number;
   readonly maxChannelsPerToken: number;
@@ -96,6 +99,7 @@ export function resolveConfig(input: ConfigInput, env: NodeJS.ProcessEnv = proce
     sessionReapIntervalMs: input.sessionReapIntervalMs ?? 60_000,
     maxTurnIterations: input.maxTurnIterations ?? L.DEFAULT_MAX_TURN_ITERATIONS,
     modelServices: resolveModelServices(input.modelServices, home, env),
+    workspaceSettings: resolveWorkspaceSettings(input.workspaceSettings, home),
     maxChannels: input.maxChannels ?? L.MAX_CHANNELS,
     maxChannelsPerToken: input.maxChannelsPerToken ?? L.MAX_CHANNELS_PER_TOKEN,
     maxInflightCallsPerWorkspace: input.maxInflightCallsPerWorkspace ?? L.MAX_INFLIGHT_CALLS_PER_WORKSPACE,
@@ -118,6 +122,18 @@ function resolveModelServices(
     return given;
   } catch (err) {
     if (err instanceof ModelConfigError) throw new ConfigError(err.message);
+    throw err;
+  }
+}
+
+function resolveWorkspaceSettings(
+  given: Readonly<Record<string, WorkspaceSettings>> | undefined,
+  home: string,
+): Readonly<Record<string, WorkspaceSettings>> {
+  try {
+    return given === undefined ? loadWorkspaceSettings(home) : checkWorkspaceSettings(given, 'workspaceSettings option');
+  } catch (err) {
+    if (err instanceof WorkspaceSettingsError) throw new ConfigError(err.message);
     throw err;
   }
 }

@@ -7,13 +7,16 @@ import {
   MAX_COMMANDS_PER_SESSION,
 } from '../../../config/limits.js';
 import { BerthError } from '../../../errors/index.js';
+import type { CommandConfinement, ConfinedWorkspace } from './confinement.js';
 import { defaultCommandEnv } from './spawn-group.js';
 import { WorkspaceCommand } from './workspace-command.js';
 
 export interface CommandManagerOptions {
   readonly clock: Clock;
-  /** Environment for every command; defaults to the daemon's own minus Berth settings. */
+  /** Environment for every command when no confinement applies; defaults to the daemon's harmless variables. */
   readonly env?: NodeJS.ProcessEnv;
+  /** Per-workspace environment and sandbox (issue 16); the daemon always gives one. */
+  readonly confinement?: CommandConfinement;
   readonly maxOutputBytes?: number;
   readonly retentionMs?: number;
   readonly maxPerSession?: number;
@@ -28,6 +31,8 @@ export interface StartCommand {
   readonly cwdAbs: string;
   readonly cwdRel: string;
   readonly timeoutMs: number;
+  /** The workspace it runs in; with a confinement, decides its environment and what its sandbox sees. */
+  readonly workspace?: ConfinedWorkspace;
 }
 
 /**
@@ -62,6 +67,10 @@ export class CommandManager {
     this.reap();
     this.makeRoom(req.owner);
     const now = this.options.clock.now();
+    const launch =
+      this.options.confinement && req.workspace
+        ? this.options.confinement.launch(req.workspace, req.cwdAbs)
+        : { env: this.env, wrapper: [] };
     const command = new WorkspaceCommand({
       id: this.newId(),
       owner: req.owner,
@@ -69,7 +78,8 @@ export class CommandManager {
       cwdAbs: req.cwdAbs,
       cwdRel: req.cwdRel,
       timeoutMs: req.timeoutMs,
-      env: this.env,
+      env: launch.env,
+      wrapper: launch.wrapper,
       maxOutputBytes: this.maxOutputBytes,
       killGraceMs: this.killGraceMs,
       startedAt: now,

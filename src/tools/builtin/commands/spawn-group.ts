@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { commandEnv } from './command-env.js';
 
 /** The shell `workspace_exec` runs commands with (also reported by `workspace_info`). */
 export const EXEC_SHELL = '/bin/sh';
@@ -6,10 +7,17 @@ export const EXEC_SHELL = '/bin/sh';
 /**
  * Starts `command` under the shell as the leader of a new session and process
  * group (detached → setsid), so the whole tree it spawns can be signalled at
- * once and none of it has a terminal to prompt on.
+ * once and none of it has a terminal to prompt on. A `wrapper` (the sandbox,
+ * see confinement.ts) is the program that runs the shell, leading the group.
  */
-export function spawnGroup(command: string, cwd: string, env: NodeJS.ProcessEnv): ChildProcessWithoutNullStreams {
-  return spawn(EXEC_SHELL, ['-c', command], { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+export function spawnGroup(
+  command: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  wrapper: readonly string[] = [],
+): ChildProcessWithoutNullStreams {
+  const [file, ...args] = [...wrapper, EXEC_SHELL, '-c', command];
+  return spawn(file!, args, { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
 }
 
 /** Signals every process in the group led by `pid`; false when none is left. */
@@ -23,16 +31,9 @@ export function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
 }
 
 /**
- * The environment commands get: the daemon's own, minus Berth's settings
- * (`BERTH_TOKEN` must never reach a command an agent wrote), with pagers that
- * do not wait for a keypress nobody can send.
+ * The environment commands get when no workspace settings apply: the daemon's
+ * harmless variables only (see command-env.ts), never `BERTH_*` nor model keys.
  */
 export function defaultCommandEnv(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(base)) {
-    if (!key.startsWith('BERTH_')) env[key] = value;
-  }
-  env.PAGER = 'cat';
-  env.GIT_PAGER = 'cat';
-  return env;
+  return commandEnv(base);
 }

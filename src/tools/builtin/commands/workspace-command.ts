@@ -14,6 +14,8 @@ export interface CommandSpec {
   readonly cwdRel: string;
   readonly timeoutMs: number;
   readonly env: NodeJS.ProcessEnv;
+  /** The sandbox program that runs the shell (confinement.ts); none runs it directly. */
+  readonly wrapper?: readonly string[];
   readonly maxOutputBytes: number;
   readonly killGraceMs: number;
   readonly startedAt: number;
@@ -77,7 +79,7 @@ export class WorkspaceCommand {
     this.exited = new Promise((resolve) => {
       this.markFinished = resolve;
     });
-    this.child = spawnGroup(spec.command, spec.cwdAbs, spec.env);
+    this.child = spawnGroup(spec.command, spec.cwdAbs, spec.env, spec.wrapper);
     const append = (chunk: Buffer): void => this.output.append(chunk);
     this.child.stdout.on('data', append);
     this.child.stderr.on('data', append);
