@@ -1,7 +1,7 @@
 import { MAX_CATALOG_TOOLS, MAX_TOOL_NAME_CHARS } from '../config/limits.js';
-import { compileSchema } from '../tools/arguments.js';
-import { availabilityOf } from '../tools/definitions.js';
-import { POLICIES, type JsonSchema, type Policy, type Tool, type ToolAnnotations, type ToolAvailability } from '../tools/types.js';
+import { compileSchema } from '../protocol/tools/arguments.js';
+import { availabilityOf } from '../protocol/tools/definitions.js';
+import { POLICIES, type JsonSchema, type Policy, type CatalogTool, type ToolAnnotations, type ToolAvailability } from '../protocol/tools/types.js';
 
 /** What a handler gets besides its arguments. */
 export interface ToolCallContext {
@@ -34,7 +34,7 @@ export interface AppToolSpec {
 }
 
 /** A registered tool: the tool layer's definition (so catalogs and revisions are computed as the daemon does) plus its handler. */
-export interface AppTool extends Tool {
+export interface AppTool extends CatalogTool {
   readonly handler: ToolHandler;
 }
 
@@ -80,7 +80,6 @@ export class AppTools {
       ...(spec.prerequisiteToolIds ? { prerequisiteToolIds: spec.prerequisiteToolIds } : {}),
       availability: () => overrides.get(spec.id) ?? availabilityOf(spec),
       handler: spec.handler,
-      run: async (args: Record<string, unknown>) => ({ value: await spec.handler(args, { callId: '' }) }),
     });
     this.byId.set(spec.id, tool);
   }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { ConfigError, parseRateLimits, parseRemoteWorkspace, resolveConfig, type ConfigInput } from '../config/config.js';
-import { startDaemon } from '../daemon.js';
+import { startDaemon } from '../main/daemon.js';
 import { forgetTokenEnv, ownerTokenFrom } from './owner-token.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { procAddress } from '../../src/http/local-peer.js';
+import { procAddress } from '../../src/net/peer-uid.js';
 import { startTestDaemon, type TestDaemon } from '../support/daemon.js';
 
 /**

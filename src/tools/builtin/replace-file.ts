@@ -3,7 +3,7 @@ import { constants, type Stats } from 'node:fs';
 import { chmod, link, lstat, open, rename, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { MAX_HASHED_FILE_BYTES } from '../../config/limits.js';
-import { BerthError } from '../../errors/index.js';
+import { BerthError } from '../../protocol/errors/index.js';
 import { mapWorkspaceError } from '../../workspace/fs-errors.js';
 import { openVerified, type VerifiedHandle } from '../../workspace/handle.js';
 import { staleHash } from './workspace-files.js';
