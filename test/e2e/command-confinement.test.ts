@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Workspace } from '../../src/workspace/types.js';
@@ -102,9 +102,14 @@ describe('workspace_exec commands run confined', { skip: noSandbox }, () => {
   });
 
   it('cannot write to the system', async () => {
-    const r = await run(d, primary, 'touch /usr/berth-was-here 2>/dev/null && echo WROTE || echo REFUSED');
-    assert.equal(r.output.trim(), 'REFUSED');
-    assert.ok(!existsSync('/usr/berth-was-here'));
+    const probe = `/usr/berth-was-here-${process.pid}`;
+    try {
+      const r = await run(d, primary, `touch ${probe} 2>/dev/null && echo WROTE || echo REFUSED`);
+      assert.equal(r.output.trim(), 'REFUSED');
+      assert.ok(!existsSync(probe));
+    } finally {
+      rmSync(probe, { force: true });
+    }
   });
 
   it('reaches a loopback port only when its tab is networked', async () => {
