@@ -7,7 +7,6 @@ import type { Logger } from './log.js';
 import type { MessagingService } from './messaging/service.js';
 import type { SessionManager } from './sessions/manager.js';
 import type { SessionRestorer } from './sessions/restore.js';
-import type { Store } from './store/db.js';
 import type { TokenService } from './tokens/tokens.js';
 import type { TranscriptService } from './transcript/service.js';
 import type { ConfinementReport } from './tools/builtin/commands/confinement.js';
@@ -16,28 +15,29 @@ import type { WorkspaceRegistry } from './workspace/registry.js';
 
 /**
  * The daemon's core services, built once in `daemon.ts` and handed to every
- * face. The core knows nothing of HTTP, WebSocket or sockets (design.md,
+ * face. The core knows nothing of HTTP, WebSocket or sockets (docs/architecture.md,
  * Layers); faces translate wire ⇄ these calls and keep no state of their own.
  */
 export interface Core {
   readonly config: Config;
   readonly log: Logger;
   readonly clock: Clock;
-  readonly store: Store;
   readonly tokens: TokenService;
   readonly workspaces: WorkspaceRegistry;
   readonly health: HealthRegistry;
+  /** Every bound in force, as `/capabilities` advertises it: the configured ones and each module's fixed ones. */
+  readonly limits: Readonly<Record<string, unknown>>;
   /** OpenAI-compatible model services for the built-in agent (Config.modelServices), default first. */
   readonly models: ModelServices;
   /** The tool layer: tool sets per workspace and caller, the application tool registry. */
   readonly tools: ToolService;
-  /** Every live session (the client API's heart, spec §5-§9). */
+  /** Every live session (the client API's heart, docs/client-api.md §5-§9). */
   readonly sessions: SessionManager;
-  /** Load, resume, and the lazy reopen of sessions a stopped daemon left behind (issue 4). */
+  /** Load, resume, and the lazy reopen of sessions a stopped daemon left behind. */
   readonly restorer: SessionRestorer;
-  /** Persisted history: the session list, transcript pages, the turn index and exports (spec §10). */
+  /** Persisted history: the session list, transcript pages, the turn index and exports (docs/client-api.md §10). */
   readonly transcripts: TranscriptService;
-  /** The module protocol (seed 004): sessions as tabs, their tokens, messages, inboxes and delivery. */
+  /** The module protocol (docs/modules.md): sessions as tabs, their tokens, messages, inboxes and delivery. */
   readonly messaging: MessagingService;
   /** Counters of every session's event bus and open SSE streams. */
   readonly eventStats: EventBusStats;

@@ -1,4 +1,4 @@
-import { MAX_FRAME_BYTES, MAX_FRAME_ID_CHARS } from '../config/limits.js';
+import { DEFAULT_FRAME_BYTES, MAX_FRAME_ID_CHARS } from '../protocol/limits.js';
 import { BerthError } from '../protocol/errors/index.js';
 import type { EvidenceRequest } from '../protocol/toolproto/payloads.js';
 import { runBatch, parseBatch } from '../protocol/tools/batch.js';
@@ -16,7 +16,7 @@ import type { AppSocket } from './transport.js';
 
 export interface AppOptions {
   /**
-   * The application's own guard (seed 003 "the app's local guard"); default
+   * The application's own guard (docs/tool-protocol.md "the app's local guard"); default
    * `critical`. The host's `maxToolPolicy` can lower it, never raise it.
    * Tools above the effective guard are left out of the catalog and refused.
    */
@@ -34,8 +34,8 @@ export interface CloseInfo {
 }
 
 /**
- * An application connected to a Berth daemon (issue 7, `berth/app`): the
- * application side of seed 003. The host asks, this answers — catalogs with
+ * An application connected to a Berth daemon (`berth/app`): the
+ * application side of the tool protocol (docs/tool-protocol.md). The host asks, this answers — catalogs with
  * the daemon's own catalog code (so revisions match exactly), calls and
  * batches validated against the published schemas, with large payloads
  * wrapped both ways. When tools or their availability change, it tells the
@@ -183,14 +183,14 @@ export class BerthApp {
   }
 
   /**
-   * Sends one frame, wrapping a large payload (seed 003). A frame that would
+   * Sends one frame, wrapping a large payload (docs/tool-protocol.md). A frame that would
    * still pass the daemon's frame limit is answered with `frame_too_large`
    * instead, so the socket survives.
    */
   private async send(type: string, id: string, payload: unknown, fields: { replyTo?: string; sessionId?: string }): Promise<void> {
     let text = JSON.stringify(envelope(type, id, await encodePayload(payload), { ...fields, now: this.now() }));
-    if (text.length * 3 > MAX_FRAME_BYTES && new TextEncoder().encode(text).byteLength > MAX_FRAME_BYTES) {
-      const tooLarge = wireError(new BerthError('frame_too_large', `The ${type} is larger than ${MAX_FRAME_BYTES} bytes even compressed`));
+    if (text.length * 3 > DEFAULT_FRAME_BYTES && new TextEncoder().encode(text).byteLength > DEFAULT_FRAME_BYTES) {
+      const tooLarge = wireError(new BerthError('frame_too_large', `The ${type} is larger than ${DEFAULT_FRAME_BYTES} bytes even compressed`));
       text = JSON.stringify(envelope('tool.error', id, tooLarge, { ...fields, now: this.now() }));
     }
     this.socket.send(text);
@@ -202,7 +202,7 @@ export class BerthApp {
   }
 }
 
-/** Seed 003's example names an answer `<request id>.response`; a long request id gets a fresh one instead. */
+/** The tool protocol's example names an answer `<request id>.response`; a long request id gets a fresh one instead. */
 function responseId(requestId: string, fresh: () => string): string {
   const id = `${requestId}.response`;
   return id.length <= MAX_FRAME_ID_CHARS ? id : fresh();

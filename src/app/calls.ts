@@ -14,7 +14,7 @@ export interface Screenshot {
 }
 
 /**
- * The application's evidence hooks (seed 003 `after`): called after a
+ * The application's evidence hooks (docs/tool-protocol.md `after`): called after a
  * successful call when the host asks, with the call's tool-specific
  * `visualTreeArguments` / `screenshotArguments`.
  */
@@ -23,7 +23,7 @@ export interface EvidenceHooks {
   screenshot?(args: Record<string, unknown>): Screenshot | Promise<Screenshot>;
 }
 
-/** A handler's answer with a message next to the result (seed 003 `tool.result` `message`). */
+/** A handler's answer with a message next to the result (docs/tool-protocol.md `tool.result` `message`). */
 export class ToolReply {
   constructor(
     readonly result: unknown,
@@ -40,7 +40,7 @@ export interface CallRequest {
 }
 
 /**
- * Runs one call the host sent, in seed 003's order: the tool must exist and
+ * Runs one call the host sent, in the tool protocol's order: the tool must exist and
  * be within the guard, the arguments must match its schema, and it must be
  * available — evaluated again now, right before it runs. Every failure is a
  * `tool.error` body with a stable code; nothing throws.

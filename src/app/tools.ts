@@ -1,4 +1,4 @@
-import { MAX_CATALOG_TOOLS, MAX_TOOL_NAME_CHARS } from '../config/limits.js';
+import { MAX_CATALOG_TOOLS, MAX_TOOL_NAME_CHARS } from '../protocol/limits.js';
 import { compileSchema } from '../protocol/tools/arguments.js';
 import { availabilityOf } from '../protocol/tools/definitions.js';
 import { POLICIES, type JsonSchema, type Policy, type CatalogTool, type ToolAnnotations, type ToolAvailability } from '../protocol/tools/types.js';
@@ -14,21 +14,21 @@ export interface ToolCallContext {
 /** Returns the tool's result (any JSON value); throw to fail (an `AppToolError` chooses the code). */
 export type ToolHandler = (args: Record<string, unknown>, ctx: ToolCallContext) => unknown | Promise<unknown>;
 
-/** A tool as an application registers it (issue 7: `registerTool`). */
+/** A tool as an application registers it (`registerTool`). */
 export interface AppToolSpec {
-  /** Stable id, unique in the application (seed 003 `id`, e.g. `notes.add`). */
+  /** Stable id, unique in the application (docs/tool-protocol.md `id`, e.g. `notes.add`). */
   readonly id: string;
   /** Display name; defaults to the id. */
   readonly name?: string;
   readonly description: string;
   readonly category: string;
-  /** read < write < critical (seed 003, Authorization). */
+  /** read < write < critical (docs/tool-protocol.md, Authorization). */
   readonly policy: Policy;
   /** Plain JSON Schema of the arguments: an object with no `additionalProperties` is open, as JSON Schema says. */
   readonly inputSchema: JsonSchema;
   readonly annotations?: ToolAnnotations;
   readonly prerequisiteToolIds?: readonly string[];
-  /** Evaluated for every catalog answer and right before every call (seed 003). */
+  /** Evaluated for every catalog answer and right before every call (docs/tool-protocol.md). */
   readonly availability?: () => ToolAvailability;
   readonly handler: ToolHandler;
 }
@@ -38,7 +38,7 @@ export interface AppTool extends CatalogTool {
   readonly handler: ToolHandler;
 }
 
-/** An error a handler throws to answer with its own stable code (seed 003 `tool.error`). */
+/** An error a handler throws to answer with its own stable code (docs/tool-protocol.md `tool.error`). */
 export class AppToolError extends Error {
   constructor(
     readonly code: string,

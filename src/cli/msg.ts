@@ -21,7 +21,7 @@ function withAccess(command: Command): Command {
 }
 
 /**
- * Asks one seed 004 question and prints the answer: its text (the words an
+ * Asks one module-protocol question (docs/modules.md) and prints the answer: its text (the words an
  * agent is shown), or the raw line with `--json`. Exit code 0 when the answer
  * is ok, 1 when it is a refusal, so scripts can branch on it.
  */
@@ -50,7 +50,7 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').replace(/\n$/, '');
 }
 
-/** `berth msg list|send|inbox|peek`: the module protocol for a person or a script (issue 6, Deliver 6). */
+/** `berth msg list|send|inbox|peek`: the module protocol for a person or a script. */
 export function registerMsg(program: Command): void {
   const msg = program
     .command('msg')

@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify';
-import { MAX_BODY_BYTES } from '../config/limits.js';
+import { MAX_BODY_BYTES } from './limits.js';
 import type { Core } from '../core.js';
 import { BerthError } from '../protocol/errors/index.js';
 import { installErrorHandlers } from './errors.js';
@@ -8,7 +8,7 @@ import { installRateLimit } from './rate-limit.js';
 import { installSecurity } from './security.js';
 import { httpModules } from './routes/index.js';
 
-/** Builds the client API (seed 002) on fastify: security checks, JSON parsing, error mapping, routes. */
+/** Builds the client API (contract/openapi.json) on fastify: security checks, JSON parsing, error mapping, routes. */
 export function createHttpServer(core: Core, boundPort: () => number): FastifyInstance {
   const app = Fastify({
     logger: false,

@@ -1,5 +1,6 @@
 import { systemClock, type Clock } from '../clock.js';
-import { GATEWAY_SHUTDOWN_GRACE_MS, MAX_FRAME_BYTES } from '../config/limits.js';
+import { GATEWAY_SHUTDOWN_GRACE_MS } from '../gateway/limits.js';
+import { DEFAULT_FRAME_BYTES } from '../protocol/limits.js';
 import type { Logger } from '../log.js';
 import { openStore } from '../store/db.js';
 import { TokenService } from '../tokens/tokens.js';
@@ -39,10 +40,15 @@ export interface OwnerOptions {
   /** Reconnect backoff bounds; the named defaults otherwise. */
   readonly reconnect?: { readonly baseMs: number; readonly maxMs: number };
   /**
-   * Where applications on this machine connect (seed 003, `--tools-listen`): their tools join this
+   * Where applications on this machine connect (docs/tool-protocol.md, `--tools-listen`): their tools join this
    * owner's workspace and answer B's `workspace_tools` / `workspace_tool`. Tokens: `berth token create --app … --home <this home>`.
    */
   readonly toolsListen?: { readonly hostname: string; readonly port: number };
+  /**
+   * The largest frame on the channel and on the application listener; the protocol's default
+   * (docs/gateway.md) unless given. One value for every socket this owner opens.
+   */
+  readonly maxFrameBytes?: number;
 }
 
 export interface RunningOwner {
@@ -53,13 +59,14 @@ export interface RunningOwner {
 }
 
 /**
- * `berth connect`, the workspace owner A of seed 000: pins the project and
+ * `berth connect`, the workspace owner A of docs/gateway.md: pins the project and
  * intention, then dials B and answers its calls with the local workspace
  * tools, its own receipts, guard and approval.
  */
 export function startOwner(options: OwnerOptions): RunningOwner {
   const url = channelUrl(options.hostUrl, options.workspaceId);
   const clock = options.clock ?? systemClock;
+  const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_FRAME_BYTES;
   const store = openStore(options.home);
   let pin;
   try {
@@ -89,6 +96,7 @@ export function startOwner(options: OwnerOptions): RunningOwner {
         tokens: new TokenService(store.db, null),
         clock,
         log: options.log,
+        maxFrameBytes,
       }).then(
         (listener) => (options.status(`applications connect at ${listener.url}`), listener),
         (err: Error) => (options.status(`cannot listen for applications: ${err.message}`), null),
@@ -100,7 +108,7 @@ export function startOwner(options: OwnerOptions): RunningOwner {
     tools,
     maxPolicy: options.maxPolicy,
     approval: new OwnerApproval({ approve: options.approve, terminal }),
-    maxFrameBytes: MAX_FRAME_BYTES,
+    maxFrameBytes,
     report: (r: CallReport) => options.status(`${r.tool} · session ${shortId(r.sessionId)} · ${r.outcome}`),
   });
 
@@ -109,7 +117,7 @@ export function startOwner(options: OwnerOptions): RunningOwner {
   const connection = new OwnerConnection({
     url,
     token: options.token,
-    maxFrameBytes: MAX_FRAME_BYTES,
+    maxFrameBytes,
     onCall: (frame) => {
       const call = handler.handle(frame, shutdown.signal);
       running.add(call);

@@ -1,4 +1,4 @@
-import { MODULE_MOST_TEXT } from '../config/limits.js';
+import { MODULE_MOST_TEXT } from '../protocol/limits.js';
 import { BerthError, isErrorCode } from '../protocol/errors/index.js';
 import type { Tool, ToolContext, ToolResult } from '../tools/types.js';
 import { TABS_INBOX_TOOL, TABS_LIST_TOOL, TABS_SEND_TOOL } from './header.js';
@@ -6,7 +6,7 @@ import type { MessagingService } from './service.js';
 import { ALL, KINDS, type Answer, type MessageKind, type Request } from './types.js';
 
 /**
- * The module operations as tools of the built-in agent (issue 6, Delivery).
+ * The module operations as tools of the built-in agent.
  * They run through the tool layer like any other tool — schema, the session's
  * guard, permission, receipts — and act as the session that calls them, so no
  * token is involved. `tabs_send` is `write` (it puts work in front of another

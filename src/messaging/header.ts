@@ -6,7 +6,7 @@ export const TABS_LIST_TOOL = 'tabs_list';
 export const TABS_SEND_TOOL = 'tabs_send';
 export const TABS_INBOX_TOOL = 'tabs_inbox';
 
-/** Seed 004 Kind: whether anyone waits on the receiver, and how to answer. */
+/** docs/modules.md Kind: whether anyone waits on the receiver, and how to answer. */
 function howToAnswer(kind: MessageKind, fromTab: number): string {
   const tab = `tab "${fromTab}"`;
   switch (kind) {
@@ -24,7 +24,7 @@ function howToAnswer(kind: MessageKind, fromTab: number): string {
 }
 
 /**
- * The header a message arrives under (seed 004 Kind): who sent it, its kind,
+ * The header a message arrives under (docs/modules.md Kind): who sent it, its kind,
  * and whether the sender waits for an answer and how to give one. The sender's
  * tab number comes from Berth, never from the message text, so an agent can
  * trust who wrote it.

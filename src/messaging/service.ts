@@ -43,7 +43,7 @@ export interface MessagingDeps {
 }
 
 /**
- * The module protocol's core (seed 004): sessions as tabs, their tokens, the
+ * The module protocol's core (docs/modules.md): sessions as tabs, their tokens, the
  * four operations, the rules, the inboxes and delivery to agents. Faces — the
  * workspace socket (src/modules), the built-in agent's tools, the client API
  * route — hand it a question and encode its answer.
@@ -147,7 +147,7 @@ export class MessagingService {
   }
 
   /**
-   * One token for several sessions of one workspace (seed 004: a shared server
+   * One token for several sessions of one workspace (docs/modules.md: a shared server
    * speaks for every tab of its profile with one token; its questions name the
    * tab with `session`).
    */
@@ -162,8 +162,8 @@ export class MessagingService {
   }
 
   /**
-   * The environment for an external agent of this session (issue 6: "External
-   * agents get the socket path and their token in their environment"). Issues
+   * The environment for an external agent of this session (docs/modules.md,
+   * The socket: external agents find the socket path and their token there). Issues
    * the session a fresh token, so call it once per agent process.
    */
   externalAgentEnv(sessionId: string): Record<string, string> {
@@ -177,7 +177,7 @@ export class MessagingService {
 
   // ── questions ──────────────────────────────────────────────────────────────
 
-  /** One line from a workspace socket, answered (seed 004 `parse`, then the operation). */
+  /** One line from a workspace socket, answered (docs/modules.md `parse`, then the operation). */
   answerQuestion(line: Uint8Array | string, workspaceId: string): Answer {
     const question = parseQuestion(line);
     if (isMalformed(question)) {

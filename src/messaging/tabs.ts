@@ -10,7 +10,7 @@ import type { ModuleTabRepository } from '../store/repos/module-tabs.js';
  */
 export type Delivery = 'prompt' | 'inbox';
 
-/** One live session as the module protocol sees it: a tab (design.md, Session "a tab"). */
+/** One live session as the module protocol sees it: a tab (docs/architecture.md, Session "a tab"). */
 export interface Tab {
   readonly session: Session;
   readonly tab: number;
@@ -107,7 +107,7 @@ export function profileOf(tab: Tab): string {
   return (current !== null ? splitClientModelId(current)?.serviceId : undefined) ?? harnessOf(tab);
 }
 
-/** How a sender is named to a receiver: `harness · title` (seed 004 `Received.from`). */
+/** How a sender is named to a receiver: `harness · title` (docs/modules.md `Received.from`). */
 export function labelOf(tab: Tab): string {
   return `${harnessOf(tab)} · ${titleOf(tab)}`;
 }

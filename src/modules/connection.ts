@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 
 export interface ConnectionOptions {
-  /** Seed 004 MOST_LINE: a question longer than this is not read. */
+  /** docs/modules.md MOST_LINE: a question longer than this is not read. */
   readonly maxLineBytes: number;
   /** The whole question must arrive within this long. */
   readonly readTimeoutMs: number;
@@ -14,7 +14,7 @@ export interface ConnectionOptions {
 }
 
 /**
- * One module connection (seed 004): one question line in, one answer line out,
+ * One module connection (docs/modules.md): one question line in, one answer line out,
  * then the connection closes. The line ends at the first newline, or at the
  * peer's end of input. Bytes past `maxLineBytes` are never kept, and the
  * clock runs from the first byte of the connection, so a peer that is slow,

@@ -3,7 +3,7 @@ import { chmod, lstat, mkdir, unlink } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MODULE_SOCKET_PATH_MAX_BYTES } from '../config/limits.js';
+import { MODULE_SOCKET_PATH_MAX_BYTES } from './limits.js';
 
 /** Where a workspace's module socket lives, and whether the home folder was too long for it. */
 export interface SocketPlace {
@@ -14,7 +14,7 @@ export interface SocketPlace {
 }
 
 /**
- * `$BERTH_HOME/sockets/<workspaceId>.sock` (design.md: the daemon's home
+ * `$BERTH_HOME/sockets/<workspaceId>.sock` (docs/architecture.md: the daemon's home
  * folder). A Unix socket path must fit `sun_path`; when the home path is too
  * long, the socket goes to `<tmpdir>/berth-<uid>-<hash of home>/` instead, a
  * folder only this user may enter, and the daemon says so in its log.

@@ -1,6 +1,7 @@
 import { chmod, unlink } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
-import { MODULE_MAX_CONNECTIONS, MODULE_MOST_LINE, MODULE_READ_TIMEOUT_MS } from '../config/limits.js';
+import { MODULE_MAX_CONNECTIONS, MODULE_READ_TIMEOUT_MS } from './limits.js';
+import { MODULE_MOST_LINE } from '../protocol/limits.js';
 import type { Logger } from '../log.js';
 import { answerLine } from '../messaging/answer.js';
 import type { Answer } from '../messaging/types.js';
@@ -23,7 +24,7 @@ export interface ModuleSocket {
 }
 
 /**
- * Listens on a workspace's Unix socket (seed 004; issue 6 Deliver 1): the
+ * Listens on a workspace's Unix socket (docs/modules.md): the
  * folder is 0700 and the socket 0600, a stale socket file is replaced, at most
  * `maxConnections` peers are served at once (more are closed unanswered), and
  * every connection is bounded in time and size by `serveConnection`.

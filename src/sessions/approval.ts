@@ -2,7 +2,7 @@ import { BerthError } from '../protocol/errors/index.js';
 import type { Policy } from '../tools/types.js';
 
 /**
- * Approval modes (spec §5.1, qwen's names) mapped onto the tool guard and onto
+ * Approval modes (docs/client-api.md §5.1, qwen's names) mapped onto the tool guard and onto
  * when a person is asked. Berth's `default` asks before every write and
  * critical call — safer than qwen's `auto` default, which runs edits unasked.
  *
@@ -42,7 +42,7 @@ export function mustAsk(mode: ApprovalMode, policy: Policy): boolean {
   }
 }
 
-/** `SessionState.modes` (spec §5.9): the current mode and every mode a client may pick. */
+/** `SessionState.modes` (docs/client-api.md §5.9): the current mode and every mode a client may pick. */
 export function modesState(current: ApprovalMode): Record<string, unknown> {
   return {
     currentModeId: current,

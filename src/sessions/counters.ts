@@ -1,6 +1,6 @@
 import type { Session } from './session.js';
 
-/** The sessions' part of deep health (`GET /health?deep=1`, OpenAPI `HealthResponse`, spec §12). */
+/** The sessions' part of deep health (`GET /health?deep=1`, OpenAPI `HealthResponse`, docs/client-api.md §12). */
 export function sessionCounters(sessions: readonly Session[], now: number): Record<string, unknown> {
   let pendingPermissions = 0;
   let activePrompts = 0;

@@ -2,7 +2,7 @@ import type { InteractionEvents, Outcome, PendingRequest, Resolution } from './i
 import type { Session } from './session.js';
 
 /**
- * How a session's interactions appear on its stream (spec §8.2, §9):
+ * How a session's interactions appear on its stream (docs/client-api.md §8.2, §9):
  * `permission_request`, `permission_resolved` (saying why when no one voted,
  * e.g. `reason: "timeout"`), and `permission_already_resolved` for late votes.
  */

@@ -38,14 +38,14 @@ export interface DriverRequest {
 
 export interface DriverResult {
   readonly driver: AgentDriver;
-  /** Present when a model service was requested: whether it could be applied (spec §5.1, soft failure). */
+  /** Present when a model service was requested: whether it could be applied (docs/client-api.md §5.1, soft failure). */
   readonly modelApplied?: boolean;
   readonly modelError?: string;
 }
 
 /** How the manager builds a session's parts; the composition root supplies them. */
 export interface SessionFactories {
-  /** `lastEventId`: ids already used by a restored session's replay snapshot, so live ids continue after them (spec §7.4). */
+  /** `lastEventId`: ids already used by a restored session's replay snapshot, so live ids continue after them (docs/client-api.md §7.4). */
   createBus(options?: { lastEventId?: number }): SessionBus;
   createDriver(request: DriverRequest): Promise<DriverResult>;
   /** Told when a live session has closed (e.g. to stop the commands it started). */
@@ -72,7 +72,7 @@ export interface CreatedSession {
 }
 
 /**
- * Every live session of the daemon: creation and attach (spec §5.1), lookup,
+ * Every live session of the daemon: creation and attach (docs/client-api.md §5.1), lookup,
  * close and shutdown (the idle reaper is reaper.ts). One process hosts them all — no child
  * process per workspace.
  */
@@ -128,14 +128,14 @@ export class SessionManager {
       id = req.sessionId.toLowerCase();
       this.checkIdFree(id);
     }
-    // A caller id, a worktree or a branch always mean a fresh session (spec §5.1).
+    // A caller id, a worktree or a branch always mean a fresh session (docs/client-api.md §5.1).
     const scope = id !== undefined || wantsGit ? 'thread' : (req.sessionScope ?? 'single');
     if (scope === 'single') {
       const sharedId = this.shared.get(workspace.id);
       const existing = sharedId ? this.live.get(sharedId) : undefined;
       if (existing && !existing.closed) return this.attach(existing, requestedClientId);
       const underway = this.creatingShared.get(workspace.id);
-      // spec §5.1: concurrent single creates coalesce; exactly one caller sees attached:false.
+      // docs/client-api.md §5.1: concurrent single creates coalesce; exactly one caller sees attached:false.
       if (underway) return underway.then((c) => this.attach(c.session, requestedClientId));
       const creating = this.createFresh(req, workspace, approvalMode, scope, id, requestedClientId);
       this.creatingShared.set(workspace.id, creating);
@@ -248,7 +248,7 @@ export class SessionManager {
     }
   }
 
-  /** Builds a live session from its init (fresh, or restored from the store by issue 4's load/resume). */
+  /** Builds a live session from its init (fresh, or restored from the store by load/resume). */
   async spawn(
     init: SessionInit,
     options: { modelServiceId?: string; modelId?: string | null; persisted?: boolean; lastEventId?: number },
@@ -331,14 +331,14 @@ export class SessionManager {
     if (this.shared.get(session.workspace.id) === session.id) this.shared.delete(session.workspace.id);
   }
 
-  /** `DELETE /session/{id}` (spec §5.2). */
+  /** `DELETE /session/{id}` (docs/client-api.md §5.2). */
   close(id: string, clientId: string | undefined): void {
     const session = this.get(id);
     session.clients.require(clientId);
     session.close('client_close', clientId ?? null);
   }
 
-  /** Finds which live session holds an open interaction (the legacy vote route, spec §9.4). */
+  /** Finds which live session holds an open interaction (the legacy vote route, docs/client-api.md §9.4). */
   findByRequest(requestId: string): Session | undefined {
     for (const s of this.live.values()) if (s.interactions.has(requestId)) return s;
     return undefined;

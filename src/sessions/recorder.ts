@@ -26,7 +26,7 @@ const CHUNK_KINDS: Record<string, ChunkKind> = {
 };
 
 /**
- * Turns a session's events into transcript records as the turn runs (issue 4):
+ * Turns a session's events into transcript records as the turn runs:
  * message chunks are coalesced into one record per message; tool calls,
  * results, permissions, model switches, metadata and approval-mode changes and
  * turn ends each become one record with a stable id.

@@ -3,7 +3,7 @@ import type { RestoreOutcome } from './restore.js';
 import { sessionBody } from './views.js';
 
 /**
- * The `RestoredSession` body of load and resume (spec §5.3, §5.4): the
+ * The `RestoredSession` body of load and resume (docs/client-api.md §5.3, §5.4): the
  * `Session` fields, the live `state`, the SSE cursor and epoch to subscribe
  * with, the replay snapshot (load only) and the settled prompts' outcomes from
  * the durable ledger.

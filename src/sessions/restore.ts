@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Clock } from '../clock.js';
-import { DEFAULT_COMPACTED_REPLAY_RECORDS, MAX_COMPACTED_REPLAY_BYTES } from '../config/limits.js';
+import { DEFAULT_COMPACTED_REPLAY_RECORDS, MAX_COMPACTED_REPLAY_BYTES } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
 import type { Logger } from '../log.js';
 import type { SessionRow } from '../store/repos/sessions.js';
@@ -29,7 +29,7 @@ export interface RestoreRequest {
   readonly requestedClientId?: string;
 }
 
-/** What a load shows of the history (spec §5.3). */
+/** What a load shows of the history (docs/client-api.md §5.3). */
 export interface RestoredReplay {
   readonly compactedReplay: ReplayWindow;
   readonly liveJournal: ReplayWindow;
@@ -51,13 +51,13 @@ interface Underway {
 }
 
 /**
- * Brings persisted sessions back to life (spec §5.3, §5.4, §5.10): load
+ * Brings persisted sessions back to life (docs/client-api.md §5.3, §5.4, §5.10): load
  * (with a replay snapshot), resume (model context only) and the lazy reopen of
  * a session the daemon lost. Each rebuilds the driver's model context from the
  * whole transcript, starts a new bus epoch and mints a client id. A session
  * that is already live is attached instead. Concurrent restores of one id
  * coalesce when they ask the same thing; a load racing a resume is refused
- * with 409 `restore_in_progress` (spec §5.4).
+ * with 409 `restore_in_progress` (docs/client-api.md §5.4).
  */
 export class SessionRestorer {
   private readonly underway = new Map<string, Underway>();
@@ -88,7 +88,7 @@ export class SessionRestorer {
           requestedAction: req.action,
         });
       }
-      // spec §5.1/§5.4: same-action races coalesce; a failed restore fails every coalesced caller.
+      // docs/client-api.md §5.1/§5.4: same-action races coalesce; a failed restore fails every coalesced caller.
       const { session } = await pending.done;
       return this.attach(session, req);
     }
@@ -100,7 +100,7 @@ export class SessionRestorer {
   /**
    * A session route touched a session the daemon lost (crash or shutdown):
    * bring it back as a resume would, so the route finds it live and a client
-   * reconnecting with an old cursor is told to resync (spec §7.4 epoch reset).
+   * reconnecting with an old cursor is told to resync (docs/client-api.md §7.4 epoch reset).
    * Sessions closed on purpose (DELETE, idle reaper) stay closed.
    */
   async reopen(sessionId: string): Promise<void> {
@@ -201,7 +201,7 @@ export class SessionRestorer {
     const records = stores.transcript.all(id);
     const warnings: string[] = [];
     const init = this.initFrom(row, workspace, approvalMode, warnings);
-    // A cold load numbers its snapshot 1..N on the new bus; live ids continue at N+1 (spec §5.3, §7.4).
+    // A cold load numbers its snapshot 1..N on the new bus; live ids continue at N+1 (docs/client-api.md §5.3, §7.4).
     const compacted = req.action === 'load' ? this.window(id, records, req.historyPageSize, 'compacted_replay', 1) : undefined;
     const lastEventId = compacted?.eventCount ?? 0;
     const { session } = await manager.spawn(init, { persisted: true, modelId: row.modelId, lastEventId });

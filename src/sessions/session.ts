@@ -34,9 +34,9 @@ export class Session {
   displayName: string | null;
   prs: SessionPr[];
   turnError: TurnErrorInfo | null = null;
-  /** `allow_always` / `reject_always` answers, per tool name, for the rest of this session (spec §9). */
+  /** `allow_always` / `reject_always` answers, per tool name, for the rest of this session (docs/client-api.md §9). */
   readonly rememberedChoices = new Map<string, 'allow' | 'reject'>();
-  /** Activity watermark: advanced once per settled turn (spec §5.8 `updatedAt`). */
+  /** Activity watermark: advanced once per settled turn (docs/client-api.md §5.8 `updatedAt`). */
   updatedAt: number | null = null;
   lastActivityAt: number;
   private closing = false;
@@ -100,14 +100,14 @@ export class Session {
     }
   }
 
-  // ── prompts (spec §6) ──────────────────────────────────────────────────────
+  // ── prompts (docs/client-api.md §6) ──────────────────────────────────────────────────────
 
   submit(content: readonly ContentBlock[], opts: { clientId?: string; deadlineMs?: number }): PromptAccepted {
     this.assertOpen();
     this.queue.checkRoom();
     const now = this.services.clock.now();
     const configured = this.services.config.promptDeadlineMs;
-    // spec §6.2: a request may shorten the server deadline, never create or extend one.
+    // docs/client-api.md §6.2: a request may shorten the server deadline, never create or extend one.
     const deadline = configured === null ? null : Math.min(configured, opts.deadlineMs ?? configured);
     const entry: PromptEntry = {
       promptId: newPromptId(),
@@ -235,7 +235,7 @@ export class Session {
     });
   }
 
-  /** Cancels only the running prompt (spec §6.3); queued prompts stay and run afterwards. */
+  /** Cancels only the running prompt (docs/client-api.md §6.3); queued prompts stay and run afterwards. */
   cancel(clientId: string | undefined): void {
     this.assertOpen();
     const running = this.queue.running();
@@ -251,7 +251,7 @@ export class Session {
     running.abort?.abort(new BerthError('session_busy', 'cancelled'));
   }
 
-  /** `SessionState` (spec §5.9): models, modes and config options as the driver and mode say. */
+  /** `SessionState` (docs/client-api.md §5.9): models, modes and config options as the driver and mode say. */
   state(): Record<string, unknown> {
     const driverState = this.services.driver.state();
     return {
@@ -262,7 +262,7 @@ export class Session {
     };
   }
 
-  /** The `session_snapshot` payload (spec §7.6): both keys always present, string or null. */
+  /** The `session_snapshot` payload (docs/client-api.md §7.6): both keys always present, string or null. */
   snapshot(): Record<string, unknown> {
     return {
       sessionId: this.id,

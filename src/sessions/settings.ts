@@ -3,7 +3,7 @@ import type { Session } from './session.js';
 
 /**
  * Changes a client makes to a live session besides prompting: its name and
- * pull requests (spec §5.6) and its model (spec §5.7). Each is persisted and
+ * pull requests (docs/client-api.md §5.6) and its model (docs/client-api.md §5.7). Each is persisted and
  * published so passive subscribers see it.
  */
 

@@ -9,7 +9,7 @@ import type { Session } from './session.js';
 import { outcomeUpdate, proposedContent, toolKind, toolLocations, toolTitle } from './tool-events.js';
 
 /**
- * Runs one admitted prompt to its single terminal event (spec §6.1 steps 6-7):
+ * Runs one admitted prompt to its single terminal event (docs/client-api.md §6.1 steps 6-7):
  * the start events, the user echo, the driver's turn with its tool calls, then
  * `turn_complete` or `turn_error`.
  */

@@ -3,7 +3,7 @@ import type { Session } from './session.js';
 
 /**
  * Read-only views of a live session in the contract's shapes: `SessionSummary`
- * (spec §5.8), `PendingInteraction`, `PendingPrompt` (spec §6.4), `Session` (§5.1).
+ * (docs/client-api.md §5.8), `PendingInteraction`, `PendingPrompt` (docs/client-api.md §6.4), `Session` (§5.1).
  */
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -12,7 +12,7 @@ export function workspaceCwdOf(session: Session): string {
   return session.workspace.kind === 'local' ? session.workspace.root : session.workspace.id;
 }
 
-/** Status entries use `label` for options, where events use ACP `name` (spec §14.18). */
+/** Status entries use `label` for options, where events use ACP `name` (docs/client-api.md §9.5). */
 export function pendingInteraction(req: PendingRequest): Record<string, unknown> {
   const options = req.options.map((o) => ({ optionId: o.optionId, label: o.name, kind: o.kind }));
   if (req.kind === 'user_question') {
@@ -89,7 +89,7 @@ export function pendingPrompts(session: Session): Record<string, unknown>[] {
     });
 }
 
-/** The `Session` body of create/attach/load/resume (spec §5.1). */
+/** The `Session` body of create/attach/load/resume (docs/client-api.md §5.1). */
 export function sessionBody(session: Session, attached: boolean, clientId: string): Record<string, unknown> {
   const init = session.init;
   return {

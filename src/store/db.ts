@@ -6,7 +6,7 @@ import { privateFile, secureHome, tightenExisting } from './home-mode.js';
 
 export type Db = Database.Database;
 
-/** The daemon's SQLite store (design.md, Persistence): one file under the home folder, WAL mode. */
+/** The daemon's SQLite store (docs/architecture.md, Persistence): one file under the home folder, WAL mode. */
 export interface Store {
   readonly db: Db;
   readonly path: string;

@@ -5,7 +5,7 @@ import type { Policy } from '../tools/types.js';
 
 export type { Policy };
 
-/** Who a bearer token speaks for (design.md, Security: token scopes). */
+/** Who a bearer token speaks for (docs/architecture.md, Security: token scopes). */
 export type TokenIdentity =
   | { readonly scope: 'owner' }
   | { readonly scope: 'channel'; readonly tokenId: string; readonly workspaceId: string }
@@ -84,7 +84,7 @@ export class TokenService {
   }
 }
 
-/** Parses `Authorization: Bearer <token>` (scheme case-insensitive, spaces or tabs between, spec §1.1). */
+/** Parses `Authorization: Bearer <token>` (scheme case-insensitive, spaces or tabs between, docs/client-api.md §1.1). */
 export function bearerOf(header: string | undefined): string | null {
   if (!header) return null;
   const m = /^bearer[ \t]+(\S+)[ \t]*$/i.exec(header);

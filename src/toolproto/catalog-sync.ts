@@ -1,4 +1,4 @@
-import { MAX_TOOL_NAME_CHARS } from '../config/limits.js';
+import { MAX_TOOL_NAME_CHARS } from '../protocol/limits.js';
 import { BerthError } from '../protocol/errors/index.js';
 import { AVAILABLE, type WireDefinition, type WireRuntime } from '../protocol/tools/definitions.js';
 import type { ToolAvailability } from '../tools/types.js';
@@ -22,7 +22,7 @@ export interface CatalogSyncDeps {
 }
 
 const TEXT = { type: 'string' };
-/** An index entry names everything but the schema (seed 003: "Index entries omit schemas"). */
+/** An index entry names everything but the schema (docs/tool-protocol.md: "Index entries omit schemas"). */
 const INDEX_ENTRY = {
   type: 'object',
   required: ['id', 'name', 'description', 'category', 'policy', 'definitionRevision'],
@@ -31,7 +31,7 @@ const INDEX_ENTRY = {
 const DEFINITION_ENTRY = { ...INDEX_ENTRY, required: [...INDEX_ENTRY.required, 'inputSchema'] };
 
 /**
- * The host's copy of one application's catalog (seed 003, Catalog
+ * The host's copy of one application's catalog (docs/tool-protocol.md, Catalog
  * Discovery): the index first, then definitions by ids — only those whose
  * `definitionRevision` is not cached — then refreshes with `ifRevision` and
  * `ifAvailabilityRevision`, so an unchanged catalog costs one small answer
@@ -97,7 +97,7 @@ export class CatalogSync {
         return this.restart(restarts);
       }
       if (typeof answer.availabilityRevision === 'string') {
-        // Seed 003: `changes` is a replacement snapshot; omitted tools are available.
+        // docs/tool-protocol.md: `changes` is a replacement snapshot; omitted tools are available.
         this.runtime = runtimeMap(answer.changes);
         this.availabilityRevision = answer.availabilityRevision;
       }

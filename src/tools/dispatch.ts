@@ -2,10 +2,10 @@ import type { Tool } from './types.js';
 
 /**
  * A tool that stands for another one chosen by its arguments: `workspace_tool
- * {name, arguments}` (seed 000) runs an application tool. The executor
+ * {name, arguments}` (docs/gateway.md) runs an application tool. The executor
  * validates the outer arguments, resolves the target, then treats the call as
- * the target's for validation, guard, permission and receipts (issue 2:
- * "`workspace_tool` takes the target's policy").
+ * the target's for validation, guard, permission and receipts (`workspace_tool`
+ * takes the target's policy).
  */
 export interface DispatchingTool extends Tool {
   /** The target and its arguments; throws `unknown_tool` when there is no such target. */

@@ -1,4 +1,4 @@
-import { RECEIPT_RETENTION_MS } from '../config/limits.js';
+import { RECEIPT_RETENTION_MS } from './limits.js';
 import type { Db } from '../store/db.js';
 import { SqliteReceiptRepository, type Receipt, type ReceiptRepository, type ReceiptStart } from '../store/repos/receipts.js';
 import type { ToolOutcome } from './types.js';
@@ -8,7 +8,7 @@ import type { ToolOutcome } from './types.js';
  *
  * A receipt left `executing` means one of two things: the call is still
  * running here (a duplicate should wait for it), or the process that ran it
- * died between effect and result (the call is uncertain, design.md Receipt).
+ * died between effect and result (the call is uncertain, docs/architecture.md Receipt).
  * Only this process's in-memory map can tell them apart, so every executor
  * of one daemon shares one journal.
  */

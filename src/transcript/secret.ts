@@ -4,7 +4,7 @@ import type { Db } from '../store/db.js';
 const KEY = 'transcript_token_secret';
 
 /**
- * The per-home secret that signs transcript cursors and snapshots (spec §10.1:
+ * The per-home secret that signs transcript cursors and snapshots (docs/client-api.md §10.1:
  * an invalid or tampered cursor is refused). Kept in the store's `meta` table,
  * so cursors stay valid across restarts of the same home and mean nothing to
  * another home.

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import { DEFAULT_TRANSCRIPT_LIMIT, MAX_TRANSCRIPT_LIMIT } from '../config/limits.js';
+import { DEFAULT_TRANSCRIPT_LIMIT, MAX_TRANSCRIPT_LIMIT } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
 import { buildExportDocument, renderExport, type ExportFormat, type RenderedExport } from '../export/index.js';
 import { isSessionId } from '../sessions/ids.js';
@@ -22,7 +22,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const TURN_LABEL_CHARS = 120;
 
 /**
- * Reads persisted history (spec §10): transcript pages, the turn index whose
+ * Reads persisted history (docs/client-api.md §10): transcript pages, the turn index whose
  * snapshot anchors `atRecordId`, and whole sessions for export. Storage only —
  * it never starts a session, attaches a client or touches a live bus, so it
  * works the same for live and closed sessions.
@@ -44,7 +44,7 @@ export class TranscriptService {
     this.pages = new TranscriptPages(deps.stores.transcript, deps.tokens);
   }
 
-  /** The durable outcomes of a session's settled prompts (spec §5.3 `promptTerminals`). */
+  /** The durable outcomes of a session's settled prompts (docs/client-api.md §5.3 `promptTerminals`). */
   settledPrompts(id: string): PromptRow[] {
     return this.stores.prompts.settled(id);
   }
@@ -99,7 +99,7 @@ export class TranscriptService {
     };
   }
 
-  /** The whole session in one format (spec §10.2), from storage only. */
+  /** The whole session in one format (docs/client-api.md §10.2), from storage only. */
   exportSession(id: string, format: ExportFormat): RenderedExport {
     const row = this.session(id);
     const ws = this.deps.workspaces.byId(row.workspaceId);

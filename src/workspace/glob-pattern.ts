@@ -1,9 +1,9 @@
 import { posix } from 'node:path';
 import picomatch from 'picomatch';
-import { MAX_GLOB_PATTERN_CHARS } from '../config/limits.js';
+import { MAX_GLOB_PATTERN_CHARS } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
 
-/** A validated glob pattern, ready for a walk (spec §11.6). */
+/** A validated glob pattern, ready for a walk (docs/client-api.md §11.6). */
 export interface GlobPlan {
   /** Tests a path relative to the glob's cwd. Dot files match like any other (as qwen's glob does). */
   readonly matches: (relToCwd: string) => boolean;

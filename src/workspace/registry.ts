@@ -57,7 +57,7 @@ export class WorkspaceRegistry {
   }
 
   /**
-   * Selects the workspace a `POST /session` `cwd` names (spec §5.1): omitted → primary;
+   * Selects the workspace a `POST /session` `cwd` names (docs/client-api.md §5.1): omitted → primary;
    * a remote workspace id → that workspace; an absolute path → the local workspace whose
    * canonical root equals it; anything else → `workspace_mismatch`.
    */

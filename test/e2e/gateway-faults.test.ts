@@ -81,7 +81,7 @@ describe('effects happen once or are reported uncertain when A dies or the socke
     assert.equal(stop.code, 'uncertain_effect');
     assert.match(second.stderr(), new RegExp(`workspace_stop · session ${sessionId.slice(0, 8)} · uncertain_effect`));
     assert.equal(readFileSync(join(dirs.project, 'effect.log'), 'utf8'), 'stopped\n', 'the effect happened exactly once');
-    const row = host.b.daemon.core.store.db
+    const row = host.b.daemon.store.db
       .prepare(`SELECT state, sends FROM gateway_calls WHERE session_id = ? AND tool = 'workspace_stop'`)
       .get(sessionId) as { state: string; sends: number };
     assert.deepEqual(row, { state: 'answered', sends: 2 }, 'B sent the same call again after A came back');
@@ -124,7 +124,7 @@ describe('effects happen once or are reported uncertain when A dies or the socke
     assert.equal(a.stderr().match(new RegExp(`workspace_exec · session ${short} · ok`, 'g'))?.length, 1);
     assert.equal(a.stderr().match(new RegExp(`workspace_exec · session ${short} · replayed`, 'g'))?.length, 1);
     assert.equal(readFileSync(join(dirs.project, 'effects.log'), 'utf8'), 'once\n');
-    const row = host.b.daemon.core.store.db
+    const row = host.b.daemon.store.db
       .prepare(`SELECT state, sends FROM gateway_calls WHERE session_id = ? AND tool = 'workspace_exec'`)
       .get(sessionId) as { state: string; sends: number };
     assert.deepEqual(row, { state: 'answered', sends: 2 });

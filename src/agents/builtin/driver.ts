@@ -1,5 +1,5 @@
 import type { Clock } from '../../clock.js';
-import { MODEL_STREAM_IDLE_TIMEOUT_MS } from '../../config/limits.js';
+import { MODEL_STREAM_IDLE_TIMEOUT_MS } from '../models/limits.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import type { AgentDriver, DriverState, HistoryItem, TurnIO, TurnResult } from '../driver.js';
 import { modelInfos, toClientModelId, type ModelService, type ModelServices } from '../models/index.js';
@@ -20,7 +20,7 @@ export interface BuiltinDriverOptions {
 }
 
 /**
- * The built-in agent (design.md, Agent driver): a tool-calling loop over any
+ * The built-in agent (docs/architecture.md, Agent driver): a tool-calling loop over any
  * OpenAI-compatible chat-completions endpoint, one instance per session.
  */
 export class BuiltinAgentDriver implements AgentDriver {

@@ -1,11 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import WebSocket, { type RawData } from 'ws';
-import {
-  GATEWAY_HANDSHAKE_TIMEOUT_MS,
-  GATEWAY_IDLE_TIMEOUT_MS,
-  GATEWAY_RECONNECT_BASE_MS,
-  GATEWAY_RECONNECT_MAX_MS,
-} from '../../config/limits.js';
+import { GATEWAY_HANDSHAKE_TIMEOUT_MS, GATEWAY_IDLE_TIMEOUT_MS, GATEWAY_RECONNECT_BASE_MS, GATEWAY_RECONNECT_MAX_MS } from '../limits.js';
 import type { Logger } from '../../log.js';
 import { CLOSE, encodeFrame, parseHostFrame, RefusedCall, UnreadableFrame, type CallFrame, type ResultFrame } from '../../protocol/gateway/frames.js';
 import { reconnectDelay } from './backoff.js';
@@ -39,7 +34,7 @@ export class ChannelRefused extends Error {
 }
 
 /**
- * A's dial-out loop (seed 000: the owner opens the WebSocket). One channel at
+ * A's dial-out loop (docs/gateway.md: the owner opens the WebSocket). One channel at
  * a time; after it closes, dial again with exponential backoff and jitter
  * (reset once a channel reached `ready`). Never follows a redirect, sends no
  * credential but the channel token (in the Authorization header, never the

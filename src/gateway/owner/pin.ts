@@ -1,12 +1,12 @@
 import { realpathSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { ConfigError, isIntention } from '../../config/config.js';
-import { MAX_INTENTION_CHARS } from '../../config/limits.js';
+import { MAX_INTENTION_CHARS } from '../../protocol/limits.js';
 import type { Db } from '../../store/db.js';
 import type { LocalWorkspace } from '../../workspace/types.js';
 import { REMOTE_WORKSPACE_ID } from '../../protocol/gateway/frames.js';
 
-/** What the owner pins before connecting (seed 000: "Pin one local project identity and launch intention"). */
+/** What the owner pins before connecting (docs/gateway.md: "Pin one local project identity and launch intention"). */
 export interface OwnerPin {
   /** The project as the tools see it: the canonical root, under the id B knows the workspace by. */
   readonly workspace: LocalWorkspace;
@@ -22,7 +22,7 @@ const pinKey = (workspaceId: string) => `gateway.owner.project:${workspaceId}`;
  * receipts kept here answer for that project's effects.
  *
  * The workspace id is B's label: it names the receipts and is compared with
- * every call, never joined into a path (seed 000: "Do not use the agent's
+ * every call, never joined into a path (docs/gateway.md: "Do not use the agent's
  * project label as a local path").
  */
 export function pinProject(db: Db, workspaceId: string, projectDir: string, intention: string): OwnerPin {

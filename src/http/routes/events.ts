@@ -4,7 +4,7 @@ import type { HttpModule } from '../module.js';
 import { param } from '../params.js';
 import { openEventStream } from '../sse.js';
 
-/** `GET /session/{id}/events` (spec §7): the session's bus as a resumable SSE stream. */
+/** `GET /session/{id}/events` (docs/client-api.md §7): the session's bus as a resumable SSE stream. */
 export const eventsModule: HttpModule = {
   name: 'events',
   features: () => ['session_events', 'slow_client_warning'],

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { MAX_TRANSCRIPT_LIMIT } from '../../config/limits.js';
+import { MAX_TRANSCRIPT_LIMIT } from '../../transcript/limits.js';
 import type { Core } from '../../core.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import { EXPORT_CSP } from '../../export/html.js';
@@ -21,9 +21,9 @@ interface RestoreBody {
 
 /**
  * Reads a load/resume body. The SDK also sends `compactedReplayMode` on load,
- * which the contract schema omits (spec §5.3, §14.8): it is checked here and
+ * which the contract schema omits (docs/client-api.md §5.3, §14.8): it is checked here and
  * taken out before the schema sees the body. Resume validates the replay modes
- * and ignores `historyPageSize` as qwen does (spec §5.4). Berth has no nested
+ * and ignores `historyPageSize` as qwen does (docs/client-api.md §5.4). Berth has no nested
  * sub-agent detail, so `summary` and `full` replay the same events.
  */
 function restoreBody(raw: unknown, action: RestoreAction): RestoreBody {
@@ -55,7 +55,7 @@ const STORAGE_ROUTES = /^\/session\/:id\/(load|resume|transcript|turn-index|expo
 
 /**
  * OpenAPI operations 5, 6, 14 and 16 — load, resume, transcript, export
- * (spec §5.3, §5.4, §10) — plus two reads outside the 25: the turn index that
+ * (docs/client-api.md §5.3, §5.4, §10) — plus two reads outside the 25: the turn index that
  * hands out `atRecordId` snapshots (`session_turn_navigation`) and `GET
  * /sessions`, the owner's list of every stored session.
  */
@@ -72,7 +72,7 @@ export const historyModule: HttpModule = {
   ],
   register(app, core: Core) {
     // A session the daemon lost (crash or shutdown) comes back on first use by a live-session route,
-    // so an old SSE cursor is answered with a resync instead of a 404 (spec §5.10, §7.4).
+    // so an old SSE cursor is answered with a resync instead of a 404 (docs/client-api.md §5.10, §7.4).
     app.addHook('preHandler', async (request: FastifyRequest) => {
       const route = request.routeOptions.url;
       if (route?.startsWith('/session/:id') && !STORAGE_ROUTES.test(route)) await core.restorer.reopen(param(request, 'id'));

@@ -7,8 +7,8 @@ import type { HttpModule } from '../module.js';
 import { param } from '../params.js';
 
 /**
- * A session's module access for its owner (issue 6, Deliver 2; outside the 25
- * operations of seed 002): its tab number, the workspace socket, and its
+ * A session's module access for its owner (Deliver 2; outside the 25
+ * operations of contract/openapi.json): its tab number, the workspace socket, and its
  * module token. The token is stored only as a hash, so it is shown when it is
  * issued — on the first `GET`, or by `POST …/module/token`, which replaces it —
  * and never again. A module token is refused here by name, even on a daemon

@@ -9,7 +9,7 @@ function parseVote(body: unknown): Vote {
   return parseBody<Vote>('PermissionResponse', body, { '*': 'invalid_permission_response', answers: 'invalid_permission_response' });
 }
 
-/** OpenAPI tag "Permissions": the per-session vote route and the legacy primary one (spec §9.3, §9.4). */
+/** OpenAPI tag "Permissions": the per-session vote route and the legacy primary one (docs/client-api.md §9.3, §9.4). */
 export const permissionsModule: HttpModule = {
   name: 'permissions',
   features: () => ['session_permission_vote', 'permission_vote', 'permission_mediation'],

@@ -1,5 +1,5 @@
 import type { ContentBlock } from '../../agents/driver.js';
-import { MAX_PROMPT_MEDIA_BLOCKS } from '../../config/limits.js';
+import { MAX_PROMPT_MEDIA_BLOCKS } from '../limits.js';
 import type { Core } from '../../core.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import { pendingPrompts } from '../../sessions/views.js';
@@ -14,7 +14,7 @@ interface PromptBody {
 }
 
 /**
- * spec §6.1 validation, in the order qwen applies it, each with its code:
+ * docs/client-api.md §6.1 validation, in the order qwen applies it, each with its code:
  * `invalid_prompt`, `invalid_deadline_ms`, `invalid_event_detail_mode`, `channel_delivery_invalid`.
  */
 function parsePrompt(body: unknown): PromptBody {
@@ -50,7 +50,7 @@ function parsePrompt(body: unknown): PromptBody {
   return { prompt: prompt as ContentBlock[], ...(b.deadlineMs !== undefined ? { deadlineMs: b.deadlineMs as number } : {}) };
 }
 
-/** OpenAPI tag "Prompts and events": admission, cancel, pending prompts (spec §6). */
+/** OpenAPI tag "Prompts and events": admission, cancel, pending prompts (docs/client-api.md §6). */
 export const promptsModule: HttpModule = {
   name: 'prompts',
   features: () => ['session_prompt', 'non_blocking_prompt', 'session_cancel'],

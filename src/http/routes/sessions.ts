@@ -12,7 +12,7 @@ import { objectBody, param } from '../params.js';
 
 /**
  * OpenAPI tag "Sessions": create/attach, close, heartbeat, metadata, model,
- * status, context (spec §5). Each handler parses, calls the session manager,
+ * status, context (docs/client-api.md §5). Each handler parses, calls the session manager,
  * and encodes; the rules live in src/sessions.
  */
 export const sessionsModule: HttpModule = {
@@ -37,7 +37,7 @@ export const sessionsModule: HttpModule = {
     app.post('/session', async (request) => {
       const clientId = clientIdOf(request);
       const raw = objectBody(request);
-      // spec §5.1: a null sessionId equals omission.
+      // docs/client-api.md §5.1: a null sessionId equals omission.
       if (raw && typeof raw === 'object' && !Array.isArray(raw) && (raw as Record<string, unknown>).sessionId === null) {
         delete (raw as Record<string, unknown>).sessionId;
       }
@@ -72,7 +72,7 @@ export const sessionsModule: HttpModule = {
 
     app.patch('/session/:id/metadata', async (request) => {
       const id = param(request, 'id');
-      // spec §5.6, §13.2: this route checks the path id's shape first.
+      // docs/client-api.md §5.6, §13.2: this route checks the path id's shape first.
       if (!isSessionId(id)) throw new BerthError('invalid_session_id', `"${id}" is not a session id`, { sessionId: id });
       const clientId = clientIdOf(request);
       const session = sessions.get(id);
@@ -97,8 +97,8 @@ export const sessionsModule: HttpModule = {
     });
 
     // Status and context take no X-Qwen-Client-Id in the seed OpenAPI (it lists no 400 for them), though the
-    // SDK sends one (spec §5.8, §5.9): the header is accepted and not read. Where spec §2.6 names status among
-    // the routes that check the id, the seed wins on the wire (design.md).
+    // SDK sends one (docs/client-api.md §5.8, §5.9): the header is accepted and not read. Where docs/client-api.md §2.6 names status among
+    // the routes that check the id, the seed wins on the wire (docs/architecture.md).
     app.get('/session/:id/status', async (request) => sessionSummary(sessions.get(param(request, 'id'))));
 
     app.get('/session/:id/context', async (request) => {

@@ -4,8 +4,8 @@
  * Every refusal anywhere in the daemon is a `BerthError` carrying one of these
  * codes. Faces map it to the wire in exactly one place each: HTTP in
  * `src/http/errors.ts`, protocol frames in their own encoders. Codes that the
- * seed OpenAPI (`contract/openapi.json`, `Error.code` / `errorKind`) or
- * `shared/spec/daemon-protocol.md` §13 name are kept verbatim, since clients
+ * OpenAPI contract (`contract/openapi.json`, `Error.code` / `errorKind`) or
+ * docs/client-api.md §13 name are kept verbatim, since clients
  * branch on them; Berth-only codes follow the same snake_case style.
  *
  * `status` is the HTTP status when the error reaches the client API; frame
@@ -166,7 +166,7 @@ export const ERROR_CATALOG = spec({
   io_error: { status: 503, message: 'Filesystem I/O failure', errorKind: 'io_error', retryable: true },
   internal_error: { status: 500, message: 'Internal error', errorKind: 'internal_error' },
 
-  // ── tools (seed 003 tool.error codes, seed 000 results) ─────────────────
+  // ── tools (docs/tool-protocol.md tool.error codes, docs/gateway.md results) ─────────────────
   unknown_tool: { status: 404, message: 'Unknown tool' },
   invalid_arguments: { status: 400, message: 'The arguments do not match the tool schema' },
   policy_denied: { status: 403, message: 'The tool policy is above what this caller may run' },

@@ -2,7 +2,7 @@ import { BerthError, isErrorCode } from '../errors/index.js';
 import type { ToolContent, ToolOutcome, ToolResult } from '../tools/types.js';
 
 /**
- * The `result` JSON text of seed 000: "a tool result or an error object with
+ * The `result` JSON text of docs/gateway.md: "a tool result or an error object with
  * code, message, retryable". A success is the tool's value; when the tool also
  * rendered model-facing blocks (`workspace_image`'s picture) they travel in the
  * value's `contentBlocks` member, so nothing the agent would see locally is lost
@@ -26,7 +26,7 @@ export function encodeResult(outcome: ToolOutcome): string {
   return JSON.stringify(value ?? null);
 }
 
-/** Whether a parsed result is the error object of seed 000. */
+/** Whether a parsed result is the error object of docs/gateway.md. */
 function isErrorObject(v: unknown): v is { code: string; message: string; retryable: boolean; details?: Record<string, unknown> } {
   return (
     isObject(v) &&

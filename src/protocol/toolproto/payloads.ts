@@ -1,11 +1,11 @@
-import { MAX_BATCH_CALLS, MAX_CATALOG_TOOLS, MAX_EVIDENCE_DELAY_MS, MAX_TOOL_NAME_CHARS } from '../../config/limits.js';
+import { MAX_BATCH_CALLS, MAX_CATALOG_TOOLS, MAX_EVIDENCE_DELAY_MS, MAX_TOOL_NAME_CHARS } from '../limits.js';
 import { BerthError } from '../errors/index.js';
 import { assertMatches } from '../tools/arguments.js';
 import { CATALOG_SCHEMA } from '../tools/catalog.js';
 
 /**
- * The payload shapes of seed 003's messages, as JSON Schema, checked after a
- * payload is decoded (seed 003: "decode the wrapper before interpreting").
+ * The payload shapes of the tool protocol's messages, as JSON Schema, checked after a
+ * payload is decoded (docs/tool-protocol.md: "decode the wrapper before interpreting").
  * Each payload is accepted whole or refused whole with `protocol_error`.
  * Unknown members are tolerated (newer peers add hints); wrong types are not.
  */
@@ -118,7 +118,7 @@ export const BATCH_RESULT_PAYLOAD = {
 };
 
 /**
- * Post-call evidence a host may ask for (seed 003, Calls and Results:
+ * Post-call evidence a host may ask for (docs/tool-protocol.md, Calls and Results:
  * `after`): a visual tree and/or a screenshot, taken `delayMilliseconds`
  * (0–2000) after the call; the tool-specific argument objects refine them.
  */
@@ -129,7 +129,7 @@ export interface EvidenceRequest {
   readonly screenshotArguments?: Record<string, unknown>;
 }
 
-/** Seed 003 `after`: which evidence, and a delay of 0 through 2000 ms. */
+/** docs/tool-protocol.md `after`: which evidence, and a delay of 0 through 2000 ms. */
 export const AFTER = {
   type: 'object',
   required: ['include'],

@@ -4,8 +4,8 @@ import { schemaErrorField } from '../errors/schema-field.js';
 import type { JsonSchema } from './types.js';
 
 /**
- * JSON Schema validation for tool arguments and protocol payloads (issue 2:
- * the executor validates arguments against the tool's inputSchema with ajv).
+ * JSON Schema validation for tool arguments and protocol payloads (the
+ * executor validates arguments against the tool's inputSchema with ajv).
  * `addUsedSchema: false` keeps one application's `$id` from colliding with
  * another's; formats are not enforced (no format vocabulary is bundled), so a
  * `format` keyword is documentation only.
@@ -51,7 +51,7 @@ export function validateArguments(
   args: unknown,
 ): asserts args is Record<string, unknown> {
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-    // Seed 003 (Calls and Results): "arguments must be a JSON object".
+    // docs/tool-protocol.md (Calls and Results): "arguments must be a JSON object".
     throw new BerthError('invalid_arguments', `Arguments of ${def.name} must be a JSON object`);
   }
   assertMatches(def.inputSchema, args, 'invalid_arguments', `the arguments of ${def.name}`);

@@ -23,7 +23,7 @@ export interface GatewayCallRecord {
 
 export type GatewayCallStart = Pick<GatewayCallRecord, 'id' | 'workspaceId' | 'sessionId' | 'tool' | 'args' | 'tokenId' | 'sentAt'>;
 
-/** The outgoing-call journal behind an interface, like every store (design.md, Persistence). */
+/** The outgoing-call journal behind an interface, like every store (docs/architecture.md, Persistence). */
 export interface GatewayCallRepository {
   /** Writes a `sent` row; throws when the id exists (ids are fresh per call). */
   insert(start: GatewayCallStart): void;

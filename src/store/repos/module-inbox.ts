@@ -1,6 +1,6 @@
 import type { Db } from '../db.js';
 
-/** The kinds of seed 004 (`Kind`); `info` when a question names none. */
+/** The kinds of docs/modules.md (`Kind`); `info` when a question names none. */
 export type MessageKind = 'info' | 'question' | 'task' | 'report' | 'answer';
 
 /** One message waiting in a tab's inbox (migration 6). */

@@ -1,6 +1,6 @@
 import type { Db } from '../db.js';
 
-/** How an admitted prompt ended (the durable prompt ledger, spec §5.3 `promptTerminals`). */
+/** How an admitted prompt ended (the durable prompt ledger, docs/client-api.md §5.3 `promptTerminals`). */
 export type PromptTerminal = 'completed' | 'cancelled' | 'error' | 'interrupted' | 'removed';
 
 export interface PromptRow {

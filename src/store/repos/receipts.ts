@@ -1,7 +1,7 @@
-import type { ToolOutcome } from '../../tools/types.js';
+import type { ToolOutcome } from '../../protocol/tools/types.js';
 import type { Db } from '../db.js';
 
-/** One durable record of an effectful tool call (design.md, Receipt). */
+/** One durable record of an effectful tool call (docs/architecture.md, Receipt). */
 export interface Receipt {
   readonly namespace: string;
   readonly callId: string;
@@ -17,7 +17,7 @@ export interface Receipt {
 
 export type ReceiptStart = Pick<Receipt, 'namespace' | 'callId' | 'toolName' | 'argsDigest' | 'startedAt'>;
 
-/** Receipt storage behind an interface, so a shared server database can serve it later (design.md, Persistence). */
+/** Receipt storage behind an interface, so a shared server database can serve it later (docs/architecture.md, Persistence). */
 export interface ReceiptRepository {
   find(namespace: string, callId: string): Receipt | undefined;
   /** Writes an `executing` receipt; false (and nothing written) when one exists for this key. */

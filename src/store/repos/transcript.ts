@@ -1,7 +1,7 @@
 import type { Db } from '../db.js';
 
 /**
- * One transcript record (issue 4): something a session said or did, with a
+ * One transcript record: something a session said or did, with a
  * stable id. Kinds: `user_prompt`, `agent_message`, `agent_thought`,
  * `tool_call`, `tool_result`, `plan`, `permission_request`,
  * `permission_outcome`, `model_switch`, `metadata`, `approval_mode`, `turn_end`

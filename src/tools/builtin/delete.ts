@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { lstat, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { MAX_HASHED_FILE_BYTES } from '../../config/limits.js';
+import { MAX_HASHED_FILE_BYTES } from '../limits.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import type { Tool, ToolContext, ToolResult } from '../types.js';
 import { expectedSha256, invalid, requiredString } from './args.js';
@@ -10,7 +10,7 @@ import { seedToolDefinition } from './seed-tools.js';
 import { confineToolPath, localWorkspaceOf, regularFileStats, sha256File, staleHash } from './workspace-files.js';
 
 /**
- * `workspace_delete` (seed 000): delete one regular file whose SHA-256 still
+ * `workspace_delete` (docs/gateway.md): delete one regular file whose SHA-256 still
  * matches. Directories and symbolic links are refused (`not_regular_file`):
  * removing a link by its path is not what "delete this file" means, and
  * directories would need a recursive rule the seed does not give.

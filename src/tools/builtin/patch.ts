@@ -1,4 +1,4 @@
-import { MAX_PATCH_FILE_BYTES } from '../../config/limits.js';
+import { MAX_PATCH_FILE_BYTES } from '../limits.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import type { Tool, ToolContext, ToolResult } from '../types.js';
 import { expectedSha256, invalid, requiredString } from './args.js';
@@ -9,7 +9,7 @@ import { sha256Hex } from '../../protocol/tools/sha256.js';
 import { localWorkspaceOf, readWholeToolFile, staleHash } from './workspace-files.js';
 
 /**
- * `workspace_patch` (seed 000): replace exactly one occurrence of `oldText`.
+ * `workspace_patch` (docs/gateway.md): replace exactly one occurrence of `oldText`.
  *
  * `expectedSha256: null` is refused: a patch edits text the agent has seen, so
  * the file must exist and have been read (the seed: "Supply the SHA-256 from

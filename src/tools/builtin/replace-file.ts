@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
 import { chmod, link, lstat, open, rename, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { MAX_HASHED_FILE_BYTES } from '../../config/limits.js';
+import { MAX_HASHED_FILE_BYTES } from '../limits.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import { mapWorkspaceError } from '../../workspace/fs-errors.js';
 import { openVerified, type VerifiedHandle } from '../../workspace/handle.js';
@@ -22,7 +22,7 @@ export interface ReplaceRequest {
 
 /**
  * Writes a file so that a reader never sees half of it and a concurrent change
- * refuses the edit (seed 000 `workspace_write`). The content goes to a temp
+ * refuses the edit (docs/gateway.md `workspace_write`). The content goes to a temp
  * file beside the target; the revision is checked as late as possible, right
  * before the temp file takes the target's place.
  *

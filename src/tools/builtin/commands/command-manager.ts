@@ -1,11 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../../clock.js';
-import {
-  COMMAND_RETENTION_MS,
-  EXEC_KILL_GRACE_MS,
-  MAX_COMMAND_OUTPUT_BYTES,
-  MAX_COMMANDS_PER_SESSION,
-} from '../../../config/limits.js';
+import { COMMAND_RETENTION_MS, EXEC_KILL_GRACE_MS, MAX_COMMANDS_PER_SESSION, MAX_COMMAND_OUTPUT_BYTES } from '../../limits.js';
 import { BerthError } from '../../../protocol/errors/index.js';
 import type { CommandConfinement, ConfinedWorkspace } from './confinement.js';
 import { defaultCommandEnv } from './spawn-group.js';
@@ -21,7 +16,7 @@ export interface CommandManagerOptions {
   readonly retentionMs?: number;
   readonly maxPerSession?: number;
   readonly killGraceMs?: number;
-  /** Command ids; UUID v4 by default (seed 000 `commandId` pattern). */
+  /** Command ids; UUID v4 by default (docs/gateway.md `commandId` pattern). */
   readonly newId?: () => string;
 }
 
@@ -37,11 +32,11 @@ export interface StartCommand {
 
 /**
  * The commands `workspace_exec` started, owned by the session that started
- * them (seed 000: "an owned command id"). Bounded three ways: output per
+ * them (docs/gateway.md: "an owned command id"). Bounded three ways: output per
  * command (a tail), finished commands are reaped after the retention, and a
  * session keeps at most `maxPerSession` commands (the oldest finished one
  * makes room; if all are running the start is refused). Reaping happens
- * whenever the manager is used, reading the injected clock (style.md §5).
+ * whenever the manager is used, reading the injected clock.
  */
 export class CommandManager {
   private readonly commands = new Map<string, WorkspaceCommand>();

@@ -172,7 +172,7 @@ export class WorkspaceCommand {
   /**
    * Stops the command when `signal` aborts: a command belongs to the turn that
    * started it, so cancelling that turn (or its deadline passing) stops it too
-   * (issue 3). The listener is dropped once the command has exited.
+   *. The listener is dropped once the command has exited.
    */
   stopOnAbort(signal: AbortSignal): void {
     if (signal.aborted) {
