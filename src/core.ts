@@ -6,7 +6,6 @@ import type { HealthRegistry } from './health.js';
 import type { Logger } from './log.js';
 import type { MessagingService } from './messaging/service.js';
 import type { SessionManager } from './sessions/manager.js';
-import type { SessionRestorer } from './sessions/restore.js';
 import type { TokenService } from './tokens/tokens.js';
 import type { TranscriptService } from './transcript/service.js';
 import type { ConfinementReport } from './tools/builtin/commands/confinement.js';
@@ -31,10 +30,8 @@ export interface Core {
   readonly models: ModelServices;
   /** The tool layer: tool sets per workspace and caller, the application tool registry. */
   readonly tools: ToolService;
-  /** Every live session (the client API's heart, docs/client-api.md §5-§9). */
+  /** Every session: create, open (reopening one a stopped daemon lost), load and resume, close (docs/client-api.md §5-§9). */
   readonly sessions: SessionManager;
-  /** Load, resume, and the lazy reopen of sessions a stopped daemon left behind. */
-  readonly restorer: SessionRestorer;
   /** Persisted history: the session list, transcript pages, the turn index and exports (docs/client-api.md §10). */
   readonly transcripts: TranscriptService;
   /** The module protocol (docs/modules.md): sessions as tabs, their tokens, messages, inboxes and delivery. */

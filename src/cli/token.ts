@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { ConfigError, defaultHome } from '../config/config.js';
 import { REMOTE_WORKSPACE_ID } from '../protocol/gateway/frames.js';
+import { sqliteRepositories } from '../main/repositories.js';
 import { openStore } from '../store/db.js';
 import { TokenService, type Policy } from '../tokens/tokens.js';
 
@@ -20,7 +21,7 @@ export function registerToken(program: Command): void {
       }
       const store = openStore(opts.home ?? defaultHome());
       try {
-        const service = new TokenService(store.db, null);
+        const service = new TokenService(sqliteRepositories(store.db).tokens, null);
         let created: { token: string };
         if (opts.channel) {
           if (!opts.workspace) throw new ConfigError('--channel needs --workspace ID');

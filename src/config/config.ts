@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { DEFAULT_FRAME_BYTES, MAX_INTENTION_CHARS } from '../protocol/limits.js';
 import * as L from './defaults.js';
+import { checkHttpLimits, DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-limits.js';
 import { checkModelServices, loadModelServices, ModelConfigError, type ModelServiceSpec } from './model-services.js';
 import { checkWorkspaceSettings, loadWorkspaceSettings, WorkspaceSettingsError, type WorkspaceSettings } from './workspace-settings.js';
 
@@ -54,6 +55,8 @@ export interface Config {
   readonly maxInflightCallsPerWorkspace: number;
   readonly maxFrameBytes: number;
   readonly channelWaitMs: number;
+  /** HTTP timeouts and connection caps; tests shorten them. */
+  readonly httpLimits: HttpLimits;
 }
 
 export type ConfigInput = { -readonly [K in keyof Config]?: Config[K] };
@@ -106,6 +109,7 @@ export function resolveConfig(input: ConfigInput, env: NodeJS.ProcessEnv = proce
     maxInflightCallsPerWorkspace: input.maxInflightCallsPerWorkspace ?? L.MAX_INFLIGHT_CALLS_PER_WORKSPACE,
     maxFrameBytes: input.maxFrameBytes ?? DEFAULT_FRAME_BYTES,
     channelWaitMs: input.channelWaitMs ?? L.DEFAULT_CHANNEL_WAIT_MS,
+    httpLimits: { ...DEFAULT_HTTP_LIMITS, ...input.httpLimits },
   };
   validate(config);
   return config;
@@ -162,6 +166,11 @@ function validate(c: Config): void {
   int('--max-inflight-calls', c.maxInflightCallsPerWorkspace, 1, 1024);
   int('--max-frame-bytes', c.maxFrameBytes, 1024, 64 * 1024 * 1024);
   int('--channel-wait-ms', c.channelWaitMs, 1, 24 * 3600 * 1000);
+  try {
+    checkHttpLimits(c.httpLimits);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
   if (c.maxSessions !== null) int('--max-sessions', c.maxSessions, 1, 100_000);
   if (c.promptDeadlineMs !== null) int('--prompt-deadline-ms', c.promptDeadlineMs, 1, L.MAX_TIMER_MS);
   if (c.permissionTimeoutMs !== null) int('--permission-timeout-ms', c.permissionTimeoutMs, 1, L.MAX_TIMER_MS);

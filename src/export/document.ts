@@ -1,5 +1,4 @@
-import type { SessionRow } from '../store/repos/sessions.js';
-import type { TranscriptRecord } from '../store/repos/transcript.js';
+import type { ExportRecord, ExportSession } from './source.js';
 
 /**
  * A persisted session as one readable document (docs/client-api.md §10.2): what every export
@@ -100,8 +99,8 @@ function outputText(d: Data): string {
 }
 
 export function buildExportDocument(input: {
-  readonly row: SessionRow;
-  readonly records: readonly TranscriptRecord[];
+  readonly row: ExportSession;
+  readonly records: readonly ExportRecord[];
   readonly cwd: string | null;
   readonly now: number;
 }): ExportDocument {

@@ -53,7 +53,12 @@ export function parseBody<T>(
   const err = validate.errors![0]!;
   const field = schemaErrorField(err);
   const top = field.split('.')[0] ?? '';
-  const code = fieldCodes[field] ?? fieldCodes[top] ?? fieldCodes['*'] ?? 'invalid_request';
+  // Own keys only: a body field named `__proto__` or `constructor` must not find Object.prototype.
+  const code = ownCode(fieldCodes, field) ?? ownCode(fieldCodes, top) ?? ownCode(fieldCodes, '*') ?? 'invalid_request';
   const where = field ? `\`${field}\`` : 'the body';
   throw new BerthError(code, `${where} ${err.message ?? 'is invalid'}`, field ? { field } : {});
+}
+
+function ownCode(codes: Partial<Record<string, ErrorCode>>, key: string): ErrorCode | undefined {
+  return Object.hasOwn(codes, key) ? codes[key] : undefined;
 }

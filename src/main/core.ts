@@ -12,13 +12,7 @@ import { sessionCounters } from '../sessions/counters.js';
 import { SessionManager } from '../sessions/manager.js';
 import { startIdleReaper } from '../sessions/reaper.js';
 import { recoverInterrupted } from '../sessions/recovery.js';
-import { SessionRestorer } from '../sessions/restore.js';
 import { openStore, type Store } from '../store/db.js';
-import { SqliteModuleInboxRepository } from '../store/repos/module-inbox.js';
-import { SqliteModuleTabRepository } from '../store/repos/module-tabs.js';
-import { SqlitePromptRepository } from '../store/repos/prompts.js';
-import { SqliteSessionRepository } from '../store/repos/sessions.js';
-import { SqliteTranscriptRepository } from '../store/repos/transcript.js';
 import { TokenService } from '../tokens/tokens.js';
 import { CommandManager, localWorkspaceTools } from '../tools/builtin/index.js';
 import { openReceiptJournal } from '../tools/receipt-journal.js';
@@ -31,11 +25,14 @@ import { WorkspaceRegistry } from '../workspace/registry.js';
 import type { SandboxProbe } from '../tools/builtin/commands/sandbox.js';
 import { advertisedLimits } from './advertised-limits.js';
 import { confineCommands } from './command-confinement.js';
+import { sqliteRepositories, type Repositories } from './repositories.js';
 
 /** The core and what only the wiring holds: the store itself and the local tools the gateway offers remote workspaces. */
 export interface BuiltCore {
   readonly core: Core;
   readonly store: Store;
+  /** The repositories on that store, typed by the interfaces their users declare. */
+  readonly repos: Repositories;
   readonly localTools: readonly Tool[];
   /** Runs every registered shutdown step, newest first; a failing step is logged and the rest still run. */
   shutdown(): Promise<void>;
@@ -45,6 +42,7 @@ export interface BuiltCore {
 export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: SandboxProbe): BuiltCore {
   const shutdownSteps: Array<() => Promise<void> | void> = [];
   const store = openStore(config.home);
+  const repos = sqliteRepositories(store.db);
   const workspaces = new WorkspaceRegistry(config.workspaces, config.remoteWorkspaces);
   const health = new HealthRegistry();
   const models = new ModelServices(config.modelServices, {
@@ -53,7 +51,7 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
     // Discovery failure is not fatal (the service keeps its default model); say so once per attempt.
     onDiscoveryFailed: (modelServiceId, error) => log.warn({ modelServiceId, error }, 'model discovery failed'),
   });
-  const tools = new ToolService({ journal: openReceiptJournal(store.db, clock.now()), clock });
+  const tools = new ToolService({ journal: openReceiptJournal(repos.receipts, clock.now()), clock });
   const confinement = confineCommands(config, workspaces, log, sandbox);
   const commands = new CommandManager({ clock, confinement });
   const localTools = localWorkspaceTools({ commands });
@@ -61,16 +59,16 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
   const messaging = new MessagingService({
     clock,
     log,
-    tabs: new SqliteModuleTabRepository(store.db),
-    inbox: new SqliteModuleInboxRepository(store.db),
+    tabs: repos.moduleTabs,
+    inbox: repos.moduleInbox,
   });
   const moduleTools = messagingTools(messaging);
   tools.setSessionTools(() => moduleTools);
   const eventStats = new EventBusStats();
   const sessionStores = {
-    sessions: new SqliteSessionRepository(store.db),
-    transcript: new SqliteTranscriptRepository(store.db),
-    prompts: new SqlitePromptRepository(store.db),
+    sessions: repos.sessions,
+    transcript: repos.transcript,
+    prompts: repos.prompts,
   };
   // Before anything can run: settle what a crashed (or stopped) predecessor left open.
   const recovered = recoverInterrupted({ ...sessionStores, clock });
@@ -100,10 +98,9 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
     },
   });
   health.contribute(() => sessionCounters(sessions.list(), clock.now()));
-  const restorer = new SessionRestorer({ manager: sessions, stores: sessionStores, workspaces, clock, log });
   const transcripts = new TranscriptService({
     stores: sessionStores,
-    tokens: new TranscriptTokens(transcriptSecret(store.db)),
+    tokens: new TranscriptTokens(transcriptSecret(repos.meta)),
     clock,
     workspaces,
   });
@@ -112,14 +109,13 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
     config,
     log,
     clock,
-    tokens: new TokenService(store.db, config.token),
+    tokens: new TokenService(repos.tokens, config.token),
     workspaces,
     health,
     limits: advertisedLimits(config),
     models,
     tools,
     sessions,
-    restorer,
     transcripts,
     messaging,
     eventStats,
@@ -143,5 +139,5 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
       }
     }
   };
-  return { core, store, localTools, shutdown };
+  return { core, store, repos, localTools, shutdown };
 }

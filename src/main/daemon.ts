@@ -8,7 +8,6 @@ import { createLogger, type Logger } from '../log.js';
 import { startModuleSockets } from '../modules/index.js';
 import { dispatchUpgrade, type UpgradeRoute } from '../net/upgrade.js';
 import type { Store } from '../store/db.js';
-import { SqliteGatewayCallRepository } from '../store/repos/gateway-calls.js';
 import { bindLocalWorkspace } from '../toolproto/auth.js';
 import { toolProtocolEndpoint } from '../toolproto/endpoint.js';
 import { ToolProtocolHost } from '../toolproto/host.js';
@@ -41,7 +40,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const { config } = options;
   const log = options.log ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
-  const { core, store, localTools, shutdown } = buildCore(config, log, clock, options.sandbox);
+  const { core, store, repos, localTools, shutdown } = buildCore(config, log, clock, options.sandbox);
 
   // The module protocol: one Unix socket per local workspace; shutdown runs in reverse, so it stops taking questions before sessions close.
   const moduleSockets = await startModuleSockets(core);
@@ -53,7 +52,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   // The gateway channel: remote workspaces run their tools through the channels their owners dial in.
   const gateway = createGatewayHost(core, {
     workspaceTools: localTools,
-    journal: new SqliteGatewayCallRepository(store.db),
+    journal: repos.gatewayCalls,
     boundPort: () => boundPort,
   });
   upgradeRoutes.push(gateway.route);

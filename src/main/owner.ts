@@ -3,6 +3,7 @@ import { GATEWAY_SHUTDOWN_GRACE_MS } from '../gateway/limits.js';
 import { DEFAULT_FRAME_BYTES } from '../protocol/limits.js';
 import type { Logger } from '../log.js';
 import { openStore } from '../store/db.js';
+import { sqliteRepositories } from './repositories.js';
 import { TokenService } from '../tokens/tokens.js';
 import { startApplicationListener } from '../toolproto/listener.js';
 import { CommandManager, localWorkspaceTools } from '../tools/builtin/index.js';
@@ -68,9 +69,10 @@ export function startOwner(options: OwnerOptions): RunningOwner {
   const clock = options.clock ?? systemClock;
   const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_FRAME_BYTES;
   const store = openStore(options.home);
+  const repos = sqliteRepositories(store.db);
   let pin;
   try {
-    pin = pinProject(store.db, options.workspaceId, options.project, options.intention);
+    pin = pinProject(repos.meta, options.workspaceId, options.project, options.intention);
   } catch (err) {
     store.close();
     throw err;
@@ -85,7 +87,7 @@ export function startOwner(options: OwnerOptions): RunningOwner {
   const report = confinement.report();
   if (report.sandbox === null) options.log.warn({ reason: report.reason }, 'commands run without a sandbox');
   const commands = new CommandManager({ clock, confinement });
-  const tools = new ToolService({ journal: openReceiptJournal(store.db, clock.now()), clock });
+  const tools = new ToolService({ journal: openReceiptJournal(repos.receipts, clock.now()), clock });
   const localTools = localWorkspaceTools({ commands });
   tools.setHostTools('local', () => localTools);
   const applications = options.toolsListen
@@ -93,7 +95,7 @@ export function startOwner(options: OwnerOptions): RunningOwner {
         ...options.toolsListen,
         registry: tools.applications,
         workspaceId: pin.workspace.id,
-        tokens: new TokenService(store.db, null),
+        tokens: new TokenService(repos.tokens, null),
         clock,
         log: options.log,
         maxFrameBytes,

@@ -1,5 +1,5 @@
 import { asBerthError } from '../protocol/errors/index.js';
-import type { InboxMessage } from '../store/repos/module-inbox.js';
+import type { InboxMessage } from './records.js';
 import type { MessagingContext } from './context.js';
 import { messagePrompt } from './header.js';
 import type { Tab } from './tabs.js';

@@ -1,5 +1,6 @@
 import type { ContentBlock } from '../agents/driver.js';
-import type { InboxMessage, MessageKind } from '../store/repos/module-inbox.js';
+import type { InboxMessage } from './records.js';
+import type { MessageKind } from './types.js';
 
 /** The built-in agent's tool names for the module operations (src/messaging/agent-tools.ts). */
 export const TABS_LIST_TOOL = 'tabs_list';

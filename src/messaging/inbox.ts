@@ -1,4 +1,4 @@
-import type { InboxMessage } from '../store/repos/module-inbox.js';
+import type { InboxMessage } from './records.js';
 import { done } from './answer.js';
 import type { MessagingContext } from './context.js';
 import { handedOver } from './delivery.js';

@@ -119,8 +119,8 @@ function deliver(ctx: MessagingContext, from: Tab, to: Tab, request: SendRequest
 
 /** The prompt a sender is running, so its outgoing message sits in that turn of its transcript. */
 function runningPrompt(tab: Tab): { promptId?: string } {
-  const running = tab.session.queue.running();
-  return running ? { promptId: running.promptId } : {};
+  const promptId = tab.session.runningPromptId();
+  return promptId !== undefined ? { promptId } : {};
 }
 
 /** docs/modules.md MOST_TEXT counts characters, not UTF-16 units. */

@@ -1,12 +1,11 @@
-import type { MessageKind } from '../store/repos/module-inbox.js';
-
-export type { MessageKind };
-
 /**
  * The module protocol's shapes (docs/modules.md): what a tab asks, and what Berth
  * answers. Field names and meanings are the seed's; Berth adds `code` to a
  * refusal (a catalogue code a script can branch on) and `sentAt` to a message.
  */
+
+/** The message kinds of the module protocol (docs/modules.md `Kind`); `info` when a question names none. */
+export type MessageKind = 'info' | 'question' | 'task' | 'report' | 'answer';
 
 /** docs/modules.md `Kind`, in the order the seed lists them. */
 export const KINDS: readonly MessageKind[] = ['info', 'question', 'task', 'report', 'answer'];

@@ -30,3 +30,18 @@ export const MAX_FRAME_ID_CHARS = 200;
 export const MODULE_MOST_LINE = 256 * 1024;
 /** docs/modules.md `MOST_TEXT`: the most characters a message may have. */
 export const MODULE_MOST_TEXT = 16_000;
+/** A JSON value nested deeper than this is refused whole (`nesting_too_deep`) before any recursive code walks it. */
+export const MAX_JSON_DEPTH = 128;
+/**
+ * Bounds on one application tool's input schema, checked by a cheap walk before
+ * anything compiles it: compiling costs time in proportion to the schema, so
+ * these bound the one compile a tool's first call may cost. Real tool schemas
+ * have a few dozen properties and a depth of three or four.
+ */
+export const MAX_SCHEMA_NODES = 256;
+export const MAX_SCHEMA_DEPTH = 16;
+export const MAX_SCHEMA_PROPERTIES = 128;
+/** Characters of text in one schema (keys, descriptions, enum strings…). */
+export const MAX_SCHEMA_CHARS = 64 * 1024;
+/** One `pattern` (or `patternProperties` key); it must also be one the linear-time engine can run. */
+export const MAX_SCHEMA_PATTERN_CHARS = 512;

@@ -8,7 +8,7 @@ export function sessionCounters(sessions: readonly Session[], now: number): Reco
   let lastActivity = 0;
   for (const s of sessions) {
     pendingPermissions += s.interactions.pending().length;
-    if (s.queue.running()) activePrompts += 1;
+    if (s.runningPromptId() !== undefined) activePrompts += 1;
     connectedClients += s.bus.subscriberCount;
     lastActivity = Math.max(lastActivity, s.lastActivityAt);
   }

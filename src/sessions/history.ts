@@ -1,5 +1,5 @@
 import type { ContentBlock, DriverToolCall, HistoryItem } from '../agents/driver.js';
-import type { TranscriptRecord } from '../store/repos/transcript.js';
+import type { TranscriptRecord } from '../transcript/records.js';
 import type { ToolContent, ToolOutcome } from '../tools/types.js';
 
 /**

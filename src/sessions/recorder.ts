@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { EventEnvelope } from '../events/types.js';
 import type { Logger } from '../log.js';
-import type { NewTranscriptRecord, TranscriptRepository } from '../store/repos/transcript.js';
+import type { NewTranscriptRecord, TranscriptRepository } from '../transcript/records.js';
 import { newRecordId } from './ids.js';
 import type { TranscriptSink } from './ports.js';
 

@@ -1,7 +1,6 @@
 import type { Clock } from '../clock.js';
-import type { PromptRepository } from '../store/repos/prompts.js';
-import type { SessionRepository } from '../store/repos/sessions.js';
-import type { TranscriptRepository } from '../store/repos/transcript.js';
+import type { PromptRepository, SessionRepository } from './records.js';
+import type { TranscriptRepository } from '../transcript/records.js';
 import { newRecordId } from './ids.js';
 
 /** The close reasons of sessions that ended because the daemon stopped, not because anyone closed them. */

@@ -1,6 +1,6 @@
 import { MAX_CATALOG_TOOLS, MAX_TOOL_NAME_CHARS } from '../protocol/limits.js';
 import { BerthError } from '../protocol/errors/index.js';
-import { compileSchema } from '../protocol/tools/arguments.js';
+import { checkToolSchema } from '../protocol/tools/arguments.js';
 import type { ApplicationLink } from './application-link.js';
 import { availabilityOf, definitionOf } from '../protocol/tools/definitions.js';
 import { POLICIES, type Tool, type ToolAvailability } from './types.js';
@@ -125,7 +125,7 @@ function checkTool(tool: Tool): void {
   if (!POLICIES.includes(tool.policy)) {
     throw new BerthError('invalid_request', `Tool ${tool.name} has an unknown policy ${String(tool.policy)}`);
   }
-  compileSchema(tool.inputSchema);
+  checkToolSchema(tool.inputSchema, `Tool ${tool.name}`);
 }
 
 /** The published tool, answering availability from the connection and the latest reported state. */

@@ -1,6 +1,6 @@
 import { MAX_TRANSCRIPT_PAGE_BYTES } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
-import type { TranscriptRecord, TranscriptRepository } from '../store/repos/transcript.js';
+import type { TranscriptRecord, TranscriptRepository } from './records.js';
 import type { PageQuery } from './page-query.js';
 import { flatEnvelope, recordEvents } from './replay-events.js';
 import type { FrozenTranscript, TranscriptTokens } from './tokens.js';

@@ -1,5 +1,5 @@
 import type { EventEnvelope } from '../events/types.js';
-import type { TranscriptRecord } from '../store/repos/transcript.js';
+import type { TranscriptRecord } from './records.js';
 
 /**
  * Transcript records as events again (docs/client-api.md §5.3 compacted replay, §10.1

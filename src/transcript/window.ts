@@ -1,5 +1,5 @@
 import type { EventEnvelope } from '../events/types.js';
-import type { TranscriptRecord } from '../store/repos/transcript.js';
+import type { TranscriptRecord } from './records.js';
 import { recordEvents, wrappedEnvelope, type ReplayEvent } from './replay-events.js';
 
 /**

@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import WebSocket from 'ws';
 import { silentLogger } from '../../src/log.js';
 import { startOwner, type RunningOwner } from '../../src/main/owner.js';
+import { sqliteRepositories } from '../../src/main/repositories.js';
 import { TOOL_SUBPROTOCOL } from '../../src/protocol/toolproto/subprotocol.js';
 import { openStore } from '../../src/store/db.js';
 import { TokenService } from '../../src/tokens/tokens.js';
@@ -62,7 +63,7 @@ describe('an owner given a smaller frame limit', { timeout: 30_000 }, () => {
     const line = await until(() => status.find((l) => l.startsWith('applications connect at ')));
     const url = line.slice('applications connect at '.length);
     const store = openStore(dirs.home);
-    const { token } = new TokenService(store.db, null).createAppToken('frames', 'read');
+    const { token } = new TokenService(sqliteRepositories(store.db).tokens, null).createAppToken('frames', 'read');
     store.close();
     const ws = new WebSocket(url, [TOOL_SUBPROTOCOL], { headers: { authorization: `Bearer ${token}` } });
     const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));

@@ -1,6 +1,6 @@
 import type { Core } from '../../core.js';
 import type { UpgradeRoute } from '../../net/upgrade.js';
-import type { GatewayCallRepository } from '../../store/repos/gateway-calls.js';
+import type { GatewayCallRepository } from './call-journal.js';
 import type { ToolDefinition } from '../../tools/types.js';
 import { channelUpgradeRoute } from './channel-route.js';
 import { ChannelHub } from './hub.js';

@@ -3,7 +3,7 @@ import type { Clock } from '../../clock.js';
 import { GATEWAY_JOURNAL_RETENTION_MS } from '../limits.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import type { Logger } from '../../log.js';
-import type { GatewayCallRepository } from '../../store/repos/gateway-calls.js';
+import type { GatewayCallRepository } from './call-journal.js';
 import { encodeFrame, GATEWAY_PROTOCOL, type ResultFrame } from '../../protocol/gateway/frames.js';
 import type { Channel, ChannelLink, OutgoingCall } from './outgoing-call.js';
 import { WorkspaceLine } from './workspace-line.js';

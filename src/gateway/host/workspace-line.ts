@@ -1,7 +1,7 @@
 import type { Clock } from '../../clock.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import type { Logger } from '../../log.js';
-import type { GatewayCallRepository } from '../../store/repos/gateway-calls.js';
+import type { GatewayCallRepository } from './call-journal.js';
 import { CLOSE, type ResultFrame } from '../../protocol/gateway/frames.js';
 import type { Channel, OutgoingCall } from './outgoing-call.js';
 

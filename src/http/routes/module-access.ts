@@ -40,14 +40,14 @@ export const moduleAccessModule: HttpModule = {
 
     app.get('/session/:id/module', async (request) => {
       refuseModuleTokens(request);
-      const session = core.sessions.get(param(request, 'id'));
+      const session = await core.sessions.open(param(request, 'id'));
       const token = core.messaging.hasToken(session.id) ? null : core.messaging.issueToken(session.id);
       return view(session.id, token);
     });
 
     app.post('/session/:id/module/token', async (request) => {
       refuseModuleTokens(request);
-      const session = core.sessions.get(param(request, 'id'));
+      const session = await core.sessions.open(param(request, 'id'));
       return view(session.id, core.messaging.issueToken(session.id));
     });
   },

@@ -19,7 +19,7 @@ export const permissionsModule: HttpModule = {
     app.post('/session/:id/permission/:requestId', async (request, reply) => {
       const vote = parseVote(objectBody(request));
       const clientId = clientIdOf(request);
-      const session = sessions.get(param(request, 'id'));
+      const session = await sessions.open(param(request, 'id'));
       voteInSession(session, param(request, 'requestId'), vote, clientId);
       return reply.code(200).send({});
     });

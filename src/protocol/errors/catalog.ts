@@ -27,6 +27,7 @@ export const ERROR_CATALOG = spec({
   invalid_json: { status: 400, message: 'Invalid JSON in request body' },
   invalid_request: { status: 400, message: 'The request does not match the contract' },
   body_too_large: { status: 413, message: 'Request body too large' },
+  nesting_too_deep: { status: 400, message: 'The JSON value is nested too deeply' },
   route_not_found: { status: 404, message: 'No such route' },
 
   // ── auth and browser checks (§2) ────────────────────────────────────────
@@ -181,6 +182,12 @@ export const ERROR_CATALOG = spec({
   stale_hash: { status: 409, message: 'The file changed since it was read', errorKind: 'hash_mismatch' },
   file_exists: { status: 409, message: 'The file already exists; supply its SHA-256 to replace it' },
   unknown_command: { status: 404, message: 'Unknown command id' },
+  spawn_failed: {
+    status: 503,
+    message: 'The command could not be started',
+    retryable: true,
+    retryAfterSeconds: 5,
+  },
   command_not_running: { status: 409, message: 'The command is not running' },
   command_limit_exceeded: {
     status: 429,
@@ -198,6 +205,7 @@ export const ERROR_CATALOG = spec({
     message: 'This call id was already used for a different tool or different arguments',
   },
   tool_cancelled: { status: 409, message: 'The call was cancelled before it ran' },
+  schema_too_complex: { status: 400, message: 'The tool input schema is larger or deeper than the daemon compiles' },
   tool_name_conflict: { status: 409, message: 'Another application already publishes a tool with this name here' },
 
   // ── wire protocols (seeds 000, 003, 004) ────────────────────────────────

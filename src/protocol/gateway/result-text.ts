@@ -1,4 +1,6 @@
+import { MAX_JSON_DEPTH } from '../limits.js';
 import { BerthError, isErrorCode } from '../errors/index.js';
+import { exceedsJsonDepth } from '../json-depth.js';
 import type { ToolContent, ToolOutcome, ToolResult } from '../tools/types.js';
 
 /**
@@ -56,6 +58,13 @@ export function decodeResult(text: string): ToolResult {
     parsed = JSON.parse(text);
   } catch {
     throw new BerthError('protocol_error', 'The owner answered with a result that is not JSON text');
+  }
+  // A result nested thousands deep would overflow the stack of whatever walks it
+  // next (the transcript, the model request) and end the turn; it is the tool's error instead.
+  if (exceedsJsonDepth(parsed, MAX_JSON_DEPTH)) {
+    throw new BerthError('nesting_too_deep', `The owner's result nests deeper than ${MAX_JSON_DEPTH} levels`, {
+      limit: MAX_JSON_DEPTH,
+    });
   }
   if (isErrorObject(parsed)) {
     const details = { ...(parsed.details ?? {}) };

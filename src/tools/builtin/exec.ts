@@ -33,7 +33,7 @@ export function workspaceExecTool(commands: CommandManager): Tool {
       });
       if (!st.isDirectory()) throw new BerthError('not_regular_file', `cwd ${cwd.rel} is not a directory`);
       ctx.signal.throwIfAborted();
-      const started = commands.start({
+      const started = await commands.start({
         owner: ctx.sessionId,
         command,
         cwdAbs: cwd.abs,

@@ -57,7 +57,8 @@ export class CommandManager {
     this.newId = options.newId ?? randomUUID;
   }
 
-  start(req: StartCommand): WorkspaceCommand {
+  /** Starts a command; rejects with `spawn_failed` (and remembers nothing) when the shell cannot be started. */
+  async start(req: StartCommand): Promise<WorkspaceCommand> {
     if (this.disposed) throw new BerthError('daemon_shutdown', 'commands cannot start while the daemon shuts down');
     this.reap();
     this.makeRoom(req.owner);
@@ -81,6 +82,12 @@ export class CommandManager {
       now: () => this.options.clock.now(),
     });
     this.commands.set(command.id, command);
+    try {
+      await command.started;
+    } catch (err) {
+      this.commands.delete(command.id);
+      throw err;
+    }
     return command;
   }
 

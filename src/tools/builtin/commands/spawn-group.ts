@@ -1,4 +1,4 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { commandEnv } from './command-env.js';
 
 /** The shell `workspace_exec` runs commands with (also reported by `workspace_info`). */
@@ -14,10 +14,13 @@ export function spawnGroup(
   command: string,
   cwd: string,
   env: NodeJS.ProcessEnv,
+  onError: (err: Error) => void,
   wrapper: readonly string[] = [],
-): ChildProcessWithoutNullStreams {
+): ChildProcess {
   const [file, ...args] = [...wrapper, EXEC_SHELL, '-c', command];
-  return spawn(file!, args, { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(file!, args, { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+  child.on('error', onError);
+  return child;
 }
 
 /** Signals every process in the group led by `pid`; false when none is left. */
