@@ -31,6 +31,14 @@ export interface Config {
    * `intention`; the owner pins the same text). A workspace without one sends its id.
    */
   readonly remoteIntentions: Readonly<Record<string, string>>;
+  /**
+   * Roots under which a session's `cwd` registers a new local workspace on
+   * first use (`--allow-workspace-root`, an explicit opt-in; issue 11). Empty:
+   * only the workspaces given at start-up are served.
+   */
+  readonly allowWorkspaceRoots: readonly string[];
+  /** `--no-web`: `/` keeps the small page saying what this is, even once a web app is built in. */
+  readonly web: boolean;
   readonly home: string;
   readonly allowOrigins: readonly string[];
   readonly logLevel: string;
@@ -89,6 +97,8 @@ export function resolveConfig(input: ConfigInput, env: NodeJS.ProcessEnv = proce
     ),
     remoteWorkspaces: input.remoteWorkspaces ?? [],
     remoteIntentions: input.remoteIntentions ?? {},
+    allowWorkspaceRoots: (input.allowWorkspaceRoots ?? []).map((r) => resolve(r)),
+    web: input.web ?? true,
     home,
     allowOrigins: input.allowOrigins ?? [],
     logLevel: input.logLevel ?? env.BERTH_LOG_LEVEL ?? 'info',

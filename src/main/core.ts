@@ -43,7 +43,7 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
   const shutdownSteps: Array<() => Promise<void> | void> = [];
   const store = openStore(config.home);
   const repos = sqliteRepositories(store.db);
-  const workspaces = new WorkspaceRegistry(config.workspaces, config.remoteWorkspaces);
+  const workspaces = new WorkspaceRegistry(config.workspaces, config.remoteWorkspaces, config.allowWorkspaceRoots);
   const health = new HealthRegistry();
   const models = new ModelServices(config.modelServices, {
     clock,

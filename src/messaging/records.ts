@@ -46,4 +46,6 @@ export interface ModuleTabRepository {
   hasToken(sessionId: string): boolean;
   /** Makes `hash` speak for each of `sessionIds`, after dropping what they held before. */
   replaceTokens(hash: string, sessionIds: readonly string[], now: number): void;
+  /** Makes `hash` speak for `sessionId` as well; the tokens it held keep working. */
+  addToken(hash: string, sessionId: string, now: number): void;
 }

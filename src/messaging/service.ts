@@ -147,6 +147,20 @@ export class MessagingService {
   }
 
   /**
+   * One more token for one session, for a second terminal joining as that tab
+   * (issue 11): the tokens it already holds — its agent's, another
+   * terminal's — keep working. Shown to the caller only.
+   */
+  joinToken(sessionId: string): string {
+    if (this.directory.stored(sessionId) === undefined) {
+      throw new BerthError('session_not_found', `Session ${sessionId} is not a tab of any workspace`, { sessionId });
+    }
+    const token = mintModuleToken();
+    this.deps.tabs.addToken(moduleTokenHash(token), sessionId, this.deps.clock.now());
+    return token;
+  }
+
+  /**
    * One token for several sessions of one workspace (docs/modules.md: a shared server
    * speaks for every tab of its profile with one token; its questions name the
    * tab with `session`).

@@ -21,7 +21,7 @@ function conditionalFeatures(core: Core): string[] {
   if (c.allowOrigins.length > 0) tags.push('allow_origin');
   if (c.promptDeadlineMs !== null) tags.push('prompt_absolute_deadline');
   if (c.rateLimits.length > 0) tags.push('rate_limit');
-  if (core.workspaces.list().length > 1) tags.push('multi_workspace_sessions');
+  if (core.workspaces.list().length > 1 || c.allowWorkspaceRoots.length > 0) tags.push('multi_workspace_sessions');
   return tags;
 }
 

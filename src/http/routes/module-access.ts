@@ -11,7 +11,8 @@ import { param } from '../params.js';
  * operations of contract/openapi.json): its tab number, the workspace socket, and its
  * module token. The token is stored only as a hash, so it is shown when it is
  * issued — on the first `GET`, or by `POST …/module/token`, which replaces it —
- * and never again. A module token is refused here by name, even on a daemon
+ * and never again. `POST …/module/join` gives one more token for the same tab,
+ * for a second terminal (`berth msg --session ID`), and replaces nothing. A module token is refused here by name, even on a daemon
  * without an owner token, so one agent cannot read another session's token.
  */
 export const moduleAccessModule: HttpModule = {
@@ -33,7 +34,11 @@ export const moduleAccessModule: HttpModule = {
         token,
         ...(token !== null && tab.socket !== null ? { env: moduleEnvironment({ socket: tab.socket, token, sessionId: session.id }) } : {}),
         ...(token === null
-          ? { tokenNote: `The token was shown when it was issued; POST /session/${session.id}/module/token issues a new one.` }
+          ? {
+              tokenNote:
+                `The token was shown when it was issued. POST /session/${session.id}/module/join gives another terminal a token of its own ` +
+                `(berth msg --session ${session.id} does this for you); POST /session/${session.id}/module/token replaces every token of this tab.`,
+            }
           : {}),
       };
     };
@@ -49,6 +54,12 @@ export const moduleAccessModule: HttpModule = {
       refuseModuleTokens(request);
       const session = await core.sessions.open(param(request, 'id'));
       return view(session.id, core.messaging.issueToken(session.id));
+    });
+
+    app.post('/session/:id/module/join', async (request) => {
+      refuseModuleTokens(request);
+      const session = core.sessions.get(param(request, 'id'));
+      return view(session.id, core.messaging.joinToken(session.id));
     });
   },
 };

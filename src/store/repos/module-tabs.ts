@@ -43,6 +43,10 @@ export class SqliteModuleTabRepository {
     return this.hasTokenStmt.get(sessionId) !== undefined;
   }
 
+  addToken(hash: string, sessionId: string, now: number): void {
+    this.insertTokenStmt.run(hash, sessionId, now);
+  }
+
   replaceTokens(hash: string, sessionIds: readonly string[], now: number): void {
     this.db.transaction(() => {
       for (const id of sessionIds) this.dropTokensStmt.run(id);

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { commandEnv } from './command-env.js';
+import { shellArgsDyingWith } from './die-with-daemon.js';
 
 /** The shell `workspace_exec` runs commands with (also reported by `workspace_info`). */
 export const EXEC_SHELL = '/bin/sh';
@@ -17,7 +18,10 @@ export function spawnGroup(
   onError: (err: Error) => void,
   wrapper: readonly string[] = [],
 ): ChildProcess {
-  const [file, ...args] = [...wrapper, EXEC_SHELL, '-c', command];
+  // In a sandbox, bubblewrap's --die-with-parent ties the command to the daemon, and the
+  // watcher could not see the daemon's pid from inside its pid namespace anyway.
+  const shellArgs = wrapper.length > 0 ? ['-c', command] : shellArgsDyingWith(EXEC_SHELL, command);
+  const [file, ...args] = [...wrapper, EXEC_SHELL, ...shellArgs];
   const child = spawn(file!, args, { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
   child.on('error', onError);
   return child;
