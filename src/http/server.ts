@@ -5,7 +5,7 @@ import { exceedsJsonDepth } from '../protocol/json-depth.js';
 import type { Core } from '../core.js';
 import { BerthError } from '../protocol/errors/index.js';
 import { createBoundedServer } from './connection-limits.js';
-import { installErrorHandlers } from './errors.js';
+import { installErrorHandlers, sendError } from './errors.js';
 import { installLocalUserCheck } from './local-peer.js';
 import { installRateLimit } from './rate-limit.js';
 import { installSecurity } from './security.js';
@@ -21,6 +21,12 @@ export function createHttpServer(core: Core, boundPort: () => number): FastifyIn
     forceCloseConnections: true,
     // Request, header, idle and keep-alive deadlines and the connection caps.
     serverFactory: (handler) => createBoundedServer(core.config.httpLimits, handler),
+    // A path fastify cannot decode (bad percent-encoding) or a parameter over the length limit is the
+    // client's error: answer it with the contract's Error body like any other refusal, not fastify's own.
+    frameworkErrors: (err, _request, reply) => {
+      const message = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter is too long' : 'The path is not valid percent-encoded UTF-8';
+      void sendError(reply, new BerthError('invalid_request', message));
+    },
   });
 
   // Empty bodies are `{}` (the SDK sends `{}` or nothing); malformed JSON is 400 `invalid_json`.

@@ -165,6 +165,18 @@ export const ERROR_CATALOG = spec({
   },
   not_regular_file: { status: 400, message: 'Not a regular file', errorKind: 'parse_error' },
   io_error: { status: 503, message: 'Filesystem I/O failure', errorKind: 'io_error', retryable: true },
+  storage_full: {
+    status: 507,
+    message: 'The daemon cannot store this now: its disk is full',
+    retryable: true,
+    retryAfterSeconds: 30,
+  },
+  storage_unavailable: {
+    status: 503,
+    message: 'The daemon cannot store this now',
+    retryable: true,
+    retryAfterSeconds: 5,
+  },
   internal_error: { status: 500, message: 'Internal error', errorKind: 'internal_error' },
 
   // ── tools (docs/tool-protocol.md tool.error codes, docs/gateway.md results) ─────────────────
