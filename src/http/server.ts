@@ -6,6 +6,7 @@ import type { Core } from '../core.js';
 import { BerthError } from '../protocol/errors/index.js';
 import { createBoundedServer } from './connection-limits.js';
 import { installErrorHandlers, sendError } from './errors.js';
+import { installLocalUserCheck } from './local-peer.js';
 import { installRateLimit } from './rate-limit.js';
 import { installSecurity } from './security.js';
 import { httpModules } from './routes/index.js';
@@ -52,6 +53,8 @@ export function createHttpServer(core: Core, boundPort: () => number): FastifyIn
 
   installErrorHandlers(app, core.log);
   installSecurity(app, { config: core.config, tokens: core.tokens, port: boundPort });
+  // Anonymous loopback mode trusts this user's processes, not every local user's (issue 16, finding 7).
+  installLocalUserCheck(app, { config: core.config, tokens: core.tokens });
   // After the security hook: refused requests are not counted against anyone's window.
   installRateLimit(app, { tiers: core.config.rateLimits, clock: core.clock, health: core.health });
   for (const m of httpModules) m.register(app, core);

@@ -36,6 +36,7 @@ export const ERROR_CATALOG = spec({
   token_scope_denied: { status: 403, message: 'This token is not allowed on this route' },
   cors_denied: { status: 403, message: 'Request denied by CORS policy' },
   invalid_host: { status: 403, message: 'Invalid Host header' },
+  local_user_denied: { status: 403, message: 'A daemon without a token serves only the local user it runs as' },
   credentials_in_query: { status: 400, message: 'Credentials are not accepted in the query string' },
 
   // ── client identity (§2.6) ──────────────────────────────────────────────

@@ -51,7 +51,7 @@ async function patchWorkspaceFile(args: Record<string, unknown>, ctx: ToolContex
   if (after.length > MAX_PATCH_FILE_BYTES) {
     throw new BerthError('file_too_large', `the patched ${rel} would exceed ${MAX_PATCH_FILE_BYTES} bytes`, { limit: MAX_PATCH_FILE_BYTES });
   }
-  await replaceFile({ abs, rel, content: after, expectedSha256: expected });
+  await replaceFile({ root: ws.root, abs, rel, content: after, expectedSha256: expected });
   return {
     value: {
       path: rel,
