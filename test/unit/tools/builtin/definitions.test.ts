@@ -46,7 +46,7 @@ describe('the local workspace tool set', () => {
       workspace_exec: 'critical',
       workspace_poll: 'read',
       workspace_input: 'critical',
-      workspace_stop: 'write',
+      workspace_stop: 'read',
       workspace_ask: 'read',
     });
     const category = new Set(tools.map((t) => t.category));
