@@ -53,6 +53,7 @@ describe('the tool service with the seed-000 builtins', () => {
       'workspace_list',
       'workspace_poll',
       'workspace_read',
+      'workspace_stop',
       'workspace_tool',
       'workspace_tools',
     ]);
