@@ -16,12 +16,20 @@
  */
 import { TOOL_PROTOCOL_PATH } from '../toolproto/subprotocol.js';
 import { BerthApp, type AppOptions } from './app.js';
-import type { AppToolSpec } from './tools.js';
+import type { AnyAppToolSpec } from './tools.js';
 import { openSocket, type TransportKind } from './transport.js';
 
 export { BerthApp, type AppOptions, type CloseInfo } from './app.js';
 export { ToolReply, type EvidenceHooks, type Screenshot } from './calls.js';
-export { AppToolError, type AppToolSpec, type ToolCallContext, type ToolHandler } from './tools.js';
+export {
+  AppToolError,
+  type AnyAppToolSpec,
+  type AppToolSpec,
+  type FlattenedToolHandler,
+  type FlattenedToolSpec,
+  type ToolCallContext,
+  type ToolHandler,
+} from './tools.js';
 export { ConnectRefused, type TransportKind } from './transport.js';
 export type { WireError as Notice } from '../toolproto/outcomes.js';
 export type { Policy, ToolAvailability } from '../tools/types.js';
@@ -31,7 +39,7 @@ export interface ConnectOptions extends AppOptions {
   /** The workspace to bind to: its id or absolute root (default: the daemon's primary workspace). */
   readonly workspace?: string;
   /** Tools registered before the host's first query, so its first catalog already has them. */
-  readonly tools?: readonly AppToolSpec[];
+  readonly tools?: readonly AnyAppToolSpec[];
   readonly transport?: TransportKind;
 }
 

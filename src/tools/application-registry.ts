@@ -126,6 +126,7 @@ function checkTool(tool: Tool): void {
     throw new BerthError('invalid_request', `Tool ${tool.name} has an unknown policy ${String(tool.policy)}`);
   }
   compileSchema(tool.inputSchema);
+  if (tool.outputSchema) compileSchema(tool.outputSchema, `output schema of ${tool.name}`);
 }
 
 /** The published tool, answering availability from the connection and the latest reported state. */
