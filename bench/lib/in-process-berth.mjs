@@ -25,7 +25,7 @@ export async function startInProcessBerth(label, prepare) {
   try {
     const [{ resolveConfig }, { startDaemon }, { silentLogger }] = await Promise.all([
       fromDist('config/config.js'),
-      fromDist('daemon.js'),
+      fromDist('main/daemon.js'),
       fromDist('log.js'),
     ]);
     const options = await prepare(scratch);

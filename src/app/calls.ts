@@ -1,10 +1,10 @@
-import { BerthError } from '../errors/index.js';
-import type { EvidenceRequest } from '../tools/application-link.js';
-import { validateArguments, validateResult } from '../tools/arguments.js';
-import { FLATTENED_STRING } from '../tools/types.js';
-import { availabilityOf, wireRuntime } from '../tools/definitions.js';
-import { guardPermits, type ToolGuard } from '../tools/guard.js';
-import type { WireError, WireSuccess } from '../toolproto/outcomes.js';
+import { BerthError } from '../protocol/errors/index.js';
+import type { EvidenceRequest } from '../protocol/toolproto/payloads.js';
+import { validateArguments, validateResult } from '../protocol/tools/arguments.js';
+import { FLATTENED_STRING } from '../protocol/tools/types.js';
+import { availabilityOf, wireRuntime } from '../protocol/tools/definitions.js';
+import { guardPermits, type ToolGuard } from '../protocol/tools/guard.js';
+import type { WireError, WireSuccess } from '../protocol/toolproto/outcomes.js';
 import { toBase64 } from './codec.js';
 import { AppToolError, type AppTools } from './tools.js';
 

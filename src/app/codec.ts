@@ -1,5 +1,5 @@
 import { COMPRESSION_THRESHOLD_BYTES, MAX_DECOMPRESSED_BYTES } from '../config/limits.js';
-import { inflateFailure, isWrapped, parseInflated, worthCompressing, wrappedData, wrapperFor } from '../tools/payload-wrapper.js';
+import { inflateFailure, isWrapped, parseInflated, worthCompressing, wrappedData, wrapperFor } from '../protocol/tools/payload-wrapper.js';
 
 /**
  * The `gzip-base64-json` wrapper (seed 003) for the SDK, with the

@@ -14,7 +14,7 @@
  * in a browser, which cannot set that header on a WebSocket, as the
  * `berth.bearer.<token>` subprotocol. Never in the URL.
  */
-import { TOOL_PROTOCOL_PATH } from '../toolproto/subprotocol.js';
+import { TOOL_PROTOCOL_PATH } from '../protocol/toolproto/subprotocol.js';
 import { BerthApp, type AppOptions } from './app.js';
 import type { AnyAppToolSpec } from './tools.js';
 import { openSocket, type TransportKind } from './transport.js';
@@ -31,9 +31,9 @@ export {
   type ToolHandler,
 } from './tools.js';
 export { ConnectRefused, type TransportKind } from './transport.js';
-export type { WireError as Notice } from '../toolproto/outcomes.js';
-export type { Policy, ToolAvailability } from '../tools/types.js';
-export { TOOL_PROTOCOL_PATH, TOOL_SUBPROTOCOL, BEARER_SUBPROTOCOL_PREFIX } from '../toolproto/subprotocol.js';
+export type { WireError as Notice } from '../protocol/toolproto/outcomes.js';
+export type { Policy, ToolAvailability } from '../protocol/tools/types.js';
+export { TOOL_PROTOCOL_PATH, TOOL_SUBPROTOCOL, BEARER_SUBPROTOCOL_PREFIX } from '../protocol/toolproto/subprotocol.js';
 
 export interface ConnectOptions extends AppOptions {
   /** The workspace to bind to: its id or absolute root (default: the daemon's primary workspace). */

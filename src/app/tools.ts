@@ -1,7 +1,7 @@
 import { MAX_CATALOG_TOOLS, MAX_TOOL_NAME_CHARS } from '../config/limits.js';
-import { compileSchema } from '../tools/arguments.js';
-import { availabilityOf } from '../tools/definitions.js';
-import { FLATTENED_STRING, POLICIES, type JsonSchema, type Policy, type Tool, type ToolAnnotations, type ToolAvailability } from '../tools/types.js';
+import { compileSchema } from '../protocol/tools/arguments.js';
+import { availabilityOf } from '../protocol/tools/definitions.js';
+import { FLATTENED_STRING, POLICIES, type JsonSchema, type Policy, type CatalogTool, type ToolAnnotations, type ToolAvailability } from '../protocol/tools/types.js';
 
 /** What a handler gets besides its arguments. */
 export interface ToolCallContext {
@@ -57,7 +57,7 @@ interface AppToolSpecBase {
 }
 
 /** A registered tool: the tool layer's definition (so catalogs and revisions are computed as the daemon does) plus its handler. */
-export interface AppTool extends Tool {
+export interface AppTool extends CatalogTool {
   /** Called with the arguments as the tool's encoding says: an object, or for `flattened-string` tools a string. */
   readonly handler: (args: never, ctx: ToolCallContext) => unknown | Promise<unknown>;
 }
@@ -110,9 +110,6 @@ export class AppTools {
       ...(spec.argumentEncoding === FLATTENED_STRING ? { argumentEncoding: FLATTENED_STRING } : {}),
       availability: () => overrides.get(spec.id) ?? availabilityOf(spec),
       handler: spec.handler as AppTool['handler'],
-      run: async () => {
-        throw new Error('an application tool runs through runCall');
-      },
     });
     this.byId.set(spec.id, tool);
   }

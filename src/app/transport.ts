@@ -1,5 +1,5 @@
 import { MAX_FRAME_BYTES } from '../config/limits.js';
-import { BEARER_SUBPROTOCOL_PREFIX, TOOL_SUBPROTOCOL } from '../toolproto/subprotocol.js';
+import { BEARER_SUBPROTOCOL_PREFIX, TOOL_SUBPROTOCOL } from '../protocol/toolproto/subprotocol.js';
 
 /**
  * The SDK's only contact with a WebSocket implementation, so the rest runs

@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ConfigError, defaultHome } from '../config/config.js';
-import { startOwner } from '../gateway/owner/index.js';
+import { startOwner } from '../main/owner.js';
 import { createLogger } from '../log.js';
 import type { Policy } from '../tools/types.js';
 

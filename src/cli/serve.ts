@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { ConfigError, parseRateLimits, parseRemoteWorkspace, resolveConfig, type ConfigInput } from '../config/config.js';
-import { startDaemon } from '../daemon.js';
+import { startDaemon } from '../main/daemon.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 const integer = (name: string) => (value: string) => {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { ConfigError, defaultHome } from '../config/config.js';
-import { REMOTE_WORKSPACE_ID } from '../gateway/frames.js';
+import { REMOTE_WORKSPACE_ID } from '../protocol/gateway/frames.js';
 import { openStore } from '../store/db.js';
 import { TokenService, type Policy } from '../tokens/tokens.js';
 

@@ -7,7 +7,7 @@ import {
   MAX_SUBSCRIBERS_PER_SESSION,
   MIN_MAX_QUEUED,
 } from '../config/limits.js';
-import { BerthError } from '../errors/index.js';
+import { BerthError } from '../protocol/errors/index.js';
 import { CONTROL_TYPES, TERMINAL_BUS_TYPES, controlFrame, publishedFrame } from './envelope.js';
 import { planReplay } from './replay.js';
 import { ReplayRing } from './ring.js';

@@ -1,4 +1,4 @@
-import { BerthError } from '../errors/index.js';
+import { BerthError } from '../protocol/errors/index.js';
 import type { EventEnvelope, EventFrame, PublishInput } from './types.js';
 
 /**

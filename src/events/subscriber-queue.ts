@@ -1,5 +1,5 @@
 import { SLOW_CLIENT_REARM_RATIO, SLOW_CLIENT_WARN_RATIO } from '../config/limits.js';
-import { BerthError } from '../errors/index.js';
+import { BerthError } from '../protocol/errors/index.js';
 import { CONTROL_TYPES, controlFrame } from './envelope.js';
 import type { EventBusStats } from './stats.js';
 import type { EventEnvelope, EventFrame, Subscription } from './types.js';

@@ -1,4 +1,4 @@
-import { BerthError } from '../errors/index.js';
+import { BerthError } from '../protocol/errors/index.js';
 import type { ExportDocument } from './document.js';
 import { renderHtml } from './html.js';
 import { renderJson } from './json.js';

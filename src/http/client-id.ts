@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { CLIENT_ID_PATTERN } from '../config/limits.js';
-import { BerthError } from '../errors/index.js';
+import { BerthError } from '../protocol/errors/index.js';
 
 /**
  * Reads `X-Qwen-Client-Id` (spec §2.6): absent or empty → undefined; present but

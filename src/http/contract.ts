@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Ajv, type ValidateFunction } from 'ajv';
-import { BerthError, type ErrorCode } from '../errors/index.js';
-import { schemaErrorField } from '../errors/schema-field.js';
+import { BerthError, type ErrorCode } from '../protocol/errors/index.js';
+import { schemaErrorField } from '../protocol/errors/schema-field.js';
 
 /**
  * The seed OpenAPI (`contract/openapi.json`) is the single source of the client

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { RateLimitTier } from '../config/config.js';
 import { CLIENT_ID_PATTERN, MAX_RATE_LIMIT_KEYS } from '../config/limits.js';
-import { BerthError } from '../errors/index.js';
+import { BerthError } from '../protocol/errors/index.js';
 import type { HealthRegistry } from '../health.js';
 import { sendError } from './errors.js';
 

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { MAX_BODY_BYTES } from '../config/limits.js';
 import type { Core } from '../core.js';
-import { BerthError } from '../errors/index.js';
+import { BerthError } from '../protocol/errors/index.js';
 import { installErrorHandlers } from './errors.js';
 import { installRateLimit } from './rate-limit.js';
 import { installSecurity } from './security.js';

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { MAX_MAX_QUEUED, MIN_MAX_QUEUED } from '../config/limits.js';
-import { BerthError } from '../errors/index.js';
+import { BerthError } from '../protocol/errors/index.js';
 import type { SubscribeOptions } from '../events/types.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../errors/index.js';
+import type { ErrorCode } from '../protocol/errors/index.js';
 import type { Answer } from './types.js';
 
 /** A question answered; `text` says what was done (seed 004 `Answer`). */

@@ -1,4 +1,4 @@
-import { asBerthError } from '../errors/index.js';
+import { asBerthError } from '../protocol/errors/index.js';
 import type { InboxMessage } from '../store/repos/module-inbox.js';
 import type { MessagingContext } from './context.js';
 import { messagePrompt } from './header.js';

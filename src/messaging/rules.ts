@@ -1,5 +1,5 @@
 import { MODULE_HOP_WINDOW_MS, MODULE_MAX_HOPS, MODULE_PACE_MAX, MODULE_PACE_WINDOW_MS } from '../config/limits.js';
-import type { ErrorCode } from '../errors/index.js';
+import type { ErrorCode } from '../protocol/errors/index.js';
 
 /**
  * The rules a message between two tabs must pass (seed 004; peers-notes.md),

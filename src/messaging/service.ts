@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
-import { BerthError } from '../errors/index.js';
+import { BerthError } from '../protocol/errors/index.js';
 import type { Logger } from '../log.js';
 import type { Session } from '../sessions/session.js';
 import type { ModuleInboxRepository } from '../store/repos/module-inbox.js';

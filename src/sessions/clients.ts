@@ -1,5 +1,5 @@
 import { MAX_CLIENTS_PER_SESSION } from '../config/limits.js';
-import { BerthError } from '../errors/index.js';
+import { BerthError } from '../protocol/errors/index.js';
 import { newClientId } from './ids.js';
 
 interface ClientEntry {

@@ -1,7 +1,7 @@
 import type { AgentDriver } from '../agents/driver.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/config.js';
-import { BerthError } from '../errors/index.js';
+import { BerthError } from '../protocol/errors/index.js';
 import type { Logger } from '../log.js';
 import type { PromptRepository } from '../store/repos/prompts.js';
 import type { SessionRepository } from '../store/repos/sessions.js';

@@ -1,5 +1,5 @@
 import { MAX_DISPLAY_NAME_UNITS, MAX_SESSION_PRS } from '../config/limits.js';
-import { BerthError } from '../errors/index.js';
+import { BerthError } from '../protocol/errors/index.js';
 
 /** A pull request bound to a session (OpenAPI `SessionPr`). */
 export interface SessionPr {

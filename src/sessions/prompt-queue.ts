@@ -1,5 +1,5 @@
 import type { ContentBlock } from '../agents/driver.js';
-import { BerthError } from '../errors/index.js';
+import { BerthError } from '../protocol/errors/index.js';
 
 /** One admitted prompt (spec §6): queued until it runs, then running until its terminal event. */
 export interface PromptEntry {

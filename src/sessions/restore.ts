@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { Clock } from '../clock.js';
 import { DEFAULT_COMPACTED_REPLAY_RECORDS, MAX_COMPACTED_REPLAY_BYTES } from '../config/limits.js';
-import { BerthError } from '../errors/index.js';
+import { BerthError } from '../protocol/errors/index.js';
 import type { Logger } from '../log.js';
 import type { SessionRow } from '../store/repos/sessions.js';
 import type { TranscriptRecord } from '../store/repos/transcript.js';

@@ -1,5 +1,5 @@
 import type { ContentBlock } from '../agents/driver.js';
-import { BerthError } from '../errors/index.js';
+import { BerthError } from '../protocol/errors/index.js';
 import type { EventEnvelope, PublishInput } from '../events/types.js';
 import type { Workspace } from '../workspace/types.js';
 import { guardFor, modesState, type ApprovalMode } from './approval.js';

@@ -1,5 +1,5 @@
 import type { DriverToolCall, SessionUpdate, TurnIO } from '../agents/driver.js';
-import { BerthError, asBerthError } from '../errors/index.js';
+import { BerthError, asBerthError } from '../protocol/errors/index.js';
 import type { ToolOutcome } from '../tools/types.js';
 import { mustAsk } from './approval.js';
 import type { PromptEntry } from './prompt-queue.js';

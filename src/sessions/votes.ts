@@ -1,4 +1,4 @@
-import { BerthError } from '../errors/index.js';
+import { BerthError } from '../protocol/errors/index.js';
 import type { Outcome } from './interactions.js';
 import type { SessionManager } from './manager.js';
 import type { Session } from './session.js';

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { BerthError } from '../errors/index.js';
+import { BerthError } from '../protocol/errors/index.js';
 
 const run = promisify(execFile);
 const SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;

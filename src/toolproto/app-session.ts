@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import { APP_CALL_TIMEOUT_MS, APP_QUERY_TIMEOUT_MS } from '../config/limits.js';
-import { BerthError, asBerthError } from '../errors/index.js';
+import { BerthError, asBerthError } from '../protocol/errors/index.js';
 import type { Logger } from '../log.js';
 import type {
   ApplicationBatchRequest,
@@ -9,13 +9,13 @@ import type {
   EvidenceRequest,
 } from '../tools/application-link.js';
 import type { ApplicationToolRegistry } from '../tools/application-registry.js';
-import { assertBatchSize, type BatchReport } from '../tools/batch.js';
+import { assertBatchSize, type BatchReport } from '../protocol/tools/batch.js';
 import { policyAllows, type Policy, type Tool, type ToolContext, type ToolOutcome, type ToolResult } from '../tools/types.js';
 import { applicationTool } from './app-tools.js';
 import { CatalogSync, type IndexedTool } from './catalog-sync.js';
 import type { DefinitionCache } from './definition-cache.js';
 import { HostConnection, type FrameSocket } from './host-connection.js';
-import { applicationError, batchReportOf, outcomeOf, toolResultOf, type WireBatchReport, type WireError, type WireSuccess } from './outcomes.js';
+import { applicationError, batchReportOf, outcomeOf, toolResultOf, type WireBatchReport, type WireError, type WireSuccess } from '../protocol/toolproto/outcomes.js';
 import { assertResultMatches, checkedReport, type DefinitionLookup } from './result-check.js';
 
 /** Who connected, as the application token says (src/tokens). */

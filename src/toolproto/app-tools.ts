@@ -1,7 +1,7 @@
-import { AFTER } from './payloads.js';
-import { fromProtocolSchema } from '../tools/protocol-schema.js';
-import type { EvidenceRequest } from '../tools/application-link.js';
-import type { WireDefinition } from '../tools/definitions.js';
+import { AFTER } from '../protocol/toolproto/payloads.js';
+import { fromProtocolSchema } from '../protocol/tools/protocol-schema.js';
+import type { EvidenceRequest } from '../protocol/toolproto/payloads.js';
+import type { WireDefinition } from '../protocol/tools/definitions.js';
 import { FLATTENED_STRING, type JsonSchema, type Policy, type Tool, type ToolAvailability, type ToolContext, type ToolResult } from '../tools/types.js';
 
 /**

@@ -1,11 +1,11 @@
 import type { IncomingMessage } from 'node:http';
 import { isAbsolute } from 'node:path';
-import { BerthError } from '../errors/index.js';
-import { checkHost, checkOrigin, queryCredentials, type SecurityContext } from '../http/security.js';
+import { BerthError } from '../protocol/errors/index.js';
+import { checkHost, checkOrigin, queryCredentials, type SecurityContext } from '../net/security.js';
 import { bearerOf } from '../tokens/tokens.js';
 import type { WorkspaceRegistry } from '../workspace/registry.js';
 import type { ApplicationIdentity } from './app-session.js';
-import { BEARER_SUBPROTOCOL_PREFIX, TOOL_SUBPROTOCOL } from './subprotocol.js';
+import { BEARER_SUBPROTOCOL_PREFIX, TOOL_SUBPROTOCOL } from '../protocol/toolproto/subprotocol.js';
 
 export interface AppAdmission {
   readonly identity: ApplicationIdentity;

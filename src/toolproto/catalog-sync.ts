@@ -1,9 +1,9 @@
 import { MAX_TOOL_NAME_CHARS } from '../config/limits.js';
-import { BerthError } from '../errors/index.js';
-import { AVAILABLE, type WireDefinition, type WireRuntime } from '../tools/definitions.js';
+import { BerthError } from '../protocol/errors/index.js';
+import { AVAILABLE, type WireDefinition, type WireRuntime } from '../protocol/tools/definitions.js';
 import type { ToolAvailability } from '../tools/types.js';
 import type { DefinitionCache } from './definition-cache.js';
-import { assertPayload } from './payloads.js';
+import { assertPayload } from '../protocol/toolproto/payloads.js';
 
 /** A current tool of the application: its definition and the revision the index gave it. */
 export interface IndexedTool {

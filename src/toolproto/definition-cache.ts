@@ -1,5 +1,5 @@
 import { MAX_CACHED_DEFINITIONS_PER_APP } from '../config/limits.js';
-import type { WireDefinition } from '../tools/definitions.js';
+import type { WireDefinition } from '../protocol/tools/definitions.js';
 
 /**
  * Seed 003: "cache each response by definitionRevision". One cache per

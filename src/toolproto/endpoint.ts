@@ -2,13 +2,13 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { APP_PING_INTERVAL_MS, MAX_FRAME_BYTES } from '../config/limits.js';
-import { asBerthError } from '../errors/index.js';
-import type { SecurityContext } from '../http/security.js';
-import { rejectUpgradeWithError, type UpgradeRoute } from '../http/upgrade.js';
+import { asBerthError } from '../protocol/errors/index.js';
+import type { SecurityContext } from '../net/security.js';
+import { rejectUpgradeWithError, type UpgradeRoute } from '../net/upgrade.js';
 import type { Logger } from '../log.js';
 import { admitApplication, type WorkspaceBinder } from './auth.js';
 import type { ToolProtocolHost } from './host.js';
-import { TOOL_PROTOCOL_PATH, TOOL_SUBPROTOCOL } from './subprotocol.js';
+import { TOOL_PROTOCOL_PATH, TOOL_SUBPROTOCOL } from '../protocol/toolproto/subprotocol.js';
 
 export interface ToolEndpointDeps {
   readonly security: SecurityContext;

@@ -1,9 +1,9 @@
 import type { Clock } from '../clock.js';
 import { MAX_APP_PROTOCOL_ERRORS } from '../config/limits.js';
-import { BerthError, asBerthError } from '../errors/index.js';
+import { BerthError, asBerthError } from '../protocol/errors/index.js';
 import { decodePayload, encodePayload } from '../tools/compression.js';
-import { APP_FRAME_TYPES, envelope, readEnvelope, refusalFrame, uncorrelated, type Envelope } from './envelope.js';
-import { BATCH_RESULT_PAYLOAD, CATALOG_PAYLOAD, ERROR_PAYLOAD, RESULT_PAYLOAD, assertPayload } from './payloads.js';
+import { APP_FRAME_TYPES, envelope, readEnvelope, refusalFrame, uncorrelated, type Envelope } from '../protocol/toolproto/envelope.js';
+import { BATCH_RESULT_PAYLOAD, CATALOG_PAYLOAD, ERROR_PAYLOAD, RESULT_PAYLOAD, assertPayload } from '../protocol/toolproto/payloads.js';
 
 /** The one thing a connection needs of its WebSocket. */
 export interface FrameSocket {

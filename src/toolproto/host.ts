@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import { MAX_APP_CONNECTIONS } from '../config/limits.js';
-import { BerthError } from '../errors/index.js';
+import { BerthError } from '../protocol/errors/index.js';
 import type { Logger } from '../log.js';
 import type { ApplicationToolRegistry } from '../tools/application-registry.js';
 import { ApplicationSession, type ApplicationIdentity } from './app-session.js';

@@ -2,15 +2,15 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '../clock.js';
 import { isLoopbackHost } from '../config/config.js';
-import { BerthError } from '../errors/index.js';
-import { errorBody } from '../http/errors.js';
-import { dispatchUpgrade } from '../http/upgrade.js';
+import { BerthError } from '../protocol/errors/index.js';
+import { errorBody } from '../net/errors.js';
+import { dispatchUpgrade } from '../net/upgrade.js';
 import type { Logger } from '../log.js';
 import type { TokenService } from '../tokens/tokens.js';
 import type { ApplicationToolRegistry } from '../tools/application-registry.js';
 import { toolProtocolEndpoint } from './endpoint.js';
 import { ToolProtocolHost } from './host.js';
-import { TOOL_PROTOCOL_PATH } from './subprotocol.js';
+import { TOOL_PROTOCOL_PATH } from '../protocol/toolproto/subprotocol.js';
 
 export interface ApplicationListenerOptions {
   /** A loopback address: the applications run on this machine. */

@@ -1,8 +1,8 @@
-import { asBerthError } from '../errors/index.js';
-import { validateResult } from '../tools/arguments.js';
-import type { BatchReport } from '../tools/batch.js';
+import { asBerthError } from '../protocol/errors/index.js';
+import { validateResult } from '../protocol/tools/arguments.js';
+import type { BatchReport } from '../protocol/tools/batch.js';
 import type { ToolDefinition, ToolOutcome } from '../tools/types.js';
-import type { WireSuccess } from './outcomes.js';
+import type { WireSuccess } from '../protocol/toolproto/outcomes.js';
 
 /** The current definition of an application tool by id, or undefined when it is not published. */
 export type DefinitionLookup = (toolId: string) => Pick<ToolDefinition, 'name' | 'outputSchema'> | undefined;

@@ -1,17 +1,8 @@
-import type { BatchCall, BatchReport } from './batch.js';
+import type { BatchCall, BatchReport } from '../protocol/tools/batch.js';
+import type { EvidenceRequest } from '../protocol/toolproto/payloads.js';
 import type { ToolOutcome } from './types.js';
 
-/**
- * Post-call evidence a host may ask for (seed 003, Calls and Results:
- * `after`): a visual tree and/or a screenshot, taken `delayMilliseconds`
- * (0–2000) after the call; the tool-specific argument objects refine them.
- */
-export interface EvidenceRequest {
-  readonly include: readonly ('visualTree' | 'screenshot')[];
-  readonly delayMilliseconds?: number;
-  readonly visualTreeArguments?: Record<string, unknown>;
-  readonly screenshotArguments?: Record<string, unknown>;
-}
+export type { EvidenceRequest } from '../protocol/toolproto/payloads.js';
 
 export interface ApplicationCallOptions {
   /** The conversation the call serves; travels as the envelope `sessionId`. */

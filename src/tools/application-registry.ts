@@ -1,8 +1,8 @@
 import { MAX_CATALOG_TOOLS, MAX_TOOL_NAME_CHARS } from '../config/limits.js';
-import { BerthError } from '../errors/index.js';
-import { compileSchema } from './arguments.js';
+import { BerthError } from '../protocol/errors/index.js';
+import { compileSchema } from '../protocol/tools/arguments.js';
 import type { ApplicationLink } from './application-link.js';
-import { availabilityOf, definitionOf } from './definitions.js';
+import { availabilityOf, definitionOf } from '../protocol/tools/definitions.js';
 import { POLICIES, type Tool, type ToolAvailability } from './types.js';
 
 /** What a disconnected application's tools report until it reconnects (seed 003 runtime object). */

@@ -1,8 +1,8 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { COMPRESSION_THRESHOLD_BYTES, MAX_DECOMPRESSED_BYTES } from '../config/limits.js';
-import { inflateFailure, isWrapped, parseInflated, worthCompressing, wrappedData, wrapperFor } from './payload-wrapper.js';
+import { inflateFailure, isWrapped, parseInflated, worthCompressing, wrappedData, wrapperFor } from '../protocol/tools/payload-wrapper.js';
 
-export { GZIP_BASE64_JSON, type CompressedPayload } from './payload-wrapper.js';
+export { GZIP_BASE64_JSON, type CompressedPayload } from '../protocol/tools/payload-wrapper.js';
 
 /**
  * Wraps a payload whose compact JSON is at least 32 KiB when gzip plus base64

@@ -1,12 +1,12 @@
 import type { Clock } from '../clock.js';
 import { MAX_CALL_ID_CHARS } from '../config/limits.js';
-import { BerthError, asBerthError } from '../errors/index.js';
+import { BerthError, asBerthError } from '../protocol/errors/index.js';
 import type { Workspace } from '../workspace/types.js';
-import { validateArguments } from './arguments.js';
-import { sha256Revision } from './canonical-json.js';
-import { availabilityOf, wireRuntime } from './definitions.js';
+import { validateArguments } from '../protocol/tools/arguments.js';
+import { sha256Revision } from '../protocol/tools/canonical-json.js';
+import { availabilityOf, wireRuntime } from '../protocol/tools/definitions.js';
 import { isDispatching } from './dispatch.js';
-import { assertGuardPermits, type ToolGuard } from './guard.js';
+import { assertGuardPermits, type ToolGuard } from '../protocol/tools/guard.js';
 import { nobodyToAsk, type AskHook, type PermissionHook } from './permission.js';
 import type { ReceiptJournal } from './receipt-journal.js';
 import type { Tool, ToolContext, ToolOutcome } from './types.js';

@@ -1,4 +1,4 @@
-import { BerthError } from '../errors/index.js';
+import { BerthError } from '../protocol/errors/index.js';
 import type { Workspace } from '../workspace/types.js';
 import type { OwnerQuestion, ToolDefinition } from './types.js';
 

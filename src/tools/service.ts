@@ -1,8 +1,8 @@
 import type { Clock } from '../clock.js';
 import type { Workspace } from '../workspace/types.js';
 import { ApplicationToolRegistry } from './application-registry.js';
-import { availabilityOf } from './definitions.js';
-import { FULL_ACCESS, guardPermits, lowerGuard, type ToolGuard } from './guard.js';
+import { availabilityOf } from '../protocol/tools/definitions.js';
+import { FULL_ACCESS, guardPermits, lowerGuard, type ToolGuard } from '../protocol/tools/guard.js';
 import { allowWithoutAsking, type AskHook, type PermissionHook } from './permission.js';
 import type { ReceiptJournal } from './receipt-journal.js';
 import { ToolSet } from './tool-set.js';

@@ -1,8 +1,8 @@
-import { runBatch, type BatchReport, type BatchRequest } from './batch.js';
-import { answerCatalogQuery, type CatalogPayload } from './catalog.js';
-import type { CatalogQuery } from './catalog-query.js';
+import { runBatch, type BatchReport, type BatchRequest } from '../protocol/tools/batch.js';
+import { answerCatalogQuery, type CatalogPayload } from '../protocol/tools/catalog.js';
+import type { CatalogQuery } from '../protocol/tools/catalog-query.js';
 import { ToolExecutor, type ExecutorDeps, type ToolCall } from './executor.js';
-import { guardPermits, type ToolGuard } from './guard.js';
+import { guardPermits, type ToolGuard } from '../protocol/tools/guard.js';
 import type { Tool, ToolDefinition, ToolOutcome } from './types.js';
 
 export interface BatchOptions {

@@ -1,64 +1,22 @@
+import type { ToolAvailability, ToolDefinition, ToolResult } from '../protocol/tools/types.js';
 import type { Workspace } from '../workspace/types.js';
 
-/**
- * Tool policy, ordered read < write < critical (seed 003, Authorization).
- * critical: destructive, secret-bearing or arbitrary-code operations.
- */
-export type Policy = 'read' | 'write' | 'critical';
-export const POLICIES: readonly Policy[] = ['read', 'write', 'critical'];
-
-export function policyRank(p: Policy): number {
-  return POLICIES.indexOf(p);
-}
-
-/** True when a guard of `max` permits a tool of `policy`. */
-export function policyAllows(max: Policy, policy: Policy): boolean {
-  return policyRank(policy) <= policyRank(max);
-}
-
-export type JsonSchema = Record<string, unknown>;
-
-export interface ToolAnnotations {
-  readonly readOnlyHint?: boolean;
-  readonly destructiveHint?: boolean;
-  readonly openWorldHint?: boolean;
-}
-
-/** What a tool is, independent of where it runs (design.md, Tool; seed 003 definitions). */
-export interface ToolDefinition {
-  /** Stable id; the seed-000 name for workspace tools, the application's tool id for app tools. */
-  readonly name: string;
-  readonly title?: string;
-  readonly description: string;
-  readonly category: string;
-  readonly policy: Policy;
-  readonly inputSchema: JsonSchema;
-  readonly annotations: ToolAnnotations;
-  /** Tools that should be discovered or called first (seed 003 `prerequisiteToolIds`). */
-  readonly prerequisiteToolIds?: readonly string[];
-  /** The shape of a successful call's `result`, when the tool publishes one; results are checked against it. */
-  readonly outputSchema?: JsonSchema;
-  /**
-   * Seed 003: a tool that declares `flattened-string` receives its arguments
-   * as one string, the compact JSON text of the arguments object. Absent means
-   * the default, a JSON object.
-   */
-  readonly argumentEncoding?: ArgumentEncoding;
-}
-
-/** The one non-default argument encoding of seed 003 (the default, JSON, is never written out). */
-export type ArgumentEncoding = 'flattened-string';
-export const FLATTENED_STRING: ArgumentEncoding = 'flattened-string';
-
-/** Runtime executability, evaluated again right before each call (seed 003). */
-export interface ToolAvailability {
-  readonly available: boolean;
-  readonly code?: string;
-  readonly reason?: string;
-  readonly requiredState?: string;
-  readonly remediation?: string;
-  readonly retryable?: boolean;
-}
+// The wire vocabulary of tools lives in protocol/ (the app SDK shares it); re-exported so daemon code has one import.
+export {
+  FLATTENED_STRING,
+  POLICIES,
+  policyAllows,
+  policyRank,
+  type ArgumentEncoding,
+  type JsonSchema,
+  type Policy,
+  type ToolAnnotations,
+  type ToolAvailability,
+  type ToolContent,
+  type ToolDefinition,
+  type ToolOutcome,
+  type ToolResult,
+} from '../protocol/tools/types.js';
 
 /** A question for the owner (`workspace_ask`), answered through the permission hook. */
 export interface OwnerQuestion {
@@ -76,35 +34,9 @@ export interface ToolContext {
   ask(question: OwnerQuestion): Promise<string>;
 }
 
-/**
- * A tool's successful result. `value` is JSON (what seed 000 `result` frames
- * carry, as text). `content` optionally gives the model-facing rendering
- * (images travel as ACP image blocks).
- */
-export interface ToolResult {
-  readonly value: unknown;
-  readonly content?: readonly ToolContent[];
-}
-
-export type ToolContent =
-  | { readonly type: 'text'; readonly text: string }
-  | { readonly type: 'image'; readonly data: string; readonly mimeType: string };
-
 /** A tool that can run: a definition plus its implementation on some host. */
 export interface Tool extends ToolDefinition {
   availability?(): ToolAvailability;
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult>;
 }
 
-/** The settled outcome of one call, as every face reports it. */
-export type ToolOutcome =
-  | { readonly ok: true; readonly result: ToolResult; readonly replayed?: boolean }
-  | {
-      readonly ok: false;
-      readonly error: {
-        readonly code: string;
-        readonly message: string;
-        readonly retryable: boolean;
-        readonly details?: Record<string, unknown>;
-      };
-    };

@@ -1,9 +1,9 @@
-import { BerthError } from '../errors/index.js';
+import { BerthError } from '../protocol/errors/index.js';
 import type { ApplicationToolRegistry } from './application-registry.js';
 import { seedToolDefinition } from './builtin/seed-tools.js';
-import { availabilityOf, wireRuntime } from './definitions.js';
+import { availabilityOf, wireRuntime } from '../protocol/tools/definitions.js';
 import type { DispatchingTool } from './dispatch.js';
-import { guardPermits, type ToolGuard } from './guard.js';
+import { guardPermits, type ToolGuard } from '../protocol/tools/guard.js';
 import type { Tool } from './types.js';
 
 /** Where one tool set finds its application tools, and what its caller may see of them. */

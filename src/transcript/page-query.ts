@@ -1,5 +1,5 @@
 import { DEFAULT_TRANSCRIPT_LIMIT, MAX_TRANSCRIPT_ANCHOR_CHARS, MAX_TRANSCRIPT_LIMIT } from '../config/limits.js';
-import { BerthError } from '../errors/index.js';
+import { BerthError } from '../protocol/errors/index.js';
 
 /**
  * The modes of `GET /session/{id}/transcript` (spec §10.1), parsed whole from

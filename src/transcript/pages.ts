@@ -1,5 +1,5 @@
 import { MAX_TRANSCRIPT_PAGE_BYTES } from '../config/limits.js';
-import { BerthError } from '../errors/index.js';
+import { BerthError } from '../protocol/errors/index.js';
 import type { TranscriptRecord, TranscriptRepository } from '../store/repos/transcript.js';
 import type { PageQuery } from './page-query.js';
 import { flatEnvelope, recordEvents } from './replay-events.js';

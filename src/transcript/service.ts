@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import { DEFAULT_TRANSCRIPT_LIMIT, MAX_TRANSCRIPT_LIMIT } from '../config/limits.js';
-import { BerthError } from '../errors/index.js';
+import { BerthError } from '../protocol/errors/index.js';
 import { buildExportDocument, renderExport, type ExportFormat, type RenderedExport } from '../export/index.js';
 import { isSessionId } from '../sessions/ids.js';
 import type { PromptRepository, PromptRow } from '../store/repos/prompts.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { DEFAULT_FILE_BYTES_WINDOW } from '../config/limits.js';
-import { BerthError } from '../errors/index.js';
+import { BerthError } from '../protocol/errors/index.js';
 import { changedBetween, closeSoon, openConfinedFile, readAt, statOpen } from './open-file.js';
 
 /** `GET /file/bytes` query (spec §11.3), validated by the face. */

@@ -1,4 +1,4 @@
-import { BerthError, type ErrorCode } from '../errors/index.js';
+import { BerthError, type ErrorCode } from '../protocol/errors/index.js';
 
 /** spec §11.1: OS errors a workspace read can meet and the catalogue code each becomes. */
 const OS_ERROR_CODES: Readonly<Record<string, ErrorCode>> = {

@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import picomatch from 'picomatch';
 import { MAX_GLOB_PATTERN_CHARS } from '../config/limits.js';
-import { BerthError } from '../errors/index.js';
+import { BerthError } from '../protocol/errors/index.js';
 
 /** A validated glob pattern, ready for a walk (spec §11.6). */
 export interface GlobPlan {

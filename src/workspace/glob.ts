@@ -7,7 +7,7 @@ import {
   GLOB_READDIR_CONCURRENCY,
   MAX_GLOB_VISITED_ENTRIES,
 } from '../config/limits.js';
-import { BerthError } from '../errors/index.js';
+import { BerthError } from '../protocol/errors/index.js';
 import { loadIgnoreRules, type IgnoreRules } from './ignore.js';
 import { planGlob, type GlobPlan } from './glob-pattern.js';
 import { confine } from './paths.js';

@@ -1,6 +1,6 @@
 import { constants, fstatSync, readlinkSync, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
-import { BerthError } from '../errors/index.js';
+import { BerthError } from '../protocol/errors/index.js';
 import { confine, isInside } from './paths.js';
 
 /** A regular file of the workspace, opened for reading. The caller closes `handle`. */

@@ -1,7 +1,7 @@
 import { lstat, realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { MAX_PATH_CHARS } from '../config/limits.js';
-import { BerthError } from '../errors/index.js';
+import { BerthError } from '../protocol/errors/index.js';
 
 /** A path proven to lie inside a workspace root. */
 export interface ConfinedPath {

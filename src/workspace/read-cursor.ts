@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { CURSOR_FINGERPRINT_BYTES, MAX_CURSOR_CHARS } from '../config/limits.js';
-import { BerthError } from '../errors/index.js';
+import { BerthError } from '../protocol/errors/index.js';
 
 /**
  * The opaque resume token of `GET /file` paging (spec §11.2): base64url JSON

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { basename, isAbsolute, resolve } from 'node:path';
-import { BerthError } from '../errors/index.js';
+import { BerthError } from '../protocol/errors/index.js';
 import type { LocalWorkspace, RemoteWorkspace, Workspace } from './types.js';
 
 export function workspaceIdFor(root: string): string {

@@ -7,7 +7,7 @@ import {
   MAX_FILE_WINDOW_BYTES,
   TEXT_READ_CHUNK_BYTES,
 } from '../config/limits.js';
-import { BerthError } from '../errors/index.js';
+import { BerthError } from '../protocol/errors/index.js';
 import { loadIgnoreRules, type IgnoreMatch } from './ignore.js';
 import { countBreaks, LineWindowScanner } from './line-window.js';
 import { changedBetween, closeSoon, openConfinedFile, readAt, statOpen } from './open-file.js';

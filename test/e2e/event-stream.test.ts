@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { DaemonClient, parseSseStream } from '@qwen-code/sdk/daemon';
 import { frameOf } from '../../src/events/envelope.js';
-import { SSE_HEARTBEAT } from '../../src/events/sse-encode.js';
+import { SSE_HEARTBEAT } from '../../src/net/sse-encode.js';
 import type { Subscription } from '../../src/events/types.js';
 import { streamSubscription } from '../../src/http/sse.js';
 import { RawStream, SdkStream, frameIds, startSseApp, until, type SseApp } from '../support/sse-app.js';

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import { startOwner, type RunningOwner } from '../../src/gateway/owner/index.js';
+import { startOwner, type RunningOwner } from '../../src/main/owner.js';
 import { silentLogger } from '../../src/log.js';
 import { FakeHost } from '../support/fake-host.js';
 import { INTENTION, WORKSPACE_ID, ownerDirs, until, type TempOwnerDirs } from '../support/gateway.js';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MAX_APP_CONNECTIONS } from '../../src/config/limits.js';
-import { CATALOG_SCHEMA } from '../../src/tools/catalog.js';
-import { BEARER_SUBPROTOCOL_PREFIX, TOOL_SUBPROTOCOL } from '../../src/toolproto/subprotocol.js';
+import { CATALOG_SCHEMA } from '../../src/protocol/tools/catalog.js';
+import { BEARER_SUBPROTOCOL_PREFIX, TOOL_SUBPROTOCOL } from '../../src/protocol/toolproto/subprotocol.js';
 import { startTestDaemon, type TestDaemon } from '../support/daemon.js';
 import { RawApp, agentCall, indexAnswer, definitionsAnswer, serveCatalog, until, type Refusal, type RawTool } from '../support/raw-app.js';
 

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock } from '../../src/clock.js';
 import { resolveConfig, type ConfigInput } from '../../src/config/config.js';
-import { startDaemon, type Daemon } from '../../src/daemon.js';
+import { startDaemon, type Daemon } from '../../src/main/daemon.js';
 import { silentLogger } from '../../src/log.js';
 import { removeDir, tempDir, writeTree } from './tmp.js';
 

@@ -1,8 +1,8 @@
 import { gzipSync } from 'node:zlib';
 import WebSocket from 'ws';
-import { CATALOG_SCHEMA } from '../../src/tools/catalog.js';
+import { CATALOG_SCHEMA } from '../../src/protocol/tools/catalog.js';
 import { decodePayload } from '../../src/tools/compression.js';
-import { TOOL_PROTOCOL_PATH, TOOL_SUBPROTOCOL } from '../../src/toolproto/subprotocol.js';
+import { TOOL_PROTOCOL_PATH, TOOL_SUBPROTOCOL } from '../../src/protocol/toolproto/subprotocol.js';
 import type { TestDaemon } from './daemon.js';
 
 /** One frame as the application received it (payload as sent, maybe wrapped). */

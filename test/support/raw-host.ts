@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { decodePayload } from '../../src/tools/compression.js';
-import { TOOL_SUBPROTOCOL } from '../../src/toolproto/subprotocol.js';
+import { TOOL_SUBPROTOCOL } from '../../src/protocol/toolproto/subprotocol.js';
 import type { Frame } from './raw-app.js';
 
 /**

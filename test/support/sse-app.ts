@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { parseSseStream } from '@qwen-code/sdk/daemon';
 import { systemClock } from '../../src/clock.js';
-import { BerthError } from '../../src/errors/index.js';
+import { BerthError } from '../../src/protocol/errors/index.js';
 import { EventBus, type BusSubscription } from '../../src/events/bus.js';
 import { EventBusStats } from '../../src/events/stats.js';
 import type { SubscribeOptions } from '../../src/events/types.js';

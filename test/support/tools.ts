@@ -2,7 +2,7 @@ import type { Clock } from '../../src/clock.js';
 import { openStore, type Store } from '../../src/store/db.js';
 import { SqliteReceiptRepository } from '../../src/store/repos/receipts.js';
 import { ToolExecutor, type ExecutorDeps } from '../../src/tools/executor.js';
-import { FULL_ACCESS } from '../../src/tools/guard.js';
+import { FULL_ACCESS } from '../../src/protocol/tools/guard.js';
 import { allowWithoutAsking } from '../../src/tools/permission.js';
 import { ReceiptJournal } from '../../src/tools/receipt-journal.js';
 import type { Policy, Tool, ToolAvailability, ToolResult } from '../../src/tools/types.js';

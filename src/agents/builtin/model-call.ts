@@ -1,6 +1,6 @@
 import type OpenAI from 'openai';
 import type { Clock } from '../../clock.js';
-import { BerthError } from '../../errors/index.js';
+import { BerthError } from '../../protocol/errors/index.js';
 import type { SessionUpdate } from '../driver.js';
 import { modelError, type ModelCallTarget } from './model-error.js';
 

@@ -1,5 +1,5 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
-import { BerthError } from '../../errors/index.js';
+import { BerthError } from '../../protocol/errors/index.js';
 
 export interface ModelCallTarget {
   readonly serviceId: string;

@@ -2,11 +2,11 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { GATEWAY_PING_INTERVAL_MS } from '../../config/limits.js';
-import { BerthError } from '../../errors/index.js';
+import { BerthError } from '../../protocol/errors/index.js';
 import type { Logger } from '../../log.js';
-import { checkHost, checkOrigin, identify, queryCredentials, type SecurityContext } from '../../http/security.js';
-import { rejectUpgradeWithError, type UpgradeRoute } from '../../http/upgrade.js';
-import { CHANNEL_PATH, CLOSE, encodeFrame, parseOwnerFrame, READY_FRAME, UnreadableFrame } from '../frames.js';
+import { checkHost, checkOrigin, identify, queryCredentials, type SecurityContext } from '../../net/security.js';
+import { rejectUpgradeWithError, type UpgradeRoute } from '../../net/upgrade.js';
+import { CHANNEL_PATH, CLOSE, encodeFrame, parseOwnerFrame, READY_FRAME, UnreadableFrame } from '../../protocol/gateway/frames.js';
 import type { ChannelHub, ChannelIdentity, ChannelReservation } from './hub.js';
 
 export interface ChannelRouteDeps {

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.js';
 import { GATEWAY_JOURNAL_RETENTION_MS } from '../../config/limits.js';
-import { BerthError } from '../../errors/index.js';
+import { BerthError } from '../../protocol/errors/index.js';
 import type { Logger } from '../../log.js';
 import type { GatewayCallRepository } from '../../store/repos/gateway-calls.js';
-import { encodeFrame, GATEWAY_PROTOCOL, type ResultFrame } from '../frames.js';
+import { encodeFrame, GATEWAY_PROTOCOL, type ResultFrame } from '../../protocol/gateway/frames.js';
 import type { Channel, ChannelLink, OutgoingCall } from './outgoing-call.js';
 import { WorkspaceLine } from './workspace-line.js';
 

@@ -1,5 +1,5 @@
 import type { Core } from '../../core.js';
-import type { UpgradeRoute } from '../../http/upgrade.js';
+import type { UpgradeRoute } from '../../net/upgrade.js';
 import { SqliteGatewayCallRepository } from '../../store/repos/gateway-calls.js';
 import type { ToolDefinition } from '../../tools/types.js';
 import { channelUpgradeRoute } from './channel-route.js';

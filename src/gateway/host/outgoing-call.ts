@@ -1,4 +1,4 @@
-import type { BerthError } from '../../errors/index.js';
+import type { BerthError } from '../../protocol/errors/index.js';
 
 /**
  * One open channel as the hub sees it. The WebSocket face implements `link`;

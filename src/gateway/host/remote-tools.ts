@@ -1,9 +1,9 @@
-import { BerthError } from '../../errors/index.js';
+import { BerthError } from '../../protocol/errors/index.js';
 import { seedToolDefinition } from '../../tools/builtin/seed-tools.js';
-import { definitionOf } from '../../tools/definitions.js';
+import { definitionOf } from '../../protocol/tools/definitions.js';
 import type { HostToolsProvider } from '../../tools/service.js';
 import type { Tool, ToolDefinition } from '../../tools/types.js';
-import { decodeResult } from '../result-text.js';
+import { decodeResult } from '../../protocol/gateway/result-text.js';
 import type { ChannelHub } from './hub.js';
 
 /**

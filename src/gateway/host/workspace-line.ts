@@ -1,8 +1,8 @@
 import type { Clock } from '../../clock.js';
-import { BerthError } from '../../errors/index.js';
+import { BerthError } from '../../protocol/errors/index.js';
 import type { Logger } from '../../log.js';
 import type { GatewayCallRepository } from '../../store/repos/gateway-calls.js';
-import { CLOSE, type ResultFrame } from '../frames.js';
+import { CLOSE, type ResultFrame } from '../../protocol/gateway/frames.js';
 import type { Channel, OutgoingCall } from './outgoing-call.js';
 
 export interface LineDeps {

@@ -1,4 +1,4 @@
-import { BerthError } from '../../errors/index.js';
+import { BerthError } from '../../protocol/errors/index.js';
 import type { AskHook, PermissionDecision, PermissionHook, PermissionRequest } from '../../tools/permission.js';
 import { policyAllows, type Policy } from '../../tools/types.js';
 import type { TerminalPrompter } from './terminal.js';

@@ -1,9 +1,9 @@
-import { BerthError } from '../../errors/index.js';
+import { BerthError } from '../../protocol/errors/index.js';
 import { isSessionId } from '../../sessions/ids.js';
 import type { ToolService } from '../../tools/service.js';
 import type { Policy, ToolOutcome } from '../../tools/types.js';
-import { type CallFrame, type ResultFrame } from '../frames.js';
-import { encodeResult } from '../result-text.js';
+import { type CallFrame, type ResultFrame } from '../../protocol/gateway/frames.js';
+import { encodeResult } from '../../protocol/gateway/result-text.js';
 import type { OwnerApproval } from './approval.js';
 import type { OwnerPin } from './pin.js';
 

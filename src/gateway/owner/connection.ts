@@ -7,7 +7,7 @@ import {
   GATEWAY_RECONNECT_MAX_MS,
 } from '../../config/limits.js';
 import type { Logger } from '../../log.js';
-import { CLOSE, encodeFrame, parseHostFrame, RefusedCall, UnreadableFrame, type CallFrame, type ResultFrame } from '../frames.js';
+import { CLOSE, encodeFrame, parseHostFrame, RefusedCall, UnreadableFrame, type CallFrame, type ResultFrame } from '../../protocol/gateway/frames.js';
 import { reconnectDelay } from './backoff.js';
 
 /** Upgrade answers that will not change by trying again: a bad or misplaced token, no such workspace, a redirect. */

@@ -4,7 +4,7 @@ import { ConfigError, isIntention } from '../../config/config.js';
 import { MAX_INTENTION_CHARS } from '../../config/limits.js';
 import type { Db } from '../../store/db.js';
 import type { LocalWorkspace } from '../../workspace/types.js';
-import { REMOTE_WORKSPACE_ID } from '../frames.js';
+import { REMOTE_WORKSPACE_ID } from '../../protocol/gateway/frames.js';
 
 /** What the owner pins before connecting (seed 000: "Pin one local project identity and launch intention"). */
 export interface OwnerPin {

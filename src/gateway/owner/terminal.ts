@@ -1,5 +1,5 @@
 import { createInterface, type Interface } from 'node:readline';
-import { BerthError } from '../../errors/index.js';
+import { BerthError } from '../../protocol/errors/index.js';
 
 /**
  * The owner's terminal: one question at a time (calls arrive concurrently, a

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { MAX_TRANSCRIPT_LIMIT } from '../../config/limits.js';
 import type { Core } from '../../core.js';
-import { BerthError } from '../../errors/index.js';
+import { BerthError } from '../../protocol/errors/index.js';
 import { EXPORT_CSP } from '../../export/html.js';
 import { parseExportFormat } from '../../export/index.js';
 import { sessionListEntry } from '../../sessions/listing.js';

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Core } from '../../core.js';
-import { BerthError } from '../../errors/index.js';
+import { BerthError } from '../../protocol/errors/index.js';
 import { moduleEnvironment } from '../../messaging/index.js';
 import { bearerOf } from '../../tokens/tokens.js';
 import type { HttpModule } from '../module.js';

@@ -1,7 +1,7 @@
 import type { ContentBlock } from '../../agents/driver.js';
 import { MAX_PROMPT_MEDIA_BLOCKS } from '../../config/limits.js';
 import type { Core } from '../../core.js';
-import { BerthError } from '../../errors/index.js';
+import { BerthError } from '../../protocol/errors/index.js';
 import { pendingPrompts } from '../../sessions/views.js';
 import { clientIdOf } from '../client-id.js';
 import type { HttpModule } from '../module.js';

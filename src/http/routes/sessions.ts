@@ -1,5 +1,5 @@
 import type { Core } from '../../core.js';
-import { BerthError } from '../../errors/index.js';
+import { BerthError } from '../../protocol/errors/index.js';
 import { isSessionId } from '../../sessions/ids.js';
 import type { CreateSessionRequest } from '../../sessions/manager.js';
 import { switchModel, updateMetadata } from '../../sessions/settings.js';

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_FILE_LINES, MAX_FILE_WINDOW_BYTES, MAX_GLOB_RESULTS } from '../../config/limits.js';
 import type { Core } from '../../core.js';
-import { BerthError } from '../../errors/index.js';
+import { BerthError } from '../../protocol/errors/index.js';
 import { readFileBytes } from '../../workspace/bytes-read.js';
 import { mapWorkspaceError } from '../../workspace/fs-errors.js';
 import { globWorkspace } from '../../workspace/glob.js';

@@ -1,4 +1,4 @@
-import { BerthError } from '../../errors/index.js';
+import { BerthError } from '../../protocol/errors/index.js';
 
 /**
  * Argument readers for tools. The executor validates arguments against the

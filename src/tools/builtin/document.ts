@@ -1,5 +1,5 @@
 import { MAX_DOCUMENT_BYTES, MAX_PAGE_TEXT_BYTES } from '../../config/limits.js';
-import { BerthError } from '../../errors/index.js';
+import { BerthError } from '../../protocol/errors/index.js';
 import type { Tool, ToolContext, ToolResult } from '../types.js';
 import { optionalInteger, requiredString } from './args.js';
 import { seedToolDefinition } from './seed-tools.js';

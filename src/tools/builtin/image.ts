@@ -5,7 +5,7 @@ import {
   MAX_IMAGE_FILE_BYTES,
   MAX_IMAGE_SCALE_ATTEMPTS,
 } from '../../config/limits.js';
-import { BerthError } from '../../errors/index.js';
+import { BerthError } from '../../protocol/errors/index.js';
 import type { Tool, ToolContext, ToolResult } from '../types.js';
 import { requiredString } from './args.js';
 import { seedToolDefinition } from './seed-tools.js';

@@ -2,7 +2,7 @@ import { open, readFile, stat } from 'node:fs/promises';
 import { arch, platform, release } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { MAX_INSTRUCTIONS_BYTES } from '../../config/limits.js';
-import { BerthError } from '../../errors/index.js';
+import { BerthError } from '../../protocol/errors/index.js';
 import type { LocalWorkspace } from '../../workspace/types.js';
 import { confine } from '../../workspace/paths.js';
 import type { Tool, ToolContext, ToolResult } from '../types.js';

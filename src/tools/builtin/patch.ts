@@ -1,11 +1,11 @@
 import { MAX_PATCH_FILE_BYTES } from '../../config/limits.js';
-import { BerthError } from '../../errors/index.js';
+import { BerthError } from '../../protocol/errors/index.js';
 import type { Tool, ToolContext, ToolResult } from '../types.js';
 import { expectedSha256, invalid, requiredString } from './args.js';
 import { replaceFile } from './replace-file.js';
 import { seedToolDefinition } from './seed-tools.js';
 import { utf8Decode } from './utf8.js';
-import { sha256Hex } from '../sha256.js';
+import { sha256Hex } from '../../protocol/tools/sha256.js';
 import { localWorkspaceOf, readWholeToolFile, staleHash } from './workspace-files.js';
 
 /**

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { MAX_GATEWAY_READ_BYTES, MAX_HASHED_FILE_BYTES } from '../../config/limits.js';
-import { BerthError } from '../../errors/index.js';
+import { BerthError } from '../../protocol/errors/index.js';
 import type { Tool, ToolContext, ToolResult } from '../types.js';
 import { optionalInteger, requiredString } from './args.js';
 import { mapWorkspaceError } from '../../workspace/fs-errors.js';

@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { resolve } from 'node:path';
-import { BerthError } from '../../errors/index.js';
+import { BerthError } from '../../protocol/errors/index.js';
 import { mapWorkspaceError } from '../../workspace/fs-errors.js';
 import { openConfinedFile, type OpenedFile } from '../../workspace/open-file.js';
 import { confine, type ConfinedPath, type ConfineOptions } from '../../workspace/paths.js';

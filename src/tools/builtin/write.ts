@@ -1,14 +1,14 @@
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { MAX_WRITE_CHARS } from '../../config/limits.js';
-import { BerthError } from '../../errors/index.js';
+import { BerthError } from '../../protocol/errors/index.js';
 import type { LocalWorkspace } from '../../workspace/types.js';
 import type { Tool, ToolContext, ToolResult } from '../types.js';
 import { expectedSha256, requiredString } from './args.js';
 import { mapWorkspaceError } from '../../workspace/fs-errors.js';
 import { fileExists, replaceFile } from './replace-file.js';
 import { seedToolDefinition } from './seed-tools.js';
-import { sha256Hex } from '../sha256.js';
+import { sha256Hex } from '../../protocol/tools/sha256.js';
 import { confineToolPath, localWorkspaceOf, regularFileStats, staleHash } from './workspace-files.js';
 
 /**

@@ -6,7 +6,7 @@ import { ModelServices } from '../../../src/agents/models/index.js';
 import { systemClock } from '../../../src/clock.js';
 import type { ModelServiceSpec } from '../../../src/config/model-services.js';
 import { startScriptedModel, type ScriptedModel } from '../../../src/devtools/scripted-model/index.js';
-import { BerthError } from '../../../src/errors/index.js';
+import { BerthError } from '../../../src/protocol/errors/index.js';
 import { recordingTurnIO, toolDef } from '../../support/turn-io.js';
 
 let model: ScriptedModel;

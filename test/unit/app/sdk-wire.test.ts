@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { AppToolError, connect, type BerthApp } from '../../../src/app/index.js';
-import { CATALOG_SCHEMA } from '../../../src/tools/catalog.js';
-import { canonicalJson } from '../../../src/tools/canonical-json.js';
+import { CATALOG_SCHEMA } from '../../../src/protocol/tools/catalog.js';
+import { canonicalJson } from '../../../src/protocol/tools/canonical-json.js';
 import { RawHost } from '../../support/raw-host.js';
 
 const MiB = 1024 * 1024;

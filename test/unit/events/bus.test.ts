@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EventBus } from '../../../src/events/bus.js';
 import { EventBusStats } from '../../../src/events/stats.js';
-import { BerthError } from '../../../src/errors/index.js';
+import { BerthError } from '../../../src/protocol/errors/index.js';
 import { MAX_SUBSCRIBERS_PER_SESSION } from '../../../src/config/limits.js';
 import { ManualClock, SubscriptionReader, brief } from '../../support/events.js';
 

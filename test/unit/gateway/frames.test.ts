@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { BerthError } from '../../../src/errors/index.js';
-import { parseHostFrame, parseOwnerFrame, RefusedCall, UnreadableFrame } from '../../../src/gateway/frames.js';
+import type { BerthError } from '../../../src/protocol/errors/index.js';
+import { parseHostFrame, parseOwnerFrame, RefusedCall, UnreadableFrame } from '../../../src/protocol/gateway/frames.js';
 import { reconnectDelay } from '../../../src/gateway/owner/backoff.js';
-import { channelUrl } from '../../../src/gateway/owner/index.js';
-import { decodeResult, encodeResult } from '../../../src/gateway/result-text.js';
+import { channelUrl } from '../../../src/gateway/owner/channel-url.js';
+import { decodeResult, encodeResult } from '../../../src/protocol/gateway/result-text.js';
 
 const call = {
   type: 'call',

@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import { resolveConfig } from '../../../src/config/config.js';
 import { channelUpgradeRoute } from '../../../src/gateway/host/channel-route.js';
 import { ChannelHub } from '../../../src/gateway/host/hub.js';
-import { dispatchUpgrade } from '../../../src/http/upgrade.js';
+import { dispatchUpgrade } from '../../../src/net/upgrade.js';
 import { silentLogger } from '../../../src/log.js';
 import { SqliteGatewayCallRepository } from '../../../src/store/repos/gateway-calls.js';
 import { TokenService } from '../../../src/tokens/tokens.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { BerthError } from '../../../src/errors/index.js';
+import { BerthError } from '../../../src/protocol/errors/index.js';
 import { ChannelHub, type HubLimits } from '../../../src/gateway/host/hub.js';
 import type { ChannelLink } from '../../../src/gateway/host/outgoing-call.js';
 import { silentLogger } from '../../../src/log.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BerthError } from '../../../src/errors/index.js';
+import { BerthError } from '../../../src/protocol/errors/index.js';
 import { parseEventStreamRequest, subscribeOptionsOf } from '../../../src/http/sse-request.js';
 
 const EPOCH = '4dbc74b0-ea43-411c-8bab-2df7fbaf9e99';

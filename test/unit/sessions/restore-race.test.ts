@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { AgentDriver, HistoryItem } from '../../../src/agents/driver.js';
 import { resolveConfig } from '../../../src/config/config.js';
-import { BerthError } from '../../../src/errors/index.js';
+import { BerthError } from '../../../src/protocol/errors/index.js';
 import { EventBus } from '../../../src/events/bus.js';
 import { silentLogger } from '../../../src/log.js';
 import { SessionManager } from '../../../src/sessions/manager.js';

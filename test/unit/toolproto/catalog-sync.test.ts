@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CATALOG_SCHEMA } from '../../../src/tools/catalog.js';
+import { CATALOG_SCHEMA } from '../../../src/protocol/tools/catalog.js';
 import { CatalogSync, type IndexedTool } from '../../../src/toolproto/catalog-sync.js';
 import { DefinitionCache } from '../../../src/toolproto/definition-cache.js';
 import { definitionsAnswer, indexAnswer, type RawTool } from '../../support/raw-app.js';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { systemClock } from '../../../src/clock.js';
-import { BerthError } from '../../../src/errors/index.js';
-import { envelope } from '../../../src/toolproto/envelope.js';
+import { BerthError } from '../../../src/protocol/errors/index.js';
+import { envelope } from '../../../src/protocol/toolproto/envelope.js';
 import { HostConnection, type FrameSocket } from '../../../src/toolproto/host-connection.js';
 
 /** The application's socket as the host sees it: what the host sent, parsed. */

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { BatchReport } from '../../../src/tools/batch.js';
+import type { BatchReport } from '../../../src/protocol/tools/batch.js';
 import { assertResultMatches, checkedReport } from '../../../src/toolproto/result-check.js';
-import { BerthError } from '../../../src/errors/index.js';
+import { BerthError } from '../../../src/protocol/errors/index.js';
 
 const COUNT = { type: 'object', properties: { count: { type: 'integer' } }, required: ['count'] };
 const lookup = (id: string) => (id === 'counted' ? { name: 'counted', outputSchema: COUNT } : id === 'free' ? { name: 'free' } : undefined);

@@ -4,7 +4,7 @@ import { systemClock } from '../../../src/clock.js';
 import { silentLogger } from '../../../src/log.js';
 import { ApplicationToolRegistry } from '../../../src/tools/application-registry.js';
 import { CLOSE_REPLACED } from '../../../src/toolproto/app-session.js';
-import { envelope } from '../../../src/toolproto/envelope.js';
+import { envelope } from '../../../src/protocol/toolproto/envelope.js';
 import type { FrameSocket } from '../../../src/toolproto/host-connection.js';
 import { ToolProtocolHost } from '../../../src/toolproto/host.js';
 import { definitionsAnswer, indexAnswer, until, type RawTool } from '../../support/raw-app.js';

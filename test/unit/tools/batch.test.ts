@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { BerthError } from '../../../src/errors/index.js';
-import { parseBatch, runBatch } from '../../../src/tools/batch.js';
+import { BerthError } from '../../../src/protocol/errors/index.js';
+import { parseBatch, runBatch } from '../../../src/protocol/tools/batch.js';
 import { ToolSet } from '../../../src/tools/tool-set.js';
-import { FULL_ACCESS } from '../../../src/tools/guard.js';
+import { FULL_ACCESS } from '../../../src/protocol/tools/guard.js';
 import { allowWithoutAsking } from '../../../src/tools/permission.js';
 import { countingTool, fakeWorkspace, fixedClock, tempStore } from '../../support/tools.js';
 

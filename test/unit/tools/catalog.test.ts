@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BerthError } from '../../../src/errors/index.js';
-import { answerCatalogQuery, CATALOG_SCHEMA } from '../../../src/tools/catalog.js';
-import { parseCatalogQuery } from '../../../src/tools/catalog-query.js';
-import { FULL_ACCESS, lowerGuard } from '../../../src/tools/guard.js';
+import { BerthError } from '../../../src/protocol/errors/index.js';
+import { answerCatalogQuery, CATALOG_SCHEMA } from '../../../src/protocol/tools/catalog.js';
+import { parseCatalogQuery } from '../../../src/protocol/tools/catalog-query.js';
+import { FULL_ACCESS, lowerGuard } from '../../../src/protocol/tools/guard.js';
 import type { ToolAvailability } from '../../../src/tools/types.js';
 import { countingTool, fixedClock } from '../../support/tools.js';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { canonicalJson, sha256Revision } from '../../../src/tools/canonical-json.js';
-import { definitionRevision, wireDefinition } from '../../../src/tools/definitions.js';
-import { fromProtocolSchema, toProtocolSchema } from '../../../src/tools/protocol-schema.js';
+import { canonicalJson, sha256Revision } from '../../../src/protocol/tools/canonical-json.js';
+import { definitionRevision, wireDefinition } from '../../../src/protocol/tools/definitions.js';
+import { fromProtocolSchema, toProtocolSchema } from '../../../src/protocol/tools/protocol-schema.js';
 import { countingTool } from '../../support/tools.js';
 
 describe('canonical JSON and definition revisions', () => {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { BerthError } from '../../../src/errors/index.js';
+import { BerthError } from '../../../src/protocol/errors/index.js';
 import { SqliteReceiptRepository } from '../../../src/store/repos/receipts.js';
-import { sha256Revision } from '../../../src/tools/canonical-json.js';
+import { sha256Revision } from '../../../src/protocol/tools/canonical-json.js';
 import type { PermissionRequest } from '../../../src/tools/permission.js';
 import type { ToolContext, ToolOutcome } from '../../../src/tools/types.js';
 import { countingTool, executorFor, tempStore } from '../../support/tools.js';

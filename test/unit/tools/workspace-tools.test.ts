@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { BerthError } from '../../../src/errors/index.js';
+import { BerthError } from '../../../src/protocol/errors/index.js';
 import { allowWithoutAsking, type PermissionRequest } from '../../../src/tools/permission.js';
 import { ToolService } from '../../../src/tools/service.js';
 import type { Policy, ToolOutcome } from '../../../src/tools/types.js';

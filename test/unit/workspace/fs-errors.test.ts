@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BerthError } from '../../../src/errors/index.js';
+import { BerthError } from '../../../src/protocol/errors/index.js';
 import { mapWorkspaceError } from '../../../src/workspace/fs-errors.js';
 
 const sysError = (code: string): NodeJS.ErrnoException => Object.assign(new Error(`${code}: boom /abs/host/path`), { code });

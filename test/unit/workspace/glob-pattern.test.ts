@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BerthError } from '../../../src/errors/index.js';
+import { BerthError } from '../../../src/protocol/errors/index.js';
 import { planGlob } from '../../../src/workspace/glob-pattern.js';
 
 const parseError = (err: unknown) => err instanceof BerthError && err.code === 'parse_error';

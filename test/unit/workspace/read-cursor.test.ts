@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BerthError } from '../../../src/errors/index.js';
+import { BerthError } from '../../../src/protocol/errors/index.js';
 import { assertSameFile, decodeCursor, encodeCursor, fingerprint } from '../../../src/workspace/read-cursor.js';
 
 const cursor = { off: 35, size: 3492, dev: '65024', ino: '2180275', fp: fingerprint(Buffer.from('line 5\n')) };

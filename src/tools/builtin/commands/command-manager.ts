@@ -6,7 +6,7 @@ import {
   MAX_COMMAND_OUTPUT_BYTES,
   MAX_COMMANDS_PER_SESSION,
 } from '../../../config/limits.js';
-import { BerthError } from '../../../errors/index.js';
+import { BerthError } from '../../../protocol/errors/index.js';
 import { defaultCommandEnv } from './spawn-group.js';
 import { WorkspaceCommand } from './workspace-command.js';
 

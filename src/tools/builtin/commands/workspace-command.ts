@@ -1,5 +1,5 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { BerthError } from '../../../errors/index.js';
+import { BerthError } from '../../../protocol/errors/index.js';
 import { completeUtf8Length, isUtf8Continuation } from '../utf8.js';
 import { OutputTail } from './output-tail.js';
 import { signalGroup, spawnGroup } from './spawn-group.js';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { BerthError } from '../../../../src/errors/index.js';
+import { BerthError } from '../../../../src/protocol/errors/index.js';
 import { CommandManager, localWorkspaceTools } from '../../../../src/tools/builtin/index.js';
 import type { OwnerQuestion, Tool, ToolContext, ToolResult } from '../../../../src/tools/types.js';
 import { WorkspaceRegistry } from '../../../../src/workspace/registry.js';

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { parseSseStream } from '@qwen-code/sdk/daemon';
 import { EventBus } from '../../../src/events/bus.js';
 import { controlFrame, frameOf } from '../../../src/events/envelope.js';
-import { SSE_HEARTBEAT, SSE_PREAMBLE, encodeFrame } from '../../../src/events/sse-encode.js';
+import { SSE_HEARTBEAT, SSE_PREAMBLE, encodeFrame } from '../../../src/net/sse-encode.js';
 import { ManualClock } from '../../support/events.js';
 
 function streamOf(text: string, chunkSize: number): ReadableStream<Uint8Array> {

@@ -1,22 +1,21 @@
-import { systemClock, type Clock } from '../../clock.js';
-import { ConfigError } from '../../config/config.js';
-import { GATEWAY_SHUTDOWN_GRACE_MS, MAX_FRAME_BYTES } from '../../config/limits.js';
-import type { Logger } from '../../log.js';
-import { openStore } from '../../store/db.js';
-import { TokenService } from '../../tokens/tokens.js';
-import { startApplicationListener } from '../../toolproto/listener.js';
-import { CommandManager, localWorkspaceTools } from '../../tools/builtin/index.js';
-import { openReceiptJournal } from '../../tools/receipt-journal.js';
-import { ToolService } from '../../tools/service.js';
-import type { Policy } from '../../tools/types.js';
-import { channelPath } from '../frames.js';
-import { OwnerApproval, shortId } from './approval.js';
-import { OwnerCallHandler, type CallReport } from './call-handler.js';
-import { ChannelRefused, OwnerConnection } from './connection.js';
-import { pinProject } from './pin.js';
-import { TerminalPrompter } from './terminal.js';
+import { systemClock, type Clock } from '../clock.js';
+import { GATEWAY_SHUTDOWN_GRACE_MS, MAX_FRAME_BYTES } from '../config/limits.js';
+import type { Logger } from '../log.js';
+import { openStore } from '../store/db.js';
+import { TokenService } from '../tokens/tokens.js';
+import { startApplicationListener } from '../toolproto/listener.js';
+import { CommandManager, localWorkspaceTools } from '../tools/builtin/index.js';
+import { openReceiptJournal } from '../tools/receipt-journal.js';
+import { ToolService } from '../tools/service.js';
+import type { Policy } from '../tools/types.js';
+import { OwnerApproval, shortId } from '../gateway/owner/approval.js';
+import { OwnerCallHandler, type CallReport } from '../gateway/owner/call-handler.js';
+import { channelUrl } from '../gateway/owner/channel-url.js';
+import { ChannelRefused, OwnerConnection } from '../gateway/owner/connection.js';
+import { pinProject } from '../gateway/owner/pin.js';
+import { TerminalPrompter } from '../gateway/owner/terminal.js';
 
-export { ChannelRefused } from './connection.js';
+export { ChannelRefused } from '../gateway/owner/connection.js';
 
 export interface OwnerOptions {
   /** B's base URL (`http(s)://` or `ws(s)://`, optionally with a path prefix). */
@@ -132,23 +131,4 @@ export function startOwner(options: OwnerOptions): RunningOwner {
       store.close();
     })());
   return { finished: connection.finished, stop };
-}
-
-/** The channel URL for B's base URL; a URL that carries credentials, a query or a fragment is refused. */
-export function channelUrl(hostUrl: string, workspaceId: string): string {
-  let u: URL;
-  try {
-    u = new URL(hostUrl);
-  } catch {
-    throw new ConfigError(`<host-url> must be an absolute URL such as http://127.0.0.1:4170, got ${hostUrl}`);
-  }
-  if (!['http:', 'https:', 'ws:', 'wss:'].includes(u.protocol)) {
-    throw new ConfigError(`<host-url> must use http, https, ws or wss, got ${u.protocol}`);
-  }
-  if (u.username !== '' || u.password !== '') {
-    throw new ConfigError('<host-url> must not carry credentials; the channel token goes in --token-file or BERTH_CHANNEL_TOKEN');
-  }
-  if (u.search !== '' || u.hash !== '') throw new ConfigError('<host-url> takes no query string or fragment');
-  const scheme = u.protocol === 'https:' || u.protocol === 'wss:' ? 'wss:' : 'ws:';
-  return `${scheme}//${u.host}${u.pathname.replace(/\/+$/, '')}${channelPath(workspaceId)}`;
 }

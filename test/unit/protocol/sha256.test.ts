@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { portableSha256Hex, sha256Hex } from '../../../src/tools/sha256.js';
+import { portableSha256Hex, sha256Hex } from '../../../src/protocol/tools/sha256.js';
 
 describe('SHA-256 without node:crypto', () => {
   it('matches Node for every padding boundary and multi-byte text', () => {

@@ -1,4 +1,4 @@
-import { MAX_BATCH_CALLS, MAX_CATALOG_TOOLS, MAX_EVIDENCE_DELAY_MS, MAX_TOOL_NAME_CHARS } from '../config/limits.js';
+import { MAX_BATCH_CALLS, MAX_CATALOG_TOOLS, MAX_EVIDENCE_DELAY_MS, MAX_TOOL_NAME_CHARS } from '../../config/limits.js';
 import { BerthError } from '../errors/index.js';
 import { assertMatches } from '../tools/arguments.js';
 import { CATALOG_SCHEMA } from '../tools/catalog.js';
@@ -118,6 +118,18 @@ export const BATCH_RESULT_PAYLOAD = {
     },
   },
 };
+
+/**
+ * Post-call evidence a host may ask for (seed 003, Calls and Results:
+ * `after`): a visual tree and/or a screenshot, taken `delayMilliseconds`
+ * (0–2000) after the call; the tool-specific argument objects refine them.
+ */
+export interface EvidenceRequest {
+  readonly include: readonly ('visualTree' | 'screenshot')[];
+  readonly delayMilliseconds?: number;
+  readonly visualTreeArguments?: Record<string, unknown>;
+  readonly screenshotArguments?: Record<string, unknown>;
+}
 
 /** Seed 003 `after`: which evidence, and a delay of 0 through 2000 ms. */
 export const AFTER = {

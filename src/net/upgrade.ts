@@ -1,6 +1,6 @@
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { BerthError } from '../errors/index.js';
+import type { BerthError } from '../protocol/errors/index.js';
 import { errorBody } from './errors.js';
 
 /**

@@ -2,7 +2,7 @@ import { sha256Revision } from './canonical-json.js';
 import { filterCatalog, type CatalogEntryState, type CatalogQuery } from './catalog-query.js';
 import { availabilityOf, definitionRevision, wireDefinition, wireRuntime, type WireRuntime } from './definitions.js';
 import { guardPermits, type ToolGuard } from './guard.js';
-import type { Tool } from './types.js';
+import type { CatalogTool } from './types.js';
 
 /** Seed 003: the catalog schema name, part of every answer and of the revision. */
 export const CATALOG_SCHEMA = 'ansight.tool-catalog.v3';
@@ -45,7 +45,7 @@ export function availabilityRevision(states: readonly EntryState[]): string {
  * `evaluatedAtUtc` and `changes` (a replacement snapshot of the non-default
  * states). A `definitions` request always carries definitions.
  */
-export function answerCatalogQuery(tools: readonly Tool[], guard: ToolGuard, query: CatalogQuery, now: number): CatalogPayload {
+export function answerCatalogQuery(tools: readonly CatalogTool[], guard: ToolGuard, query: CatalogQuery, now: number): CatalogPayload {
   const states = visibleStates(tools, guard);
   const revision = catalogRevision(guard, states);
   const availability = availabilityRevision(states);
@@ -86,7 +86,7 @@ export function answerCatalogQuery(tools: readonly Tool[], guard: ToolGuard, que
 }
 
 /** The tools a guard lets a caller see, sorted by id, each evaluated now. */
-function visibleStates(tools: readonly Tool[], guard: ToolGuard): EntryState[] {
+function visibleStates(tools: readonly CatalogTool[], guard: ToolGuard): EntryState[] {
   return tools
     .filter((t) => guardPermits(guard, t))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))

@@ -1,5 +1,5 @@
 import { SSE_RETRY_MS } from '../config/limits.js';
-import type { EventEnvelope, EventFrame } from './types.js';
+import type { EventEnvelope, EventFrame } from '../events/types.js';
 
 /**
  * The SSE wire form of spec §7.3, byte for byte as `qwen serve` writes it
