@@ -7,7 +7,6 @@ import type { Logger } from './log.js';
 import type { MessagingService } from './messaging/service.js';
 import type { SessionManager } from './sessions/manager.js';
 import type { SessionRestorer } from './sessions/restore.js';
-import type { Store } from './store/db.js';
 import type { TokenService } from './tokens/tokens.js';
 import type { TranscriptService } from './transcript/service.js';
 import type { ToolService } from './tools/service.js';
@@ -22,10 +21,11 @@ export interface Core {
   readonly config: Config;
   readonly log: Logger;
   readonly clock: Clock;
-  readonly store: Store;
   readonly tokens: TokenService;
   readonly workspaces: WorkspaceRegistry;
   readonly health: HealthRegistry;
+  /** Every bound in force, as `/capabilities` advertises it: the configured ones and each module's fixed ones. */
+  readonly limits: Readonly<Record<string, unknown>>;
   /** OpenAI-compatible model services for the built-in agent (Config.modelServices), default first. */
   readonly models: ModelServices;
   /** The tool layer: tool sets per workspace and caller, the application tool registry. */

@@ -1,4 +1,4 @@
-import { MAX_FRAME_BYTES, MAX_FRAME_ID_CHARS } from '../config/limits.js';
+import { DEFAULT_FRAME_BYTES, MAX_FRAME_ID_CHARS } from '../protocol/limits.js';
 import { BerthError } from '../protocol/errors/index.js';
 import type { EvidenceRequest } from '../protocol/toolproto/payloads.js';
 import { runBatch, parseBatch } from '../protocol/tools/batch.js';
@@ -189,8 +189,8 @@ export class BerthApp {
    */
   private async send(type: string, id: string, payload: unknown, fields: { replyTo?: string; sessionId?: string }): Promise<void> {
     let text = JSON.stringify(envelope(type, id, await encodePayload(payload), { ...fields, now: this.now() }));
-    if (text.length * 3 > MAX_FRAME_BYTES && new TextEncoder().encode(text).byteLength > MAX_FRAME_BYTES) {
-      const tooLarge = wireError(new BerthError('frame_too_large', `The ${type} is larger than ${MAX_FRAME_BYTES} bytes even compressed`));
+    if (text.length * 3 > DEFAULT_FRAME_BYTES && new TextEncoder().encode(text).byteLength > DEFAULT_FRAME_BYTES) {
+      const tooLarge = wireError(new BerthError('frame_too_large', `The ${type} is larger than ${DEFAULT_FRAME_BYTES} bytes even compressed`));
       text = JSON.stringify(envelope('tool.error', id, tooLarge, { ...fields, now: this.now() }));
     }
     this.socket.send(text);

@@ -1,4 +1,4 @@
-import { MAX_CATALOG_TOOLS, MAX_TOOL_NAME_CHARS } from '../config/limits.js';
+import { MAX_CATALOG_TOOLS, MAX_TOOL_NAME_CHARS } from '../protocol/limits.js';
 import { compileSchema } from '../protocol/tools/arguments.js';
 import { availabilityOf } from '../protocol/tools/definitions.js';
 import { FLATTENED_STRING, POLICIES, type JsonSchema, type Policy, type CatalogTool, type ToolAnnotations, type ToolAvailability } from '../protocol/tools/types.js';

@@ -1,4 +1,4 @@
-import { MAX_FRAME_BYTES } from '../config/limits.js';
+import { DEFAULT_FRAME_BYTES } from '../protocol/limits.js';
 import { BEARER_SUBPROTOCOL_PREFIX, TOOL_SUBPROTOCOL } from '../protocol/toolproto/subprotocol.js';
 
 /**
@@ -43,7 +43,7 @@ async function openNodeSocket(url: string, token: string): Promise<AppSocket> {
   const { WebSocket } = await import('ws');
   const ws = new WebSocket(url, [TOOL_SUBPROTOCOL], {
     headers: { authorization: `Bearer ${token}` },
-    maxPayload: MAX_FRAME_BYTES,
+    maxPayload: DEFAULT_FRAME_BYTES,
     perMessageDeflate: false,
   });
   const inbox = new Inbox();

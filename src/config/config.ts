@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import * as L from './limits.js';
+import { DEFAULT_FRAME_BYTES, MAX_INTENTION_CHARS } from '../protocol/limits.js';
+import * as L from './defaults.js';
 import { checkModelServices, loadModelServices, ModelConfigError, type ModelServiceSpec } from './model-services.js';
 
 /** One rate-limit tier: at most `max` requests per `windowMs`, counted per client id (or remote address). */
@@ -99,7 +100,7 @@ export function resolveConfig(input: ConfigInput, env: NodeJS.ProcessEnv = proce
     maxChannels: input.maxChannels ?? L.MAX_CHANNELS,
     maxChannelsPerToken: input.maxChannelsPerToken ?? L.MAX_CHANNELS_PER_TOKEN,
     maxInflightCallsPerWorkspace: input.maxInflightCallsPerWorkspace ?? L.MAX_INFLIGHT_CALLS_PER_WORKSPACE,
-    maxFrameBytes: input.maxFrameBytes ?? L.MAX_FRAME_BYTES,
+    maxFrameBytes: input.maxFrameBytes ?? DEFAULT_FRAME_BYTES,
     channelWaitMs: input.channelWaitMs ?? L.DEFAULT_CHANNEL_WAIT_MS,
   };
   validate(config);
@@ -179,14 +180,14 @@ function validate(c: Config): void {
   for (const [id, intention] of Object.entries(c.remoteIntentions)) {
     if (!c.remoteWorkspaces.includes(id)) throw new ConfigError(`an intention is given for ${id}, which is not a --remote-workspace`);
     if (!isIntention(intention)) {
-      throw new ConfigError(`the intention of ${id} must be 1-${L.MAX_INTENTION_CHARS} characters without control characters`);
+      throw new ConfigError(`the intention of ${id} must be 1-${MAX_INTENTION_CHARS} characters without control characters`);
     }
   }
 }
 
 /** A launch intention (seed 000): 1 to MAX_INTENTION_CHARS characters, none of them control characters. */
 export function isIntention(text: string): boolean {
-  return text.length > 0 && text.length <= L.MAX_INTENTION_CHARS && !/[\u0000-\u001f\u007f]/.test(text);
+  return text.length > 0 && text.length <= MAX_INTENTION_CHARS && !/[\u0000-\u001f\u007f]/.test(text);
 }
 
 /** Parses one `--remote-workspace ID[=INTENTION]` value. */

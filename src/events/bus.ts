@@ -1,12 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
-import {
-  DEFAULT_MAX_QUEUED,
-  MAX_MAX_QUEUED,
-  MAX_QUEUED_BYTES,
-  MAX_SUBSCRIBERS_PER_SESSION,
-  MIN_MAX_QUEUED,
-} from '../config/limits.js';
+import { DEFAULT_MAX_QUEUED, MAX_MAX_QUEUED, MAX_QUEUED_BYTES, MAX_SUBSCRIBERS_PER_SESSION, MIN_MAX_QUEUED } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
 import { CONTROL_TYPES, TERMINAL_BUS_TYPES, controlFrame, publishedFrame } from './envelope.js';
 import { planReplay } from './replay.js';

@@ -1,4 +1,4 @@
-import { MAX_REPLAY_BYTES } from '../config/limits.js';
+import { MAX_REPLAY_BYTES } from './limits.js';
 import { CONTROL_TYPES, controlFrame } from './envelope.js';
 import type { ReplayRing } from './ring.js';
 import type { EventFrame } from './types.js';

@@ -1,4 +1,4 @@
-import { SLOW_CLIENT_REARM_RATIO, SLOW_CLIENT_WARN_RATIO } from '../config/limits.js';
+import { SLOW_CLIENT_REARM_RATIO, SLOW_CLIENT_WARN_RATIO } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
 import { CONTROL_TYPES, controlFrame } from './envelope.js';
 import type { EventBusStats } from './stats.js';

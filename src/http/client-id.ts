@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { CLIENT_ID_PATTERN } from '../config/limits.js';
+import { CLIENT_ID_PATTERN } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
 
 /**

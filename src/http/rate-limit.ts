@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { RateLimitTier } from '../config/config.js';
-import { CLIENT_ID_PATTERN, MAX_RATE_LIMIT_KEYS } from '../config/limits.js';
+import { CLIENT_ID_PATTERN, MAX_RATE_LIMIT_KEYS } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
 import type { HealthRegistry } from '../health.js';
 import { sendError } from './errors.js';

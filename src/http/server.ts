@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify';
-import { MAX_BODY_BYTES } from '../config/limits.js';
+import { MAX_BODY_BYTES } from './limits.js';
 import type { Core } from '../core.js';
 import { BerthError } from '../protocol/errors/index.js';
 import { installErrorHandlers } from './errors.js';

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { MAX_MAX_QUEUED, MIN_MAX_QUEUED } from '../config/limits.js';
+import { MAX_MAX_QUEUED, MIN_MAX_QUEUED } from '../events/limits.js';
 import { BerthError } from '../protocol/errors/index.js';
 import type { SubscribeOptions } from '../events/types.js';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { systemClock, type Clock } from '../clock.js';
-import { SSE_END_GRACE_MS, SSE_HEARTBEAT_MS } from '../config/limits.js';
+import { SSE_END_GRACE_MS, SSE_HEARTBEAT_MS } from './limits.js';
 import { asBerthError } from '../protocol/errors/index.js';
 import { CONTROL_TYPES, controlFrame } from '../events/envelope.js';
 import { SSE_HEARTBEAT, SSE_PREAMBLE, encodeFrame } from '../net/sse-encode.js';

@@ -1,5 +1,6 @@
 import { systemClock, type Clock } from '../clock.js';
-import { GATEWAY_SHUTDOWN_GRACE_MS, MAX_FRAME_BYTES } from '../config/limits.js';
+import { GATEWAY_SHUTDOWN_GRACE_MS } from '../gateway/limits.js';
+import { DEFAULT_FRAME_BYTES } from '../protocol/limits.js';
 import type { Logger } from '../log.js';
 import { openStore } from '../store/db.js';
 import { TokenService } from '../tokens/tokens.js';
@@ -41,6 +42,11 @@ export interface OwnerOptions {
    * owner's workspace and answer B's `workspace_tools` / `workspace_tool`. Tokens: `berth token create --app … --home <this home>`.
    */
   readonly toolsListen?: { readonly hostname: string; readonly port: number };
+  /**
+   * The largest frame on the channel and on the application listener; the protocol's default
+   * (docs/gateway.md) unless given. One value for every socket this owner opens.
+   */
+  readonly maxFrameBytes?: number;
 }
 
 export interface RunningOwner {
@@ -58,6 +64,7 @@ export interface RunningOwner {
 export function startOwner(options: OwnerOptions): RunningOwner {
   const url = channelUrl(options.hostUrl, options.workspaceId);
   const clock = options.clock ?? systemClock;
+  const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_FRAME_BYTES;
   const store = openStore(options.home);
   let pin;
   try {
@@ -78,6 +85,7 @@ export function startOwner(options: OwnerOptions): RunningOwner {
         tokens: new TokenService(store.db, null),
         clock,
         log: options.log,
+        maxFrameBytes,
       }).then(
         (listener) => (options.status(`applications connect at ${listener.url}`), listener),
         (err: Error) => (options.status(`cannot listen for applications: ${err.message}`), null),
@@ -89,7 +97,7 @@ export function startOwner(options: OwnerOptions): RunningOwner {
     tools,
     maxPolicy: options.maxPolicy,
     approval: new OwnerApproval({ approve: options.approve, terminal }),
-    maxFrameBytes: MAX_FRAME_BYTES,
+    maxFrameBytes,
     report: (r: CallReport) => options.status(`${r.tool} · session ${shortId(r.sessionId)} · ${r.outcome}`),
   });
 
@@ -98,7 +106,7 @@ export function startOwner(options: OwnerOptions): RunningOwner {
   const connection = new OwnerConnection({
     url,
     token: options.token,
-    maxFrameBytes: MAX_FRAME_BYTES,
+    maxFrameBytes,
     onCall: (frame) => {
       const call = handler.handle(frame, shutdown.signal);
       running.add(call);

@@ -1,4 +1,4 @@
-import { MODULE_MOST_TEXT } from '../config/limits.js';
+import { MODULE_MOST_TEXT } from '../protocol/limits.js';
 import { BerthError, isErrorCode } from '../protocol/errors/index.js';
 import type { Tool, ToolContext, ToolResult } from '../tools/types.js';
 import { TABS_INBOX_TOOL, TABS_LIST_TOOL, TABS_SEND_TOOL } from './header.js';

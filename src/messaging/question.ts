@@ -1,4 +1,4 @@
-import { MODULE_MOST_LINE } from '../config/limits.js';
+import { MODULE_MOST_LINE } from '../protocol/limits.js';
 import { ALL, KINDS, type MessageKind, type Question, type Request } from './types.js';
 
 /** Seed 004 `Malformed`: a line that is not a question, with the reason a peer is told. */

@@ -1,4 +1,4 @@
-import { MODULE_HOP_WINDOW_MS, MODULE_MAX_HOPS, MODULE_PACE_MAX, MODULE_PACE_WINDOW_MS } from '../config/limits.js';
+import { MODULE_HOP_WINDOW_MS, MODULE_MAX_HOPS, MODULE_PACE_MAX, MODULE_PACE_WINDOW_MS } from './limits.js';
 import type { ErrorCode } from '../protocol/errors/index.js';
 
 /**

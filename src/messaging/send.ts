@@ -1,4 +1,4 @@
-import { MODULE_MOST_TEXT } from '../config/limits.js';
+import { MODULE_MOST_TEXT } from '../protocol/limits.js';
 import { done, refused } from './answer.js';
 import type { MessagingContext } from './context.js';
 import { offerNext } from './delivery.js';

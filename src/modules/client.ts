@@ -1,5 +1,5 @@
 import { createConnection } from 'node:net';
-import { MODULE_CLIENT_TIMEOUT_MS } from '../config/limits.js';
+import { MODULE_CLIENT_TIMEOUT_MS } from './limits.js';
 import type { Answer } from '../messaging/types.js';
 
 export interface ExchangeOptions {

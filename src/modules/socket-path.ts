@@ -3,7 +3,7 @@ import { chmod, lstat, mkdir, unlink } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MODULE_SOCKET_PATH_MAX_BYTES } from '../config/limits.js';
+import { MODULE_SOCKET_PATH_MAX_BYTES } from './limits.js';
 
 /** Where a workspace's module socket lives, and whether the home folder was too long for it. */
 export interface SocketPlace {

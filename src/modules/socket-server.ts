@@ -1,6 +1,7 @@
 import { chmod, unlink } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
-import { MODULE_MAX_CONNECTIONS, MODULE_MOST_LINE, MODULE_READ_TIMEOUT_MS } from '../config/limits.js';
+import { MODULE_MAX_CONNECTIONS, MODULE_READ_TIMEOUT_MS } from './limits.js';
+import { MODULE_MOST_LINE } from '../protocol/limits.js';
 import type { Logger } from '../log.js';
 import { answerLine } from '../messaging/answer.js';
 import type { Answer } from '../messaging/types.js';

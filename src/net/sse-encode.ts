@@ -1,4 +1,4 @@
-import { SSE_RETRY_MS } from '../config/limits.js';
+import { SSE_RETRY_MS } from './limits.js';
 import type { EventEnvelope, EventFrame } from '../events/types.js';
 
 /**

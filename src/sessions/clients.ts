@@ -1,4 +1,4 @@
-import { MAX_CLIENTS_PER_SESSION } from '../config/limits.js';
+import { MAX_CLIENTS_PER_SESSION } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
 import { newClientId } from './ids.js';
 

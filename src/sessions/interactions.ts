@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { PermissionTimeoutOutcome } from '../config/config.js';
-import { MAX_PENDING_PERMISSIONS, RESOLVED_PERMISSIONS_REMEMBERED } from '../config/limits.js';
+import { MAX_PENDING_PERMISSIONS, RESOLVED_PERMISSIONS_REMEMBERED } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
 import { newRequestId } from './ids.js';
 

@@ -1,4 +1,4 @@
-import { MAX_DISPLAY_NAME_UNITS, MAX_SESSION_PRS } from '../config/limits.js';
+import { MAX_DISPLAY_NAME_UNITS, MAX_SESSION_PRS } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
 
 /** A pull request bound to a session (OpenAPI `SessionPr`). */

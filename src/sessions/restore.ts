@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Clock } from '../clock.js';
-import { DEFAULT_COMPACTED_REPLAY_RECORDS, MAX_COMPACTED_REPLAY_BYTES } from '../config/limits.js';
+import { DEFAULT_COMPACTED_REPLAY_RECORDS, MAX_COMPACTED_REPLAY_BYTES } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
 import type { Logger } from '../log.js';
 import type { SessionRow } from '../store/repos/sessions.js';

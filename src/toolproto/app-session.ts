@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import { APP_CALL_TIMEOUT_MS, APP_QUERY_TIMEOUT_MS } from '../config/limits.js';
+import { APP_CALL_TIMEOUT_MS, APP_QUERY_TIMEOUT_MS } from './limits.js';
 import { BerthError, asBerthError } from '../protocol/errors/index.js';
 import type { Logger } from '../log.js';
 import type {

@@ -1,4 +1,4 @@
-import { MAX_TOOL_NAME_CHARS } from '../config/limits.js';
+import { MAX_TOOL_NAME_CHARS } from '../protocol/limits.js';
 import { BerthError } from '../protocol/errors/index.js';
 import { AVAILABLE, type WireDefinition, type WireRuntime } from '../protocol/tools/definitions.js';
 import type { ToolAvailability } from '../tools/types.js';

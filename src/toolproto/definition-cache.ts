@@ -1,4 +1,4 @@
-import { MAX_CACHED_DEFINITIONS_PER_APP } from '../config/limits.js';
+import { MAX_CACHED_DEFINITIONS_PER_APP } from './limits.js';
 import type { WireDefinition } from '../protocol/tools/definitions.js';
 
 /**

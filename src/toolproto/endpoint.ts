@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { APP_PING_INTERVAL_MS, MAX_FRAME_BYTES } from '../config/limits.js';
+import { APP_PING_INTERVAL_MS } from './limits.js';
 import { asBerthError } from '../protocol/errors/index.js';
 import type { SecurityContext } from '../net/security.js';
 import { rejectUpgradeWithError, type UpgradeRoute } from '../net/upgrade.js';
@@ -15,6 +15,8 @@ export interface ToolEndpointDeps {
   readonly host: ToolProtocolHost;
   readonly bindWorkspace: WorkspaceBinder;
   readonly log: Logger;
+  /** The largest frame an application may send (`Config.maxFrameBytes`, advertised as `limits.frameBytes`). */
+  readonly maxFrameBytes: number;
 }
 
 export interface ToolEndpoint extends UpgradeRoute {
@@ -26,14 +28,14 @@ export interface ToolEndpoint extends UpgradeRoute {
  * The WebSocket face of the tool protocol: admits an application (token,
  * Origin, Host, workspace) before the upgrade — refusals are plain HTTP
  * errors with the client API's error body — then hands every text frame to
- * its session. Frames above MAX_FRAME_BYTES close that socket with 1009
+ * its session. Frames above `maxFrameBytes` close that socket with 1009
  * (the `ws` limit); nothing one application sends touches another's socket.
  */
 export function toolProtocolEndpoint(deps: ToolEndpointDeps): ToolEndpoint {
   const wss = new WebSocketServer({
     noServer: true,
     clientTracking: false,
-    maxPayload: MAX_FRAME_BYTES,
+    maxPayload: deps.maxFrameBytes,
     perMessageDeflate: false,
     // Only ever select our own subprotocol; a `berth.bearer.*` entry is a credential and is never echoed.
     handleProtocols: (offered) => (offered.has(TOOL_SUBPROTOCOL) ? TOOL_SUBPROTOCOL : false),

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import { MAX_APP_PROTOCOL_ERRORS } from '../config/limits.js';
+import { MAX_APP_PROTOCOL_ERRORS } from './limits.js';
 import { BerthError, asBerthError } from '../protocol/errors/index.js';
 import { decodePayload, encodePayload } from '../tools/compression.js';
 import { APP_FRAME_TYPES, envelope, readEnvelope, refusalFrame, uncorrelated, type Envelope } from '../protocol/toolproto/envelope.js';

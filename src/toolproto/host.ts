@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import { MAX_APP_CONNECTIONS } from '../config/limits.js';
+import { MAX_APP_CONNECTIONS } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
 import type { Logger } from '../log.js';
 import type { ApplicationToolRegistry } from '../tools/application-registry.js';

@@ -24,6 +24,8 @@ export interface ApplicationListenerOptions {
   readonly tokens: TokenService;
   readonly clock: Clock;
   readonly log: Logger;
+  /** The largest frame an application may send. */
+  readonly maxFrameBytes: number;
 }
 
 export interface ApplicationListener {
@@ -54,6 +56,7 @@ export async function startApplicationListener(options: ApplicationListenerOptio
       throw new BerthError('workspace_mismatch', `This listener serves workspace ${options.workspaceId} only`, { requestedWorkspace: named });
     },
     log: options.log,
+    maxFrameBytes: options.maxFrameBytes,
   });
   const server = createServer((_request, response) => {
     const body = JSON.stringify(errorBody(new BerthError('route_not_found', `Only ${TOOL_PROTOCOL_PATH} is served here`)));

@@ -1,4 +1,4 @@
-import { MAX_CATALOG_TOOLS, MAX_TOOL_NAME_CHARS } from '../config/limits.js';
+import { MAX_CATALOG_TOOLS, MAX_TOOL_NAME_CHARS } from '../protocol/limits.js';
 import { BerthError } from '../protocol/errors/index.js';
 import { compileSchema } from '../protocol/tools/arguments.js';
 import type { ApplicationLink } from './application-link.js';

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import { MAX_CALL_ID_CHARS } from '../config/limits.js';
+import { MAX_CALL_ID_CHARS } from '../protocol/limits.js';
 import { BerthError, asBerthError } from '../protocol/errors/index.js';
 import type { Workspace } from '../workspace/types.js';
 import { validateArguments } from '../protocol/tools/arguments.js';

@@ -1,4 +1,4 @@
-import { RECEIPT_RETENTION_MS } from '../config/limits.js';
+import { RECEIPT_RETENTION_MS } from './limits.js';
 import type { Db } from '../store/db.js';
 import { SqliteReceiptRepository, type Receipt, type ReceiptRepository, type ReceiptStart } from '../store/repos/receipts.js';
 import type { ToolOutcome } from './types.js';

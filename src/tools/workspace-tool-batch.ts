@@ -1,4 +1,4 @@
-import { MAX_BATCH_CALLS, MAX_CALL_ID_CHARS, MAX_TOOL_NAME_CHARS } from '../config/limits.js';
+import { MAX_BATCH_CALLS, MAX_CALL_ID_CHARS, MAX_TOOL_NAME_CHARS } from '../protocol/limits.js';
 import { BerthError } from '../protocol/errors/index.js';
 import type { BatchItem, BatchReport } from '../protocol/tools/batch.js';
 import type { BatchingTool } from './dispatch.js';

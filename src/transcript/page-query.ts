@@ -1,4 +1,4 @@
-import { DEFAULT_TRANSCRIPT_LIMIT, MAX_TRANSCRIPT_ANCHOR_CHARS, MAX_TRANSCRIPT_LIMIT } from '../config/limits.js';
+import { DEFAULT_TRANSCRIPT_LIMIT, MAX_TRANSCRIPT_ANCHOR_CHARS, MAX_TRANSCRIPT_LIMIT } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
 
 /**

@@ -1,4 +1,4 @@
-import { MAX_TRANSCRIPT_PAGE_BYTES } from '../config/limits.js';
+import { MAX_TRANSCRIPT_PAGE_BYTES } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
 import type { TranscriptRecord, TranscriptRepository } from '../store/repos/transcript.js';
 import type { PageQuery } from './page-query.js';

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import { DEFAULT_TRANSCRIPT_LIMIT, MAX_TRANSCRIPT_LIMIT } from '../config/limits.js';
+import { DEFAULT_TRANSCRIPT_LIMIT, MAX_TRANSCRIPT_LIMIT } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
 import { buildExportDocument, renderExport, type ExportFormat, type RenderedExport } from '../export/index.js';
 import { isSessionId } from '../sessions/ids.js';

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { MAX_TRANSCRIPT_TOKEN_CHARS } from '../config/limits.js';
+import { MAX_TRANSCRIPT_TOKEN_CHARS } from './limits.js';
 
 /**
  * Transcript cursors and snapshots (spec §10.1): opaque to clients, signed with

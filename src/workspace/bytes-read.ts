@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { DEFAULT_FILE_BYTES_WINDOW } from '../config/limits.js';
+import { DEFAULT_FILE_BYTES_WINDOW } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
 import { changedBetween, closeSoon, openConfinedFile, readAt, statOpen } from './open-file.js';
 

@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import picomatch from 'picomatch';
-import { MAX_GLOB_PATTERN_CHARS } from '../config/limits.js';
+import { MAX_GLOB_PATTERN_CHARS } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
 
 /** A validated glob pattern, ready for a walk (spec §11.6). */

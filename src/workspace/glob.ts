@@ -2,11 +2,7 @@ import type { Dirent } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock } from '../clock.js';
-import {
-  DEFAULT_GLOB_RESULTS,
-  GLOB_READDIR_CONCURRENCY,
-  MAX_GLOB_VISITED_ENTRIES,
-} from '../config/limits.js';
+import { DEFAULT_GLOB_RESULTS, GLOB_READDIR_CONCURRENCY, MAX_GLOB_VISITED_ENTRIES } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
 import { loadIgnoreRules, type IgnoreRules } from './ignore.js';
 import { planGlob, type GlobPlan } from './glob-pattern.js';

@@ -2,7 +2,7 @@ import { lstatSync, readFileSync, type Stats } from 'node:fs';
 import { lstat, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
-import { IGNORE_MATCHER_TEST_BUDGET, MAX_IGNORE_FILE_BYTES, MAX_IGNORE_ROOTS } from '../config/limits.js';
+import { IGNORE_MATCHER_TEST_BUDGET, MAX_IGNORE_FILE_BYTES, MAX_IGNORE_ROOTS } from './limits.js';
 import { scopedPatterns } from './ignore-patterns.js';
 
 /**

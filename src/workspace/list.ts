@@ -1,5 +1,5 @@
 import { readdir } from 'node:fs/promises';
-import { MAX_LIST_ENTRIES } from '../config/limits.js';
+import { MAX_LIST_ENTRIES } from './limits.js';
 import { loadIgnoreRules } from './ignore.js';
 import { confine } from './paths.js';
 import { kindOf, type EntryKind } from './stat.js';

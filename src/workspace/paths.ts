@@ -1,6 +1,6 @@
 import { lstat, realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import { MAX_PATH_CHARS } from '../config/limits.js';
+import { MAX_PATH_CHARS } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
 
 /** A path proven to lie inside a workspace root. */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { CURSOR_FINGERPRINT_BYTES, MAX_CURSOR_CHARS } from '../config/limits.js';
+import { CURSOR_FINGERPRINT_BYTES, MAX_CURSOR_CHARS } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
 
 /**

@@ -1,4 +1,4 @@
-import { BINARY_CONTROL_RATIO, BINARY_SNIFF_BYTES } from '../config/limits.js';
+import { BINARY_CONTROL_RATIO, BINARY_SNIFF_BYTES } from './limits.js';
 
 /**
  * What the first bytes of a file say about its text (spec §11.2): a BOM names

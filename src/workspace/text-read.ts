@@ -1,12 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import {
-  BINARY_SNIFF_BYTES,
-  MAX_FILE_SCAN_BYTES,
-  MAX_FILE_WINDOW_BYTES,
-  TEXT_READ_CHUNK_BYTES,
-} from '../config/limits.js';
+import { BINARY_SNIFF_BYTES, MAX_FILE_SCAN_BYTES, MAX_FILE_WINDOW_BYTES, TEXT_READ_CHUNK_BYTES } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
 import { loadIgnoreRules, type IgnoreMatch } from './ignore.js';
 import { countBreaks, LineWindowScanner } from './line-window.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { SSE_HEARTBEAT } from '../../src/net/sse-encode.js';
-import { SSE_HEARTBEAT_MS } from '../../src/config/limits.js';
+import { SSE_HEARTBEAT_MS } from '../../src/http/limits.js';
 import type { ScriptStep } from '../../src/devtools/scripted-model/index.js';
 import { RawStream } from '../support/sse-app.js';
 import { stackPerSuite, type Stack } from '../support/stack.js';

@@ -119,10 +119,10 @@ describe('contract: history routes against the seed OpenAPI', () => {
     assert.equal(first.status, 200);
     assert.equal((await call('GET', '/session/{id}/transcript', id, '?limit=0')).status, 400);
     assert.equal((await call('GET', '/session/{id}/transcript', randomUUID())).status, 404);
-    d.daemon.core.store.db.prepare('DELETE FROM transcript WHERE session_id = ? AND seq = 18').run(id);
+    d.daemon.store.db.prepare('DELETE FROM transcript WHERE session_id = ? AND seq = 18').run(id);
     assert.equal((await call('GET', '/session/{id}/transcript', id, `?cursor=${encodeURIComponent(first.body.nextCursor)}`)).status, 409);
     const big = storeGeneratedSession(d, 0);
-    const insert = d.daemon.core.store.db.prepare(
+    const insert = d.daemon.store.db.prepare(
       "INSERT INTO transcript (session_id, seq, record_id, kind, prompt_id, at, data) VALUES (?, ?, ?, 'agent_message', NULL, 0, ?)",
     );
     for (let seq = 1; seq <= 3; seq++) insert.run(big, seq, randomUUID(), JSON.stringify({ text: 'y'.repeat(3 * 1024 * 1024) }));

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { parseSseStream } from '@qwen-code/sdk/daemon';
-import { MAX_QUEUED_BYTES, MAX_SUBSCRIBERS_PER_SESSION } from '../../src/config/limits.js';
+import { MAX_QUEUED_BYTES, MAX_SUBSCRIBERS_PER_SESSION } from '../../src/events/limits.js';
 import { RawStream, SdkStream, frameIds, startSseApp, until, type SseApp } from '../support/sse-app.js';
 
 async function parseText(text: string) {

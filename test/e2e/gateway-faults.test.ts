@@ -94,7 +94,7 @@ describe('effects happen once or are reported uncertain when A dies or the socke
     const short = sessionId.slice(0, 8);
     assert.equal(second.stderr().match(new RegExp(`workspace_input · session ${short} · uncertain_effect`, 'g'))?.length, 1);
     assert.doesNotMatch(second.stderr(), new RegExp(`workspace_input · session ${short} · ok`), 'the second A ran no input again');
-    const row = host.b.daemon.core.store.db
+    const row = host.b.daemon.store.db
       .prepare(`SELECT state, sends FROM gateway_calls WHERE id = ?`)
       .get(stuck.callId) as { state: string; sends: number };
     assert.deepEqual(row, { state: 'answered', sends: 2 }, 'B sent the same call again after A came back');
@@ -137,7 +137,7 @@ describe('effects happen once or are reported uncertain when A dies or the socke
     assert.equal(a.stderr().match(new RegExp(`workspace_exec · session ${short} · ok`, 'g'))?.length, 1);
     assert.equal(a.stderr().match(new RegExp(`workspace_exec · session ${short} · replayed`, 'g'))?.length, 1);
     assert.equal(readFileSync(join(dirs.project, 'effects.log'), 'utf8'), 'once\n');
-    const row = host.b.daemon.core.store.db
+    const row = host.b.daemon.store.db
       .prepare(`SELECT state, sends FROM gateway_calls WHERE session_id = ? AND tool = 'workspace_exec'`)
       .get(sessionId) as { state: string; sends: number };
     assert.deepEqual(row, { state: 'answered', sends: 2 });

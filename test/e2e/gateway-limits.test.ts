@@ -276,7 +276,7 @@ describe('calls through one workspace’s channels', { timeout: 60_000 }, () => 
     const settled = await turn;
     assert.equal(settled.calls.length, 1);
     assert.equal(settled.calls[0]!.rawOutput.content, 'first answer');
-    const row = host.b.daemon.core.store.db.prepare('SELECT state, sends, result FROM gateway_calls WHERE id = ?').get(sent.id) as any;
+    const row = host.b.daemon.store.db.prepare('SELECT state, sends, result FROM gateway_calls WHERE id = ?').get(sent.id) as any;
     assert.deepEqual({ state: row.state, sends: row.sends }, { state: 'answered', sends: 2 });
     assert.equal(JSON.parse(row.result).content, 'first answer');
     assert.equal(second.channel.ws.readyState, WebSocket.OPEN, 'a duplicate result does not break the channel');

@@ -217,7 +217,7 @@ describe('load and resume', () => {
 
   test('a damaged transcript record does not stop a load: the answer is partial, with a replayError', async () => {
     const sessionId = storeGeneratedSession(d, 2);
-    d.daemon.core.store.db.prepare("UPDATE transcript SET data = '{not json' WHERE session_id = ? AND seq = 3").run(sessionId);
+    d.daemon.store.db.prepare("UPDATE transcript SET data = '{not json' WHERE session_id = ? AND seq = 3").run(sessionId);
     const res = await d.json('POST', `/session/${sessionId}/load`, {});
     assert.equal(res.status, 200);
     assert.equal(res.body.partial, true);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { MAX_PATH_CHARS, MAX_PROMPT_MEDIA_BLOCKS } from '../../src/config/limits.js';
+import { MAX_PROMPT_MEDIA_BLOCKS } from '../../src/http/limits.js';
+import { MAX_PATH_CHARS } from '../../src/workspace/limits.js';
 import { startTestDaemon, type TestDaemon } from '../support/daemon.js';
 import { newSession } from '../support/session-client.js';
 

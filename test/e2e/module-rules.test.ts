@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { MODULE_HOP_WINDOW_MS, MODULE_PACE_MAX, MODULE_PACE_WINDOW_MS } from '../../src/config/limits.js';
+import { MODULE_HOP_WINDOW_MS, MODULE_PACE_MAX, MODULE_PACE_WINDOW_MS } from '../../src/messaging/limits.js';
 import { askModule } from '../../src/modules/index.js';
 import { SqliteTranscriptRepository } from '../../src/store/repos/transcript.js';
 import { ManualClock } from '../support/events.js';
@@ -85,7 +85,7 @@ describe('module rules on an injected clock, over the socket (seed 004)', () => 
       ['m0', 'm1', 'm2', 'm3', 'm4', 'after a minute'],
       'refused messages never arrived',
     );
-    const records = new SqliteTranscriptRepository(s.daemon.daemon.core.store.db)
+    const records = new SqliteTranscriptRepository(s.daemon.daemon.store.db)
       .all(a.sessionId)
       .filter((r) => r.kind === 'module_message');
     const refusals = records.filter((r) => r.data.ok === false);

@@ -3,7 +3,7 @@ import { statSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { dirname } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { MODULE_MOST_LINE, MODULE_MOST_TEXT } from '../../src/config/limits.js';
+import { MODULE_MOST_LINE, MODULE_MOST_TEXT } from '../../src/protocol/limits.js';
 import type { Received } from '../../src/messaging/types.js';
 import { askModule, exchangeLine } from '../../src/modules/index.js';
 import { openTab, type OpenedTab } from '../support/module.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { MAX_CLIENTS_PER_SESSION } from '../../src/config/limits.js';
+import { MAX_CLIENTS_PER_SESSION } from '../../src/sessions/limits.js';
 import { startTestDaemon, type TestDaemon } from '../support/daemon.js';
 import { createSession } from '../support/session-client.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { MAX_APP_CONNECTIONS } from '../../src/config/limits.js';
+import { MAX_APP_CONNECTIONS } from '../../src/toolproto/limits.js';
 import { CATALOG_SCHEMA } from '../../src/protocol/tools/catalog.js';
 import { BEARER_SUBPROTOCOL_PREFIX, TOOL_SUBPROTOCOL } from '../../src/protocol/toolproto/subprotocol.js';
 import { startTestDaemon, type TestDaemon } from '../support/daemon.js';

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
-import { MAX_APP_PROTOCOL_ERRORS, MAX_FRAME_BYTES } from '../../src/config/limits.js';
+import { DEFAULT_FRAME_BYTES } from '../../src/protocol/limits.js';
+import { MAX_APP_PROTOCOL_ERRORS } from '../../src/toolproto/limits.js';
 import { startTestDaemon, type TestDaemon } from '../support/daemon.js';
 import { RawApp, agentCall, serveCatalog, until, wrap, type Frame } from '../support/raw-app.js';
 
@@ -105,7 +106,7 @@ describe('tool protocol: malformed frames are refused whole', () => {
 
   it('closes only the sender of a frame above the 2 MiB limit (1009)', async () => {
     const big = await RawApp.connect(d, d.daemon.core.tokens.createAppToken('oversized', 'read').token);
-    big.send({ type: 'tool.catalog', id: 'huge', payload: { pad: 'x'.repeat(MAX_FRAME_BYTES) } });
+    big.send({ type: 'tool.catalog', id: 'huge', payload: { pad: 'x'.repeat(DEFAULT_FRAME_BYTES) } });
     assert.equal((await big.closed).code, 1009);
     await stillServes(bystander, 'bystander.ping');
   });

@@ -18,7 +18,7 @@ after(() => d.close());
 test('a transcript write that fails is announced once and shows in every later snapshot', async () => {
   const { sessionId, clientId } = await newSession(d);
   const headers = { 'x-qwen-client-id': clientId };
-  const db = d.daemon.core.store.db;
+  const db = d.daemon.store.db;
   const events = await EventReader.open(d, sessionId);
   const rename = (name: string) => {
     const patched = d.json('PATCH', `/session/${sessionId}/metadata`, { displayName: name }, headers);

@@ -85,7 +85,7 @@ export function storeGeneratedSession(
   turns: number,
   options: { sessionId?: string; workspaceId?: string; startAt?: number } = {},
 ): string {
-  const db: Db = d.daemon.core.store.db;
+  const db: Db = d.daemon.store.db;
   const sessionId = options.sessionId ?? randomUUID();
   const startAt = options.startAt ?? Date.now() - 1_000_000;
   const workspaceId = options.workspaceId ?? d.daemon.core.workspaces.primary().id;

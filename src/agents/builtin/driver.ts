@@ -1,5 +1,5 @@
 import type { Clock } from '../../clock.js';
-import { MODEL_STREAM_IDLE_TIMEOUT_MS } from '../../config/limits.js';
+import { MODEL_STREAM_IDLE_TIMEOUT_MS } from '../models/limits.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import type { AgentDriver, DriverState, HistoryItem, TurnIO, TurnResult } from '../driver.js';
 import { modelInfos, toClientModelId, type ModelService, type ModelServices } from '../models/index.js';

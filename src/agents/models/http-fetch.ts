@@ -2,11 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { Readable } from 'node:stream';
 import type { ClientOptions } from 'openai';
-import {
-  MODEL_IDLE_SOCKET_MS,
-  MODEL_MAX_IDLE_SOCKETS_PER_SERVICE,
-  MODEL_MAX_SOCKETS_PER_SERVICE,
-} from '../../config/limits.js';
+import { MODEL_IDLE_SOCKET_MS, MODEL_MAX_IDLE_SOCKETS_PER_SERVICE, MODEL_MAX_SOCKETS_PER_SERVICE } from './limits.js';
 
 /** The `fetch` the `openai` client accepts in its options. */
 export type Fetch = NonNullable<ClientOptions['fetch']>;

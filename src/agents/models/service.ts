@@ -1,11 +1,7 @@
 import OpenAI from 'openai';
 import type { Clock } from '../../clock.js';
 import type { ConfiguredModel, ModelServiceSpec } from '../../config/model-services.js';
-import {
-  MODEL_DISCOVERY_RETRY_MS,
-  MODEL_DISCOVERY_TIMEOUT_MS,
-  MODEL_REQUEST_RETRIES,
-} from '../../config/limits.js';
+import { MODEL_DISCOVERY_RETRY_MS, MODEL_DISCOVERY_TIMEOUT_MS, MODEL_REQUEST_RETRIES } from './limits.js';
 import { createHttpFetch, type HttpFetch } from './http-fetch.js';
 
 /** The models a service offers right now, and where the list came from. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.js';
-import { GATEWAY_JOURNAL_RETENTION_MS } from '../../config/limits.js';
+import { GATEWAY_JOURNAL_RETENTION_MS } from '../limits.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import type { Logger } from '../../log.js';
 import type { GatewayCallRepository } from '../../store/repos/gateway-calls.js';

@@ -1,11 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import WebSocket, { type RawData } from 'ws';
-import {
-  GATEWAY_HANDSHAKE_TIMEOUT_MS,
-  GATEWAY_IDLE_TIMEOUT_MS,
-  GATEWAY_RECONNECT_BASE_MS,
-  GATEWAY_RECONNECT_MAX_MS,
-} from '../../config/limits.js';
+import { GATEWAY_HANDSHAKE_TIMEOUT_MS, GATEWAY_IDLE_TIMEOUT_MS, GATEWAY_RECONNECT_BASE_MS, GATEWAY_RECONNECT_MAX_MS } from '../limits.js';
 import type { Logger } from '../../log.js';
 import { CLOSE, encodeFrame, parseHostFrame, RefusedCall, UnreadableFrame, type CallFrame, type ResultFrame } from '../../protocol/gateway/frames.js';
 import { reconnectDelay } from './backoff.js';

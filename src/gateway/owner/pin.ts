@@ -1,7 +1,7 @@
 import { realpathSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { ConfigError, isIntention } from '../../config/config.js';
-import { MAX_INTENTION_CHARS } from '../../config/limits.js';
+import { MAX_INTENTION_CHARS } from '../../protocol/limits.js';
 import type { Db } from '../../store/db.js';
 import type { LocalWorkspace } from '../../workspace/types.js';
 import { REMOTE_WORKSPACE_ID } from '../../protocol/gateway/frames.js';

@@ -1,5 +1,4 @@
 import { createRequire } from 'node:module';
-import { advertisedLimits } from '../../config/advertised-limits.js';
 import type { Core } from '../../core.js';
 import type { HttpModule } from '../module.js';
 
@@ -46,7 +45,7 @@ export function capabilities(core: Core, modules: readonly HttpModule[]): Record
     workspaceCwd: core.workspaces.primary().root,
     transports: ['rest'],
     policy: { permission: 'first-responder' },
-    limits: advertisedLimits(core.config),
+    limits: core.limits,
     workspaces: core.workspaces.list().map((w) => ({
       id: w.id,
       cwd: w.kind === 'local' ? w.root : w.id,

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { MAX_TRANSCRIPT_LIMIT } from '../../config/limits.js';
+import { MAX_TRANSCRIPT_LIMIT } from '../../transcript/limits.js';
 import type { Core } from '../../core.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import { EXPORT_CSP } from '../../export/html.js';

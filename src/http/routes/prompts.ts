@@ -1,5 +1,5 @@
 import type { ContentBlock } from '../../agents/driver.js';
-import { MAX_PROMPT_MEDIA_BLOCKS } from '../../config/limits.js';
+import { MAX_PROMPT_MEDIA_BLOCKS } from '../limits.js';
 import type { Core } from '../../core.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import { pendingPrompts } from '../../sessions/views.js';

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { MAX_FILE_LINES, MAX_FILE_WINDOW_BYTES, MAX_GLOB_RESULTS } from '../../config/limits.js';
+import { MAX_FILE_LINES, MAX_FILE_WINDOW_BYTES, MAX_GLOB_RESULTS } from '../../workspace/limits.js';
 import type { Core } from '../../core.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import { readFileBytes } from '../../workspace/bytes-read.js';

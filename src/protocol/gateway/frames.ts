@@ -1,4 +1,4 @@
-import { MAX_CALL_ID_CHARS, MAX_INTENTION_CHARS, MAX_TOOL_NAME_CHARS } from '../../config/limits.js';
+import { MAX_CALL_ID_CHARS, MAX_INTENTION_CHARS, MAX_TOOL_NAME_CHARS } from '../limits.js';
 import { BerthError } from '../errors/index.js';
 
 /**

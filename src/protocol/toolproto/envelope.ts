@@ -1,4 +1,4 @@
-import { MAX_FRAME_ID_CHARS } from '../../config/limits.js';
+import { MAX_FRAME_ID_CHARS } from '../limits.js';
 import { BerthError } from '../errors/index.js';
 import { assertMatches } from '../tools/arguments.js';
 

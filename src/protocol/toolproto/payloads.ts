@@ -1,4 +1,4 @@
-import { MAX_BATCH_CALLS, MAX_CATALOG_TOOLS, MAX_EVIDENCE_DELAY_MS, MAX_TOOL_NAME_CHARS } from '../../config/limits.js';
+import { MAX_BATCH_CALLS, MAX_CATALOG_TOOLS, MAX_EVIDENCE_DELAY_MS, MAX_TOOL_NAME_CHARS } from '../limits.js';
 import { BerthError } from '../errors/index.js';
 import { assertMatches } from '../tools/arguments.js';
 import { CATALOG_SCHEMA } from '../tools/catalog.js';

@@ -1,4 +1,4 @@
-import { MAX_BATCH_CALLS, MAX_CALL_ID_CHARS, MAX_TOOL_NAME_CHARS } from '../../config/limits.js';
+import { MAX_BATCH_CALLS, MAX_CALL_ID_CHARS, MAX_TOOL_NAME_CHARS } from '../limits.js';
 import { BerthError } from '../errors/index.js';
 import { assertMatches } from './arguments.js';
 import type { ToolOutcome } from './types.js';

@@ -1,4 +1,4 @@
-import { MAX_CATALOG_QUERY_CHARS, MAX_CATALOG_TOOLS } from '../../config/limits.js';
+import { MAX_CATALOG_QUERY_CHARS, MAX_CATALOG_TOOLS } from '../limits.js';
 import { assertMatches } from './arguments.js';
 import type { Policy, ToolAvailability, ToolDefinition } from './types.js';
 

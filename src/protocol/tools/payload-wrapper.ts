@@ -1,4 +1,4 @@
-import { COMPRESSION_THRESHOLD_BYTES } from '../../config/limits.js';
+import { COMPRESSION_THRESHOLD_BYTES } from '../limits.js';
 import { BerthError } from '../errors/index.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { ToolOutcome } from '../../tools/types.js';
+import type { ToolOutcome } from '../../protocol/tools/types.js';
 import type { Db } from '../db.js';
 
 /** One durable record of an effectful tool call (design.md, Receipt). */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { lstat, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { MAX_HASHED_FILE_BYTES } from '../../config/limits.js';
+import { MAX_HASHED_FILE_BYTES } from '../limits.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import type { Tool, ToolContext, ToolResult } from '../types.js';
 import { expectedSha256, requiredString } from './args.js';

@@ -1,4 +1,4 @@
-import { MAX_DOCUMENT_BYTES, MAX_PAGE_TEXT_BYTES } from '../../config/limits.js';
+import { MAX_DOCUMENT_BYTES, MAX_PAGE_TEXT_BYTES } from '../limits.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import type { Tool, ToolContext, ToolResult } from '../types.js';
 import { optionalInteger, requiredString } from './args.js';

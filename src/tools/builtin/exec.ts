@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { DEFAULT_EXEC_TIMEOUT_MS, MAX_POLL_OUTPUT_BYTES } from '../../config/limits.js';
+import { DEFAULT_EXEC_TIMEOUT_MS, MAX_POLL_OUTPUT_BYTES } from '../limits.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import type { Tool, ToolContext, ToolResult } from '../types.js';
 import { commandIdArg, optionalInteger, optionalString, requiredString } from './args.js';

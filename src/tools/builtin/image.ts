@@ -1,10 +1,6 @@
 import type { Sharp } from 'sharp';
-import {
-  IMAGE_FRAME_HEADROOM_BYTES,
-  MAX_FRAME_BYTES,
-  MAX_IMAGE_FILE_BYTES,
-  MAX_IMAGE_SCALE_ATTEMPTS,
-} from '../../config/limits.js';
+import { DEFAULT_FRAME_BYTES } from '../../protocol/limits.js';
+import { IMAGE_FRAME_HEADROOM_BYTES, MAX_IMAGE_FILE_BYTES, MAX_IMAGE_SCALE_ATTEMPTS } from '../limits.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import type { Tool, ToolContext, ToolResult } from '../types.js';
 import { requiredString } from './args.js';
@@ -12,7 +8,7 @@ import { seedToolDefinition } from './seed-tools.js';
 import { localWorkspaceOf, readWholeToolFile } from './workspace-files.js';
 
 /** The encoded image may take this many bytes: its base64 (4/3 larger) plus headroom fills one seed-000 frame. */
-export const MAX_IMAGE_PAYLOAD_BYTES = Math.floor(((MAX_FRAME_BYTES - IMAGE_FRAME_HEADROOM_BYTES) * 3) / 4);
+export const MAX_IMAGE_PAYLOAD_BYTES = Math.floor(((DEFAULT_FRAME_BYTES - IMAGE_FRAME_HEADROOM_BYTES) * 3) / 4);
 /** Each further attempt shrinks the sides by this factor more than the byte ratio suggests. */
 const SCALE_MARGIN = 0.9;
 

@@ -1,7 +1,7 @@
 import { open, readFile, stat } from 'node:fs/promises';
 import { arch, platform, release } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
-import { MAX_INSTRUCTIONS_BYTES } from '../../config/limits.js';
+import { MAX_INSTRUCTIONS_BYTES } from '../limits.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import type { LocalWorkspace } from '../../workspace/types.js';
 import { confine } from '../../workspace/paths.js';

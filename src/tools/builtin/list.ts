@@ -1,7 +1,7 @@
 import { lstat, readdir, stat } from 'node:fs/promises';
 import type { Dirent } from 'node:fs';
 import { join } from 'node:path';
-import { MAX_LIST_ENTRIES } from '../../config/limits.js';
+import { MAX_LIST_ENTRIES } from '../../workspace/limits.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import { loadIgnoreRules } from '../../workspace/ignore.js';
 import { kindOf, type EntryKind } from '../../workspace/stat.js';

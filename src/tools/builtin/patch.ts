@@ -1,4 +1,4 @@
-import { MAX_PATCH_FILE_BYTES } from '../../config/limits.js';
+import { MAX_PATCH_FILE_BYTES } from '../limits.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import type { Tool, ToolContext, ToolResult } from '../types.js';
 import { expectedSha256, invalid, requiredString } from './args.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
-import { MAX_GATEWAY_READ_BYTES, MAX_HASHED_FILE_BYTES } from '../../config/limits.js';
+import { MAX_GATEWAY_READ_BYTES, MAX_HASHED_FILE_BYTES } from '../limits.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import type { Tool, ToolContext, ToolResult } from '../types.js';
 import { optionalInteger, requiredString } from './args.js';

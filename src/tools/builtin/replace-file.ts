@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { chmod, link, lstat, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { MAX_HASHED_FILE_BYTES } from '../../config/limits.js';
+import { MAX_HASHED_FILE_BYTES } from '../limits.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import { mapWorkspaceError } from '../../workspace/fs-errors.js';
 import { sha256File, staleHash } from './workspace-files.js';

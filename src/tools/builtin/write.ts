@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { MAX_WRITE_CHARS } from '../../config/limits.js';
+import { MAX_WRITE_CHARS } from '../limits.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import type { LocalWorkspace } from '../../workspace/types.js';
 import type { Tool, ToolContext, ToolResult } from '../types.js';

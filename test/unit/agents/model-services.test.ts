@@ -3,7 +3,7 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import { createBuiltinDriver } from '../../../src/agents/builtin/index.js';
 import { ModelServices } from '../../../src/agents/models/index.js';
 import type { Clock } from '../../../src/clock.js';
-import { MODEL_DISCOVERY_RETRY_MS } from '../../../src/config/limits.js';
+import { MODEL_DISCOVERY_RETRY_MS } from '../../../src/agents/models/limits.js';
 import type { ModelServiceSpec } from '../../../src/config/model-services.js';
 import { startScriptedModel, type ScriptedModel } from '../../../src/devtools/scripted-model/index.js';
 import { tempDir } from '../../support/tmp.js';

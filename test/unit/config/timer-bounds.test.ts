@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigError, resolveConfig, type ConfigInput } from '../../../src/config/config.js';
-import { MAX_TIMER_MS } from '../../../src/config/limits.js';
+import { MAX_TIMER_MS } from '../../../src/config/defaults.js';
 
 /**
  * Durations that become Node timers: a delay past 2^31 - 1 ms does not wait

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EventBus } from '../../../src/events/bus.js';
 import { EventBusStats } from '../../../src/events/stats.js';
-import { MAX_QUEUED_BYTES } from '../../../src/config/limits.js';
+import { MAX_QUEUED_BYTES } from '../../../src/events/limits.js';
 import { ManualClock, SubscriptionReader, brief } from '../../support/events.js';
 
 function setup(stats?: EventBusStats) {

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { EventBus } from '../../../src/events/bus.js';
 import { EventBusStats } from '../../../src/events/stats.js';
 import { BerthError } from '../../../src/protocol/errors/index.js';
-import { MAX_SUBSCRIBERS_PER_SESSION } from '../../../src/config/limits.js';
+import { MAX_SUBSCRIBERS_PER_SESSION } from '../../../src/events/limits.js';
 import { ManualClock, SubscriptionReader, brief } from '../../support/events.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

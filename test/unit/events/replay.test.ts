@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EventBus } from '../../../src/events/bus.js';
-import { MAX_REPLAY_BYTES } from '../../../src/config/limits.js';
+import { MAX_REPLAY_BYTES } from '../../../src/events/limits.js';
 import { ManualClock, SubscriptionReader, brief } from '../../support/events.js';
 
 function busWith(events: number, ringSize = 100, lastEventId = 0) {

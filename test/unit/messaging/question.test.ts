@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MODULE_MOST_LINE } from '../../../src/config/limits.js';
+import { MODULE_MOST_LINE } from '../../../src/protocol/limits.js';
 import { isMalformed, parseQuestion } from '../../../src/messaging/question.js';
 
 describe('module question parsing (seed 004 parse)', () => {

@@ -1,11 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  MODULE_HOP_WINDOW_MS,
-  MODULE_MAX_HOPS,
-  MODULE_PACE_MAX,
-  MODULE_PACE_WINDOW_MS,
-} from '../../../src/config/limits.js';
+import { MODULE_HOP_WINDOW_MS, MODULE_MAX_HOPS, MODULE_PACE_MAX, MODULE_PACE_WINDOW_MS } from '../../../src/messaging/limits.js';
 import { MessageRules, type End } from '../../../src/messaging/rules.js';
 
 const ONLINE = true;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import { COMPRESSION_THRESHOLD_BYTES } from '../../../src/config/limits.js';
+import { COMPRESSION_THRESHOLD_BYTES } from '../../../src/protocol/limits.js';
 import { BerthError } from '../../../src/protocol/errors/index.js';
 import { decodePayload, encodePayload, type CompressedPayload } from '../../../src/tools/compression.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { RECEIPT_RETENTION_MS } from '../../../src/config/limits.js';
+import { RECEIPT_RETENTION_MS } from '../../../src/tools/limits.js';
 import { openStore } from '../../../src/store/db.js';
 import { SqliteReceiptRepository } from '../../../src/store/repos/receipts.js';
 import { openReceiptJournal } from '../../../src/tools/receipt-journal.js';

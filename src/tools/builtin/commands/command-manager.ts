@@ -1,11 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../../clock.js';
-import {
-  COMMAND_RETENTION_MS,
-  EXEC_KILL_GRACE_MS,
-  MAX_COMMAND_OUTPUT_BYTES,
-  MAX_COMMANDS_PER_SESSION,
-} from '../../../config/limits.js';
+import { COMMAND_RETENTION_MS, EXEC_KILL_GRACE_MS, MAX_COMMANDS_PER_SESSION, MAX_COMMAND_OUTPUT_BYTES } from '../../limits.js';
 import { BerthError } from '../../../protocol/errors/index.js';
 import { defaultCommandEnv } from './spawn-group.js';
 import { WorkspaceCommand } from './workspace-command.js';

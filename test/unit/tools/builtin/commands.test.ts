@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { MAX_POLL_OUTPUT_BYTES } from '../../../../src/config/limits.js';
+import { MAX_POLL_OUTPUT_BYTES } from '../../../../src/tools/limits.js';
 import { CommandManager } from '../../../../src/tools/builtin/index.js';
 import { defaultCommandEnv } from '../../../../src/tools/builtin/commands/spawn-group.js';
 import { eventually, refusedWith, SESSION, toolFixture, type ToolFixture } from './fixture.js';

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import sharp from 'sharp';
-import { MAX_FRAME_BYTES, MAX_PAGE_TEXT_BYTES } from '../../../../src/config/limits.js';
+import { DEFAULT_FRAME_BYTES } from '../../../../src/protocol/limits.js';
+import { MAX_PAGE_TEXT_BYTES } from '../../../../src/tools/limits.js';
 import { refusedWith, toolFixture, type ToolFixture } from './fixture.js';
 
 async function pdfWithPages(pages: string[][]): Promise<Buffer> {
@@ -55,13 +56,13 @@ describe('workspace_image', () => {
   });
 
   it('scales a large image down until its base64 fits one 2 MiB frame', async () => {
-    assert.ok(Math.ceil(noise.length / 3) * 4 > MAX_FRAME_BYTES, 'the test image must be too big to begin with');
+    assert.ok(Math.ceil(noise.length / 3) * 4 > DEFAULT_FRAME_BYTES, 'the test image must be too big to begin with');
     const r = await f.result('workspace_image', { path: 'big.png' });
     const v = r.value as any;
     const block = r.content![0] as { data: string; mimeType: string };
     assert.equal(v.scaled, true);
-    assert.ok(block.data.length < MAX_FRAME_BYTES);
-    assert.ok(JSON.stringify(r).length < MAX_FRAME_BYTES);
+    assert.ok(block.data.length < DEFAULT_FRAME_BYTES);
+    assert.ok(JSON.stringify(r).length < DEFAULT_FRAME_BYTES);
     const meta = await sharp(Buffer.from(block.data, 'base64')).metadata();
     assert.equal(meta.width, v.returned.width);
     assert.ok(v.returned.width < 1200 && v.returned.height < 1000);

@@ -3,7 +3,8 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { arch, platform } from 'node:os';
 import { basename, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { MAX_INSTRUCTIONS_BYTES, MAX_LIST_ENTRIES } from '../../../../src/config/limits.js';
+import { MAX_INSTRUCTIONS_BYTES } from '../../../../src/tools/limits.js';
+import { MAX_LIST_ENTRIES } from '../../../../src/workspace/limits.js';
 import { refusedWith, toolFixture, type ToolFixture } from './fixture.js';
 
 describe('workspace_list', () => {

@@ -1,0 +1,60 @@
+import type { Core } from '../../core.js';
+import type { UpgradeRoute } from '../../net/upgrade.js';
+import type { GatewayCallRepository } from '../../store/repos/gateway-calls.js';
+import type { ToolDefinition } from '../../tools/types.js';
+import { channelUpgradeRoute } from './channel-route.js';
+import { ChannelHub } from './hub.js';
+import { remoteWorkspaceTools } from './remote-tools.js';
+
+/** B's gateway: the hub, the remote workspaces' tool host on the Core's tool layer, and the channel endpoint. */
+export interface GatewayHost {
+  readonly hub: ChannelHub;
+  /** The WebSocket upgrade route for `upgradeRoutes` in daemon.ts. */
+  readonly route: UpgradeRoute;
+  shutdown(): void;
+}
+
+/**
+ * Builds B's side of seed 000 on a core: remote workspaces get the seed-000
+ * tools (`workspaceTools`: the local builtins' definitions) running through
+ * their channels, `/health?deep=1` gets the channel counters.
+ */
+export interface GatewayHostDeps {
+  /** The tools a remote workspace offers: the local builtins' definitions, run on the owner's side. */
+  readonly workspaceTools: readonly ToolDefinition[];
+  /** B's journal of outgoing calls (the store's, handed in by the wiring). */
+  readonly journal: GatewayCallRepository;
+  /** The port actually bound, for the Host check. */
+  readonly boundPort: () => number;
+}
+
+export function createGatewayHost(core: Core, deps: GatewayHostDeps): GatewayHost {
+  const { workspaceTools, journal, boundPort } = deps;
+  const { config } = core;
+  const intentions = new Map<string, string>();
+  for (const ws of core.workspaces.list()) {
+    if (ws.kind === 'remote') intentions.set(ws.id, config.remoteIntentions[ws.id] ?? ws.id);
+  }
+  const hub = new ChannelHub({
+    limits: {
+      maxChannels: config.maxChannels,
+      maxChannelsPerToken: config.maxChannelsPerToken,
+      maxInflightCallsPerWorkspace: config.maxInflightCallsPerWorkspace,
+      maxFrameBytes: config.maxFrameBytes,
+      channelWaitMs: config.channelWaitMs,
+    },
+    intentions,
+    journal,
+    clock: core.clock,
+    log: core.log,
+  });
+  core.tools.setHostTools('remote', remoteWorkspaceTools(workspaceTools, hub));
+  core.health.contribute(() => hub.counters());
+  const route = channelUpgradeRoute({
+    security: { config, tokens: core.tokens, port: boundPort },
+    hub,
+    log: core.log,
+    maxFrameBytes: config.maxFrameBytes,
+  });
+  return { hub, route, shutdown: () => hub.shutdown() };
+}

@@ -1,0 +1,19 @@
+/**
+ * The bounds gateway/ enforces, each with the reason it exists. Fixed (not configurable);
+ * the ones a client may see are advertised in `/capabilities` `limits`.
+ */
+
+/** B pings each channel this often and closes one that missed a pong, so a dead peer cannot hold in-flight calls. */
+export const GATEWAY_PING_INTERVAL_MS = 15_000;
+/** The owner drops a channel that heard nothing (not even a ping) for this long and dials again. */
+export const GATEWAY_IDLE_TIMEOUT_MS = 3 * GATEWAY_PING_INTERVAL_MS;
+/** The owner's first reconnect waits about this long; each failure doubles it (with jitter)… */
+export const GATEWAY_RECONNECT_BASE_MS = 250;
+/** …up to this ceiling, so an owner whose host is down for hours still retries within seconds of its return. */
+export const GATEWAY_RECONNECT_MAX_MS = 15_000;
+/** The owner gives up one WebSocket handshake after this long and backs off. */
+export const GATEWAY_HANDSHAKE_TIMEOUT_MS = 10_000;
+/** On shutdown the owner waits this long for calls already running to record their results. */
+export const GATEWAY_SHUTDOWN_GRACE_MS = 10_000;
+/** Settled rows of B's outgoing-call journal are kept this long (for audit), then pruned at start-up. */
+export const GATEWAY_JOURNAL_RETENTION_MS = 7 * 24 * 3600 * 1000;

@@ -1,0 +1,24 @@
+import type { HttpModule } from '../module.js';
+import { createDiscoveryModule } from './discovery.js';
+import { eventsModule } from './events.js';
+import { historyModule } from './history.js';
+import { moduleAccessModule } from './module-access.js';
+import { permissionsModule } from './permissions.js';
+import { promptsModule } from './prompts.js';
+import { sessionsModule } from './sessions.js';
+import { workspaceReadsModule } from './workspace-reads.js';
+import { workspaceToolsModule } from './workspace-tools.js';
+
+/** Every client-API route module this build serves, in registration order. */
+export const httpModules: readonly HttpModule[] = [
+  createDiscoveryModule(() => httpModules),
+  // First after discovery: its hook reopens a session a stopped daemon left before any session route runs.
+  historyModule,
+  sessionsModule,
+  promptsModule,
+  eventsModule,
+  permissionsModule,
+  workspaceToolsModule,
+  workspaceReadsModule,
+  moduleAccessModule,
+];

@@ -1,0 +1,139 @@
+import { builtinDriverFactory } from '../agents/driver-factory.js';
+import { ModelServices } from '../agents/models/index.js';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config/config.js';
+import type { Core } from '../core.js';
+import { EventBus } from '../events/bus.js';
+import { EventBusStats } from '../events/stats.js';
+import { HealthRegistry } from '../health.js';
+import type { Logger } from '../log.js';
+import { MessagingService, messagingTools } from '../messaging/index.js';
+import { sessionCounters } from '../sessions/counters.js';
+import { SessionManager } from '../sessions/manager.js';
+import { startIdleReaper } from '../sessions/reaper.js';
+import { recoverInterrupted } from '../sessions/recovery.js';
+import { SessionRestorer } from '../sessions/restore.js';
+import { openStore, type Store } from '../store/db.js';
+import { SqliteModuleInboxRepository } from '../store/repos/module-inbox.js';
+import { SqliteModuleTabRepository } from '../store/repos/module-tabs.js';
+import { SqlitePromptRepository } from '../store/repos/prompts.js';
+import { SqliteSessionRepository } from '../store/repos/sessions.js';
+import { SqliteTranscriptRepository } from '../store/repos/transcript.js';
+import { TokenService } from '../tokens/tokens.js';
+import { CommandManager, localWorkspaceTools } from '../tools/builtin/index.js';
+import { openReceiptJournal } from '../tools/receipt-journal.js';
+import { ToolService } from '../tools/service.js';
+import type { Tool } from '../tools/types.js';
+import { transcriptSecret } from '../transcript/secret.js';
+import { TranscriptService } from '../transcript/service.js';
+import { TranscriptTokens } from '../transcript/tokens.js';
+import { WorkspaceRegistry } from '../workspace/registry.js';
+import { advertisedLimits } from './advertised-limits.js';
+
+/** The core and what only the wiring holds: the store itself and the local tools the gateway offers remote workspaces. */
+export interface BuiltCore {
+  readonly core: Core;
+  readonly store: Store;
+  readonly localTools: readonly Tool[];
+  /** Runs every registered shutdown step, newest first; a failing step is logged and the rest still run. */
+  shutdown(): Promise<void>;
+}
+
+/** Opens the store and builds the core services on it; no face is started here. */
+export function buildCore(config: Config, log: Logger, clock: Clock): BuiltCore {
+  const shutdownSteps: Array<() => Promise<void> | void> = [];
+  const store = openStore(config.home);
+  const workspaces = new WorkspaceRegistry(config.workspaces, config.remoteWorkspaces);
+  const health = new HealthRegistry();
+  const models = new ModelServices(config.modelServices, {
+    clock,
+    home: config.home,
+    // Discovery failure is not fatal (the service keeps its default model); say so once per attempt.
+    onDiscoveryFailed: (modelServiceId, error) => log.warn({ modelServiceId, error }, 'model discovery failed'),
+  });
+  const tools = new ToolService({ journal: openReceiptJournal(store.db, clock.now()), clock });
+  const commands = new CommandManager({ clock });
+  const localTools = localWorkspaceTools({ commands });
+  tools.setHostTools('local', () => localTools);
+  const messaging = new MessagingService({
+    clock,
+    log,
+    tabs: new SqliteModuleTabRepository(store.db),
+    inbox: new SqliteModuleInboxRepository(store.db),
+  });
+  const moduleTools = messagingTools(messaging);
+  tools.setSessionTools(() => moduleTools);
+  const eventStats = new EventBusStats();
+  const sessionStores = {
+    sessions: new SqliteSessionRepository(store.db),
+    transcript: new SqliteTranscriptRepository(store.db),
+    prompts: new SqlitePromptRepository(store.db),
+  };
+  // Before anything can run: settle what a crashed (or stopped) predecessor left open.
+  const recovered = recoverInterrupted({ ...sessionStores, clock });
+  if (recovered.interruptedTurns + recovered.unstartedPrompts + recovered.lostSessions > 0) {
+    log.info(recovered, 'recovered sessions and prompts left by the previous run');
+  }
+  const sessions = new SessionManager({
+    config,
+    clock,
+    log,
+    workspaces,
+    stores: sessionStores,
+    factories: {
+      createBus: (options) => new EventBus({ ringSize: config.eventRingSize, clock, stats: eventStats, ...options }),
+      createDriver: builtinDriverFactory({ services: models, maxTurnIterations: config.maxTurnIterations, clock, log }),
+      toolsFor: (workspace, sessionId) => tools.forSession(workspace, sessionId),
+      sessionClosed: (sessionId) => {
+        messaging.closed(sessionId);
+        void commands.releaseSession(sessionId);
+      },
+      sessionOpened: (session) => messaging.opened(session),
+      sessionIdle: (session) => messaging.idle(session),
+    },
+  });
+  health.contribute(() => sessionCounters(sessions.list(), clock.now()));
+  const restorer = new SessionRestorer({ manager: sessions, stores: sessionStores, workspaces, clock, log });
+  const transcripts = new TranscriptService({
+    stores: sessionStores,
+    tokens: new TranscriptTokens(transcriptSecret(store.db)),
+    clock,
+    workspaces,
+  });
+
+  const core: Core = {
+    config,
+    log,
+    clock,
+    tokens: new TokenService(store.db, config.token),
+    workspaces,
+    health,
+    limits: advertisedLimits(config),
+    models,
+    tools,
+    sessions,
+    restorer,
+    transcripts,
+    messaging,
+    eventStats,
+    startedAt: clock.now(),
+    onShutdown: (fn) => shutdownSteps.push(fn),
+  };
+  // Steps run in reverse: the model connections close after the sessions that stream on them.
+  core.onShutdown(() => models.close());
+  core.onShutdown(() => commands.dispose());
+  core.onShutdown(() => sessions.shutdown());
+  const reaper = startIdleReaper(() => sessions.list(), config, clock);
+  core.onShutdown(() => reaper.stop());
+
+  const shutdown = async () => {
+    for (const step of shutdownSteps.splice(0).reverse()) {
+      try {
+        await step();
+      } catch (err) {
+        log.warn({ err }, 'shutdown step failed');
+      }
+    }
+  };
+  return { core, store, localTools, shutdown };
+}
