@@ -4,13 +4,16 @@
  * `workspace_tools` and call them through `workspace_tool`; adding a note
  * asks the owner first, since it is a `write` tool.
  *
- *   berth token create --app notes --max-policy write --home DIR   # prints the token
- *   node --import tsx examples/notes-app.ts --url http://127.0.0.1:4170 --token <token>
+ *   npx berth token create --app notes --max-policy write --out notes.token
+ *   node --import tsx examples/notes-app.ts --url http://127.0.0.1:4170 --token-file notes.token
  *
+ * The token comes from --token-file or $BERTH_APP_TOKEN, never from the
+ * command line, where every local user could read it in the process list.
  * Options: --workspace <id or absolute root> binds to a workspace other than
  * the primary one. It prints "notes app connected" once connected and runs
  * until SIGINT/SIGTERM or the daemon goes away.
  */
+import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { connect, type AppToolSpec } from '../src/app/index.js';
@@ -60,11 +63,15 @@ export function notesTools(notes: Note[] = []): AppToolSpec[] {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { url: { type: 'string' }, token: { type: 'string' }, workspace: { type: 'string' } },
+    options: { url: { type: 'string' }, 'token-file': { type: 'string' }, token: { type: 'string' }, workspace: { type: 'string' } },
   });
-  const token = values.token ?? process.env.BERTH_APP_TOKEN;
+  if (values.token !== undefined) {
+    process.stderr.write('notes-app: a token on the command line is visible to every local user; pass --token-file FILE or set BERTH_APP_TOKEN\n');
+    process.exit(2);
+  }
+  const token = values['token-file'] !== undefined ? readFileSync(values['token-file'], 'utf8').trim() : process.env.BERTH_APP_TOKEN?.trim();
   if (!values.url || !token) {
-    process.stderr.write('usage: notes-app --url http://127.0.0.1:4170 --token <app token> [--workspace <id or root>]\n');
+    process.stderr.write('usage: notes-app --url http://127.0.0.1:4170 (--token-file FILE | $BERTH_APP_TOKEN) [--workspace <id or root>]\n');
     process.exit(2);
   }
   const app = await connect(values.url, token, {

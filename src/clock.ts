@@ -1,4 +1,4 @@
-/** Time is passed in, never read ad hoc, so rules and tests can hold it still (style.md §5). */
+/** Time is passed in, never read ad hoc, so rules and tests can hold it still. */
 export interface Clock {
   now(): number;
 }

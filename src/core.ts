@@ -6,7 +6,6 @@ import type { HealthRegistry } from './health.js';
 import type { Logger } from './log.js';
 import type { MessagingService } from './messaging/service.js';
 import type { SessionManager } from './sessions/manager.js';
-import type { SessionRestorer } from './sessions/restore.js';
 import type { TokenService } from './tokens/tokens.js';
 import type { TranscriptService } from './transcript/service.js';
 import type { ToolService } from './tools/service.js';
@@ -14,7 +13,7 @@ import type { WorkspaceRegistry } from './workspace/registry.js';
 
 /**
  * The daemon's core services, built once in `daemon.ts` and handed to every
- * face. The core knows nothing of HTTP, WebSocket or sockets (design.md,
+ * face. The core knows nothing of HTTP, WebSocket or sockets (docs/architecture.md,
  * Layers); faces translate wire ⇄ these calls and keep no state of their own.
  */
 export interface Core {
@@ -30,13 +29,11 @@ export interface Core {
   readonly models: ModelServices;
   /** The tool layer: tool sets per workspace and caller, the application tool registry. */
   readonly tools: ToolService;
-  /** Every live session (the client API's heart, spec §5-§9). */
+  /** Every session: create, open (reopening one a stopped daemon lost), load and resume, close (docs/client-api.md §5-§9). */
   readonly sessions: SessionManager;
-  /** Load, resume, and the lazy reopen of sessions a stopped daemon left behind (issue 4). */
-  readonly restorer: SessionRestorer;
-  /** Persisted history: the session list, transcript pages, the turn index and exports (spec §10). */
+  /** Persisted history: the session list, transcript pages, the turn index and exports (docs/client-api.md §10). */
   readonly transcripts: TranscriptService;
-  /** The module protocol (seed 004): sessions as tabs, their tokens, messages, inboxes and delivery. */
+  /** The module protocol (docs/modules.md): sessions as tabs, their tokens, messages, inboxes and delivery. */
   readonly messaging: MessagingService;
   /** Counters of every session's event bus and open SSE streams. */
   readonly eventStats: EventBusStats;

@@ -84,6 +84,13 @@ export class EventPrinter {
         if (u.status === 'in_progress') return this.line(`${magenta('tool ›')} running…`);
         const text = (u.content ?? []).map((c) => c.content?.text ?? '').join(' ');
         const paintStatus = u.status === 'completed' ? green : red;
+        const command = commandOutput(text);
+        if (command) {
+          // A finished command's output (workspace_poll), shown as it printed it.
+          this.line(`${magenta('tool ›')} ${paintStatus(u.status)} ${dim(`exit code ${command.exitCode}, it printed:`)}`);
+          for (const l of command.output.replace(/\n$/, '').split('\n')) write(`    ${dim('│')} ${l}\n`);
+          return;
+        }
         return this.line(`${magenta('tool ›')} ${paintStatus(u.status)} ${dim(brief(text))}`);
       }
       case 'plan':
@@ -103,5 +110,15 @@ export class EventPrinter {
     }
     if (call.rawInput?.command) write(`    ${dim('$')} ${call.rawInput.command}\n`);
     write(`    ${dim('options:')} ${(d.options ?? []).map((o) => `${o.name} (${o.kind})`).join(' · ')}\n`);
+  }
+}
+
+/** The output of a finished command, when a tool result is a `workspace_poll` answer. */
+function commandOutput(text) {
+  try {
+    const value = JSON.parse(text);
+    return value && value.running === false && typeof value.output === 'string' ? value : null;
+  } catch {
+    return null;
   }
 }

@@ -1,7 +1,7 @@
 import type { ToolDefinition, ToolOutcome } from '../tools/types.js';
 
 /**
- * ACP `SessionUpdate` payloads (spec §8.1), emitted by a driver as a turn runs:
+ * ACP `SessionUpdate` payloads (docs/client-api.md §8.1), emitted by a driver as a turn runs:
  * `user_message_chunk`, `agent_message_chunk`, `agent_thought_chunk`,
  * `tool_call`, `tool_call_update`, `plan`, … The session wraps each one as a
  * `session_update` event `{sessionId, update}`.
@@ -41,13 +41,13 @@ export interface TurnResult {
   readonly stopReason: string;
 }
 
-/** One conversation's record as the driver needs it to rebuild its model context (issue 4). */
+/** One conversation's record as the driver needs it to rebuild its model context. */
 export type HistoryItem =
   | { readonly kind: 'user'; readonly content: readonly ContentBlock[] }
   | { readonly kind: 'assistant'; readonly text: string; readonly toolCalls: readonly DriverToolCall[] }
   | { readonly kind: 'tool_result'; readonly toolCallId: string; readonly outcome: ToolOutcome };
 
-/** Model/mode state as `SessionState` shows it (spec §5.3/§5.9). */
+/** Model/mode state as `SessionState` shows it (docs/client-api.md §5.3/§5.9). */
 export interface DriverState {
   readonly models: { readonly currentModelId: string | null; readonly availableModels: readonly ModelInfo[] };
 }
@@ -59,7 +59,7 @@ export interface ModelInfo {
 }
 
 /**
- * Turns a prompt into session updates (design.md, Agent driver). One driver
+ * Turns a prompt into session updates (docs/architecture.md, Agent driver). One driver
  * instance per session; turns never overlap (the session's FIFO guarantees it).
  */
 export interface AgentDriver {

@@ -16,7 +16,7 @@ import type { AppSocket } from './transport.js';
 
 export interface AppOptions {
   /**
-   * The application's own guard (seed 003 "the app's local guard"); default
+   * The application's own guard (docs/tool-protocol.md "the app's local guard"); default
    * `critical`. The host's `maxToolPolicy` can lower it, never raise it.
    * Tools above the effective guard are left out of the catalog and refused.
    */
@@ -34,8 +34,8 @@ export interface CloseInfo {
 }
 
 /**
- * An application connected to a Berth daemon (issue 7, `berth/app`): the
- * application side of seed 003. The host asks, this answers — catalogs with
+ * An application connected to a Berth daemon (`berth/app`): the
+ * application side of the tool protocol (docs/tool-protocol.md). The host asks, this answers — catalogs with
  * the daemon's own catalog code (so revisions match exactly), calls and
  * batches validated against the published schemas, with large payloads
  * wrapped both ways. When tools or their availability change, it tells the
@@ -183,7 +183,7 @@ export class BerthApp {
   }
 
   /**
-   * Sends one frame, wrapping a large payload (seed 003). A frame that would
+   * Sends one frame, wrapping a large payload (docs/tool-protocol.md). A frame that would
    * still pass the daemon's frame limit is answered with `frame_too_large`
    * instead, so the socket survives.
    */
@@ -202,7 +202,7 @@ export class BerthApp {
   }
 }
 
-/** Seed 003's example names an answer `<request id>.response`; a long request id gets a fresh one instead. */
+/** The tool protocol's example names an answer `<request id>.response`; a long request id gets a fresh one instead. */
 function responseId(requestId: string, fresh: () => string): string {
   const id = `${requestId}.response`;
   return id.length <= MAX_FRAME_ID_CHARS ? id : fresh();

@@ -15,7 +15,7 @@ export interface Screenshot {
 }
 
 /**
- * The application's evidence hooks (seed 003 `after`): called after a
+ * The application's evidence hooks (docs/tool-protocol.md `after`): called after a
  * successful call when the host asks, with the call's tool-specific
  * `visualTreeArguments` / `screenshotArguments`.
  */
@@ -24,7 +24,7 @@ export interface EvidenceHooks {
   screenshot?(args: Record<string, unknown>): Screenshot | Promise<Screenshot>;
 }
 
-/** A handler's answer with a message next to the result (seed 003 `tool.result` `message`). */
+/** A handler's answer with a message next to the result (docs/tool-protocol.md `tool.result` `message`). */
 export class ToolReply {
   constructor(
     readonly result: unknown,
@@ -41,7 +41,7 @@ export interface CallRequest {
 }
 
 /**
- * Runs one call the host sent, in seed 003's order: the tool must exist and
+ * Runs one call the host sent, in the tool protocol's order: the tool must exist and
  * be within the guard, the arguments must match its schema, and it must be
  * available — evaluated again now, right before it runs. Every failure is a
  * `tool.error` body with a stable code; nothing throws.
@@ -65,7 +65,7 @@ export async function runCall(tools: AppTools, guard: ToolGuard, request: CallRe
         runtime: wireRuntime(availability),
       });
     }
-    // A flattened-string tool receives the checked arguments object as its compact JSON text (seed 003).
+    // A flattened-string tool receives the checked arguments object as its compact JSON text (docs/tool-protocol.md).
     const args = tool.argumentEncoding === FLATTENED_STRING ? JSON.stringify(request.arguments) : request.arguments;
     const answer = await tool.handler(args as never, {
       callId: request.callId,

@@ -2,7 +2,7 @@ import { COMPRESSION_THRESHOLD_BYTES, MAX_DECOMPRESSED_BYTES } from '../protocol
 import { inflateFailure, isWrapped, parseInflated, worthCompressing, wrappedData, wrapperFor } from '../protocol/tools/payload-wrapper.js';
 
 /**
- * The `gzip-base64-json` wrapper (seed 003) for the SDK, with the
+ * The `gzip-base64-json` wrapper (docs/tool-protocol.md) for the SDK, with the
  * web-standard CompressionStream so the same code runs in Node 20 and in
  * browsers. The rules are the daemon's (tools/payload-wrapper.ts); only the
  * gzip codec differs.

@@ -1,6 +1,6 @@
 /**
- * `berth/app` — the application SDK of Berth's tool protocol (seed 003,
- * issue 7). An application (a Node service, a browser page) connects to a
+ * `berth/app` — the application SDK of Berth's tool protocol
+ * (docs/tool-protocol.md). An application (a Node service, a browser page) connects to a
  * daemon with an application token and publishes tools; the daemon's agents
  * discover them through `workspace_tools` and call them through
  * `workspace_tool`, under the daemon's guard, permissions and receipts.

@@ -17,7 +17,7 @@ export type ToolHandler = (args: Record<string, unknown>, ctx: ToolCallContext) 
 /** A `flattened-string` tool's handler: its arguments as one string, the compact JSON text of the arguments object. */
 export type FlattenedToolHandler = (args: string, ctx: ToolCallContext) => unknown | Promise<unknown>;
 
-/** A tool as an application registers it (issue 7: `registerTool`); its handler receives the arguments object. */
+/** A tool as an application registers it (`registerTool`); its handler receives the arguments object. */
 export interface AppToolSpec extends AppToolSpecBase {
   /** The default, JSON: the handler receives the arguments object. */
   readonly argumentEncoding?: 'json';
@@ -28,7 +28,7 @@ export interface AppToolSpec extends AppToolSpecBase {
 export type AnyAppToolSpec = AppToolSpec | FlattenedToolSpec;
 
 /**
- * Seed 003's older encoding: the catalog says `argumentEncoding:
+ * The tool protocol's older encoding (docs/tool-protocol.md): the catalog says `argumentEncoding:
  * "flattened-string"` and the handler receives one string. The host still
  * sends an object, checked against `inputSchema` first; the SDK flattens it.
  */
@@ -38,13 +38,13 @@ export interface FlattenedToolSpec extends AppToolSpecBase {
 }
 
 interface AppToolSpecBase {
-  /** Stable id, unique in the application (seed 003 `id`, e.g. `notes.add`). */
+  /** Stable id, unique in the application (docs/tool-protocol.md `id`, e.g. `notes.add`). */
   readonly id: string;
   /** Display name; defaults to the id. */
   readonly name?: string;
   readonly description: string;
   readonly category: string;
-  /** read < write < critical (seed 003, Authorization). */
+  /** read < write < critical (docs/tool-protocol.md, Authorization). */
   readonly policy: Policy;
   /** Plain JSON Schema of the arguments: an object with no `additionalProperties` is open, as JSON Schema says. */
   readonly inputSchema: JsonSchema;
@@ -52,7 +52,7 @@ interface AppToolSpecBase {
   readonly outputSchema?: JsonSchema;
   readonly annotations?: ToolAnnotations;
   readonly prerequisiteToolIds?: readonly string[];
-  /** Evaluated for every catalog answer and right before every call (seed 003). */
+  /** Evaluated for every catalog answer and right before every call (docs/tool-protocol.md). */
   readonly availability?: () => ToolAvailability;
 }
 
@@ -62,7 +62,7 @@ export interface AppTool extends CatalogTool {
   readonly handler: (args: never, ctx: ToolCallContext) => unknown | Promise<unknown>;
 }
 
-/** An error a handler throws to answer with its own stable code (seed 003 `tool.error`). */
+/** An error a handler throws to answer with its own stable code (docs/tool-protocol.md `tool.error`). */
 export class AppToolError extends Error {
   constructor(
     readonly code: string,

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { ConfigError, parseRateLimits, parseRemoteWorkspace, resolveConfig, type ConfigInput } from '../config/config.js';
 import { startDaemon } from '../main/daemon.js';
+import { startupSummary } from './startup-summary.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 const integer = (name: string) => (value: string) => {
@@ -21,13 +22,29 @@ export function registerServe(program: Command): void {
   program
     .command('serve')
     .description('Start the daemon: the client API (REST + SSE) and every other face, on one port.')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Model services: the built-in agent talks to any OpenAI-compatible endpoint. Set OPENAI_BASE_URL,',
+        'OPENAI_API_KEY and OPENAI_MODEL, or list modelServices in config.json under the home folder',
+        '(~/.berth/config.json by default). `npm run demo` shows a whole turn without either.',
+        '',
+        'Environment: BERTH_TOKEN (the owner token), BERTH_HOME (the home folder), BERTH_LOG_LEVEL.',
+      ].join('\n'),
+    )
     .option('--port <port>', 'TCP port to listen on (0 picks a free one)', integer('--port'), 4170)
     .option('--hostname <host>', 'address to bind; anything but loopback requires a token', '127.0.0.1')
     .option('--token <token>', 'owner bearer token for the client API (default: $BERTH_TOKEN)')
-    .option('--require-auth', 'require the token even on loopback, also for /health and /capabilities', false)
+    .option('--require-auth', 'require the token for /health too (with a token, every other route already needs it)', false)
     .option(
       '--workspace <dir>',
       'a project directory to serve; repeat for more; the first is primary (default: the current directory)',
+      collect,
+    )
+    .option(
+      '--allow-workspace-root <dir>',
+      'let a session register any directory under DIR as a workspace the first time its cwd names it; repeatable (default: none, only --workspace directories are served)',
       collect,
     )
     .option(
@@ -36,7 +53,12 @@ export function registerServe(program: Command): void {
       collect,
     )
     .option('--home <dir>', 'state folder for the store, sockets and model config (default: $BERTH_HOME or ~/.berth)')
-    .option('--allow-origin <origin>', 'a browser Origin allowed to call the API (* for any); repeatable', collect)
+    .option(
+      '--allow-origin <origin>',
+      'a browser Origin allowed to call the API (* for any); repeatable. Requests from any other Origin are refused',
+      collect,
+    )
+    .option('--no-web', 'keep / as a short page saying what this daemon is and where to go, even once a web app is built in')
     .option('--max-sessions <n>', 'live sessions allowed at once (default: unlimited)', integer('--max-sessions'))
     .option(
       '--max-pending-prompts-per-session <n>',
@@ -63,6 +85,8 @@ export function registerServe(program: Command): void {
         token: (opts.token as string | undefined) ?? undefined,
         requireAuth: opts.requireAuth as boolean,
         workspaces: opts.workspace as string[] | undefined,
+        allowWorkspaceRoots: opts.allowWorkspaceRoot as string[] | undefined,
+        web: opts.web as boolean,
         ...remoteWorkspaceInput(opts.remoteWorkspace as string[] | undefined),
         home: opts.home as string | undefined,
         allowOrigins: opts.allowOrigin as string[] | undefined,
@@ -88,6 +112,7 @@ export function registerServe(program: Command): void {
       process.on('unhandledRejection', (err) => daemon.core.log.error({ err }, 'unhandled rejection'));
       // A line a script can wait for; the structured log carries the same on stderr.
       process.stdout.write(`berth listening on ${daemon.url}\n`);
+      process.stdout.write(startupSummary(config.modelServices, config.home) + '\n');
       let signals = 0;
       const stop = (signal: NodeJS.Signals) => {
         signals += 1;

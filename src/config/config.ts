@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { DEFAULT_FRAME_BYTES, MAX_INTENTION_CHARS } from '../protocol/limits.js';
 import * as L from './defaults.js';
+import { checkHttpLimits, DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-limits.js';
 import { checkModelServices, loadModelServices, ModelConfigError, type ModelServiceSpec } from './model-services.js';
 
 /** One rate-limit tier: at most `max` requests per `windowMs`, counted per client id (or remote address). */
@@ -22,13 +23,21 @@ export interface Config {
   readonly requireAuth: boolean;
   /** Local workspace roots as given (resolved to absolute); the first is primary. */
   readonly workspaces: readonly string[];
-  /** Remote workspace ids served through gateway channels (issue 5). */
+  /** Remote workspace ids served through gateway channels. */
   readonly remoteWorkspaces: readonly string[];
   /**
-   * The launch intention B sends with every call to a remote workspace (seed 000
+   * The launch intention B sends with every call to a remote workspace (docs/gateway.md
    * `intention`; the owner pins the same text). A workspace without one sends its id.
    */
   readonly remoteIntentions: Readonly<Record<string, string>>;
+  /**
+   * Roots under which a session's `cwd` registers a new local workspace on
+   * first use (`--allow-workspace-root`, an explicit opt-in; issue 11). Empty:
+   * only the workspaces given at start-up are served.
+   */
+  readonly allowWorkspaceRoots: readonly string[];
+  /** `--no-web`: `/` keeps the small page saying what this is, even once a web app is built in. */
+  readonly web: boolean;
   readonly home: string;
   readonly allowOrigins: readonly string[];
   readonly logLevel: string;
@@ -51,6 +60,8 @@ export interface Config {
   readonly maxInflightCallsPerWorkspace: number;
   readonly maxFrameBytes: number;
   readonly channelWaitMs: number;
+  /** HTTP timeouts and connection caps; tests shorten them. */
+  readonly httpLimits: HttpLimits;
 }
 
 export type ConfigInput = { -readonly [K in keyof Config]?: Config[K] };
@@ -83,6 +94,8 @@ export function resolveConfig(input: ConfigInput, env: NodeJS.ProcessEnv = proce
     ),
     remoteWorkspaces: input.remoteWorkspaces ?? [],
     remoteIntentions: input.remoteIntentions ?? {},
+    allowWorkspaceRoots: (input.allowWorkspaceRoots ?? []).map((r) => resolve(r)),
+    web: input.web ?? true,
     home,
     allowOrigins: input.allowOrigins ?? [],
     logLevel: input.logLevel ?? env.BERTH_LOG_LEVEL ?? 'info',
@@ -102,6 +115,7 @@ export function resolveConfig(input: ConfigInput, env: NodeJS.ProcessEnv = proce
     maxInflightCallsPerWorkspace: input.maxInflightCallsPerWorkspace ?? L.MAX_INFLIGHT_CALLS_PER_WORKSPACE,
     maxFrameBytes: input.maxFrameBytes ?? DEFAULT_FRAME_BYTES,
     channelWaitMs: input.channelWaitMs ?? L.DEFAULT_CHANNEL_WAIT_MS,
+    httpLimits: { ...DEFAULT_HTTP_LIMITS, ...input.httpLimits },
   };
   validate(config);
   return config;
@@ -146,6 +160,11 @@ function validate(c: Config): void {
   int('--max-inflight-calls', c.maxInflightCallsPerWorkspace, 1, 1024);
   int('--max-frame-bytes', c.maxFrameBytes, 1024, 64 * 1024 * 1024);
   int('--channel-wait-ms', c.channelWaitMs, 1, 24 * 3600 * 1000);
+  try {
+    checkHttpLimits(c.httpLimits);
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
   if (c.maxSessions !== null) int('--max-sessions', c.maxSessions, 1, 100_000);
   if (c.promptDeadlineMs !== null) int('--prompt-deadline-ms', c.promptDeadlineMs, 1, L.MAX_TIMER_MS);
   if (c.permissionTimeoutMs !== null) int('--permission-timeout-ms', c.permissionTimeoutMs, 1, L.MAX_TIMER_MS);
@@ -185,7 +204,7 @@ function validate(c: Config): void {
   }
 }
 
-/** A launch intention (seed 000): 1 to MAX_INTENTION_CHARS characters, none of them control characters. */
+/** A launch intention (docs/gateway.md): 1 to MAX_INTENTION_CHARS characters, none of them control characters. */
 export function isIntention(text: string): boolean {
   return text.length > 0 && text.length <= MAX_INTENTION_CHARS && !/[\u0000-\u001f\u007f]/.test(text);
 }

@@ -21,7 +21,7 @@ export interface EventBusOptions {
   readonly stats?: EventBusStats;
   /**
    * Ids already used by events this bus did not publish (a bus started after a
-   * load continues the transcript's sequence, spec §7.4 step 2). Default 0.
+   * load continues the transcript's sequence, docs/client-api.md §7.4 step 2). Default 0.
    */
   readonly lastEventId?: number;
   /** Source of the epoch and subscription ids; a random UUID v4 by default. */
@@ -29,7 +29,7 @@ export interface EventBusOptions {
 }
 
 /**
- * The event bus of one session (spec §7.4, design.md "How a prompt flows"):
+ * The event bus of one session (docs/client-api.md §7.4, docs/architecture.md "How a prompt flows"):
  * assigns ids 1, 2, 3… within a fresh epoch, keeps the last `ringSize` events
  * for replay, and fans each event out to up to 64 subscribers, each behind
  * its own bounded queue. Publishing is synchronous and never waits for a
@@ -89,7 +89,7 @@ export class EventBus {
   }
 
   /**
-   * Opens a subscription. With `lastEventId` it first replays per spec §7.4
+   * Opens a subscription. With `lastEventId` it first replays per docs/client-api.md §7.4
    * (resync notices, ring events after the cursor within the byte budget,
    * `replay_complete`); without one it is live-only. `snapshot` becomes an
    * id-less `session_snapshot` frame: first when live-only, right after

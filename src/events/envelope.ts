@@ -2,14 +2,14 @@ import { BerthError } from '../protocol/errors/index.js';
 import type { EventEnvelope, EventFrame, PublishInput } from './types.js';
 
 /**
- * Building and serializing envelopes (spec §7.3). A published event is checked
+ * Building and serializing envelopes (docs/client-api.md §7.3). A published event is checked
  * whole before it gets an id: a type the SSE `event:` line can carry, a plain
  * object payload, and a payload that serializes at all. Anything else is
  * refused with `invalid_event` and consumes no id (§7.4: a gap reads as
  * eviction to the client).
  */
 
-/** Stream-control frames (spec §8.7): subscriber-local, never in the ring, never with an id. */
+/** Stream-control frames (docs/client-api.md §8.7): subscriber-local, never in the ring, never with an id. */
 export const CONTROL_TYPES = {
   replayComplete: 'replay_complete',
   stateResyncRequired: 'state_resync_required',
@@ -19,7 +19,7 @@ export const CONTROL_TYPES = {
   streamError: 'stream_error',
 } as const;
 
-/** Id-bearing events after which the bus closes and every stream ends (spec §7.7). */
+/** Id-bearing events after which the bus closes and every stream ends (docs/client-api.md §7.7). */
 export const TERMINAL_BUS_TYPES: ReadonlySet<string> = new Set(['session_closed', 'session_died']);
 
 // An `event:` line ends at CR or LF, so a type holding one would split the frame.
@@ -60,7 +60,7 @@ export function frameOf(envelope: EventEnvelope): EventFrame {
 
 /**
  * The envelope of a published event, in qwen's key order. `_meta.serverTimestamp`
- * is stamped with `now` unless the publisher already set one (spec §7.3).
+ * is stamped with `now` unless the publisher already set one (docs/client-api.md §7.3).
  */
 export function publishedFrame(input: PublishInput, id: number, now: number): EventFrame {
   checkInput(input);
@@ -78,7 +78,7 @@ export function publishedFrame(input: PublishInput, id: number, now: number): Ev
   return frameOf(envelope);
 }
 
-/** An id-less stream-control frame (spec §8.7), stamped when it is made. */
+/** An id-less stream-control frame (docs/client-api.md §8.7), stamped when it is made. */
 export function controlFrame(type: string, data: Record<string, unknown>, now: number): EventFrame {
   return frameOf({ v: 1, type, data, _meta: { serverTimestamp: now } });
 }

@@ -17,7 +17,7 @@ export interface ReplayPlan {
 }
 
 /**
- * The replay algorithm of spec §7.4, steps 1-5, in that order. Pure: it reads
+ * The replay algorithm of docs/client-api.md §7.4, steps 1-5, in that order. Pure: it reads
  * the ring and `nextId` and says what to send; the bus runs it synchronously
  * together with registering the subscriber, so no publish falls in between.
  */

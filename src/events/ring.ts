@@ -1,7 +1,7 @@
 import type { EventFrame } from './types.js';
 
 /**
- * The last `capacity` published frames of one bus, for replay (spec §7.4).
+ * The last `capacity` published frames of one bus, for replay (docs/client-api.md §7.4).
  * Every accepted event enters the ring, so the ids it holds are contiguous:
  * the frame after cursor N sits at a computable offset, no search needed.
  */

@@ -9,7 +9,7 @@ export interface SubscriberQueueOptions {
   readonly epoch: string;
   readonly maxQueued: number;
   readonly maxQueuedBytes: number;
-  /** Replay, resync and snapshot frames: delivered first, outside the caps (spec §7.4, §7.5). */
+  /** Replay, resync and snapshot frames: delivered first, outside the caps (docs/client-api.md §7.4, §7.5). */
   readonly initial: readonly EventFrame[];
   /** How many id-bearing frames of `initial` are replayed events (they do not count as backlog). */
   readonly replayedCount: number;
@@ -33,7 +33,7 @@ export interface QueueState {
 const COMPACT_AFTER = 1024;
 
 /**
- * One subscriber's bounded queue (spec §7.5). Live events count against
+ * One subscriber's bounded queue (docs/client-api.md §7.5). Live events count against
  * `maxQueued` frames and `maxQueuedBytes` serialized bytes; reaching 75 % of
  * either pushes one `slow_client_warning` (re-armed when both are back to
  * 37.5 %), and an event that would overflow either ends this subscriber with

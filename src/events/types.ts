@@ -1,5 +1,5 @@
 /**
- * The event envelope (OpenAPI `EventEnvelope`, spec §7.3): per-session integer
+ * The event envelope (OpenAPI `EventEnvelope`, docs/client-api.md §7.3): per-session integer
  * ids from 1, `v: 1`, a type, a JSON-object payload, optional prompt
  * correlation and originator. Synthetic, subscriber-local frames
  * (`replay_complete`, `state_resync_required`, `session_snapshot`,
@@ -25,19 +25,19 @@ export interface PublishInput {
 }
 
 export interface SubscribeOptions {
-  /** `Last-Event-ID`: replay what came after it; undefined means live-only (spec §7.4). */
+  /** `Last-Event-ID`: replay what came after it; undefined means live-only (docs/client-api.md §7.4). */
   readonly lastEventId?: number;
   /** `X-Qwen-Event-Epoch` the client presented with its cursor. */
   readonly epoch?: string;
-  /** Live frame cap for this subscriber, 16-2048 (spec §7.1). */
+  /** Live frame cap for this subscriber, 16-2048 (docs/client-api.md §7.1). */
   readonly maxQueued?: number;
-  /** Inject a `session_snapshot` frame (spec §7.6); the bus asks its session for the payload. */
+  /** Inject a `session_snapshot` frame (docs/client-api.md §7.6); the bus asks its session for the payload. */
   readonly snapshot?: Record<string, unknown>;
   readonly clientId?: string;
 }
 
 /**
- * An envelope serialized once (spec §7.3 `data:` line), shared by the ring and
+ * An envelope serialized once (docs/client-api.md §7.3 `data:` line), shared by the ring and
  * every subscriber queue; `bytes` is its UTF-8 length, the unit of the byte
  * caps (§7.4 replay budget, §7.5 queue bytes).
  */

@@ -1,8 +1,7 @@
-import type { SessionRow } from '../store/repos/sessions.js';
-import type { TranscriptRecord } from '../store/repos/transcript.js';
+import type { ExportRecord, ExportSession } from './source.js';
 
 /**
- * A persisted session as one readable document (spec §10.2): what every export
+ * A persisted session as one readable document (docs/client-api.md §10.2): what every export
  * format renders. Built from the transcript records in order, with each tool
  * call joined to its result and each permission request to its decision, so a
  * renderer only lays entries out.
@@ -72,7 +71,7 @@ export type ExportEntry =
       readonly stopReason: string | null;
       readonly error: { readonly message: string; readonly code: string | null } | null;
       readonly interrupted: boolean;
-      /** A queued prompt the daemon lost before it ran (issue 4: reported, never dropped). */
+      /** A queued prompt the daemon lost before it ran (reported, never dropped). */
       readonly unstartedPrompt: string | null;
     })
   | (Base & { readonly kind: 'unreadable' });
@@ -100,8 +99,8 @@ function outputText(d: Data): string {
 }
 
 export function buildExportDocument(input: {
-  readonly row: SessionRow;
-  readonly records: readonly TranscriptRecord[];
+  readonly row: ExportSession;
+  readonly records: readonly ExportRecord[];
   readonly cwd: string | null;
   readonly now: number;
 }): ExportDocument {

@@ -7,7 +7,7 @@ import { renderMarkdown } from './markdown.js';
 
 export { buildExportDocument, type ExportDocument } from './document.js';
 
-/** spec §10.2: the export formats, html first (the default). */
+/** docs/client-api.md §10.2: the export formats, html first (the default). */
 export const EXPORT_FORMATS = ['html', 'md', 'json', 'jsonl'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
@@ -28,7 +28,7 @@ export function parseExportFormat(raw: string | undefined): ExportFormat {
 export interface RenderedExport {
   readonly body: string;
   readonly contentType: string;
-  /** Only [A-Za-z0-9._-], so it needs no escaping inside `filename="…"` (spec §10.2, SDK §2.1). */
+  /** Only [A-Za-z0-9._-], so it needs no escaping inside `filename="…"` (docs/client-api.md §10.2, SDK §2.1). */
   readonly filename: string;
 }
 

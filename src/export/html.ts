@@ -3,7 +3,7 @@ import { decisionText, type Block, type ExportDocument, type ExportEntry } from 
 import { EXPORT_CSS } from './html-style.js';
 
 /**
- * `format=html` (spec §10.2): one self-contained page a person can open and
+ * `format=html` (docs/client-api.md §10.2): one self-contained page a person can open and
  * read. Everything from the transcript is untrusted text and is escaped; the
  * page carries no script at all, and its Content-Security-Policy allows only
  * its own stylesheet (by hash) and inline `data:` images, so even a mistake in

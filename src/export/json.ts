@@ -1,7 +1,7 @@
 import { blocksText, decisionText, type ExportDocument, type ExportEntry } from './document.js';
 
 /**
- * `format=json` (spec §10.2): one pretty-printed object, the normalised session
+ * `format=json` (docs/client-api.md §10.2): one pretty-printed object, the normalised session
  * in qwen's outline — `sessionId`, `startTime`, `messages[]`, `metadata` —
  * where each message is one entry of the conversation.
  */

@@ -2,7 +2,7 @@ import type { ExportDocument } from './document.js';
 import { exportMessages } from './json.js';
 
 /**
- * `format=jsonl` (spec §10.2): a `session_metadata` line first, then one line
+ * `format=jsonl` (docs/client-api.md §10.2): a `session_metadata` line first, then one line
  * per message. JSON escapes every line break inside values, so one value never
  * spans two lines.
  */

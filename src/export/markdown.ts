@@ -1,7 +1,7 @@
 import { blocksText, decisionText, type ExportDocument, type ExportEntry } from './document.js';
 
 /**
- * `format=md` (spec §10.2): a "Chat Session Export" document like qwen's —
+ * `format=md` (docs/client-api.md §10.2): a "Chat Session Export" document like qwen's —
  * session facts, then the conversation. Prompts and answers are Markdown
  * already and stay as written (as qwen exports them), so the document reads
  * well when rendered; tool arguments and output go into fenced blocks whose

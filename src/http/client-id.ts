@@ -3,7 +3,7 @@ import { CLIENT_ID_PATTERN } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
 
 /**
- * Reads `X-Qwen-Client-Id` (spec §2.6): absent or empty → undefined; present but
+ * Reads `X-Qwen-Client-Id` (docs/client-api.md §2.6): absent or empty → undefined; present but
  * malformed → 400 `invalid_client_id`. Whether the id is registered on a session
  * is the session manager's question, not this one.
  */

@@ -53,7 +53,24 @@ export function parseBody<T>(
   const err = validate.errors![0]!;
   const field = schemaErrorField(err);
   const top = field.split('.')[0] ?? '';
-  const code = fieldCodes[field] ?? fieldCodes[top] ?? fieldCodes['*'] ?? 'invalid_request';
+  // Own keys only: a body field named `__proto__` or `constructor` must not find Object.prototype.
+  const code = ownCode(fieldCodes, field) ?? ownCode(fieldCodes, top) ?? ownCode(fieldCodes, '*') ?? 'invalid_request';
   const where = field ? `\`${field}\`` : 'the body';
-  throw new BerthError(code, `${where} ${err.message ?? 'is invalid'}`, field ? { field } : {});
+  const message = err.keyword === 'additionalProperties' ? unknownField(schema, err.instancePath, field) : `${where} ${err.message ?? 'is invalid'}`;
+  throw new BerthError(code, message, field ? { field } : {});
+}
+
+/**
+ * An extra property said as a person would (issue 11): "unknown field `bogus`",
+ * with the fields a top-level body does take. Bodies stay strict — the
+ * contract says `additionalProperties: false`, and a misspelt `sessionScope`
+ * silently ignored would attach to a shared session instead of a new one.
+ */
+function unknownField(schema: string, instancePath: string, field: string): string {
+  const known = instancePath === '' ? Object.keys((OPENAPI.components.schemas[schema] as { properties?: object }).properties ?? {}) : [];
+  return `unknown field \`${field}\`` + (known.length > 0 ? `; this body takes ${known.map((k) => `\`${k}\``).join(', ')}` : '');
+}
+
+function ownCode(codes: Partial<Record<string, ErrorCode>>, key: string): ErrorCode | undefined {
+  return Object.hasOwn(codes, key) ? codes[key] : undefined;
 }

@@ -7,7 +7,7 @@ import type { HealthRegistry } from '../health.js';
 import { sendError } from './errors.js';
 
 /**
- * `--rate-limit` (spec §6.1, §13.2): fixed windows per tier and per caller.
+ * `--rate-limit` (docs/client-api.md §6.1, §13.2): fixed windows per tier and per caller.
  * A caller is its `X-Qwen-Client-Id` when it sends a well-formed one, else its
  * remote address (the id is self-reported, as everywhere in the contract).
  * Over the limit a request gets 429 `rate_limit_exceeded` with `tier`,
@@ -85,7 +85,7 @@ export class RateWindows {
 export interface RateLimitOptions {
   readonly tiers: readonly RateLimitTier[];
   readonly clock: Clock;
-  /** Deep health reports `rateLimitHits` (spec §12). */
+  /** Deep health reports `rateLimitHits` (docs/client-api.md §12). */
   readonly health?: HealthRegistry;
   readonly maxKeys?: number;
 }

@@ -10,8 +10,8 @@ const CORS_EXPOSE_HEADERS = 'Retry-After, X-Qwen-Event-Epoch, X-Qwen-SSE-Stream-
 
 /**
  * May this request use the client API? Channel and application tokens never may
- * (design.md: a channel token is refused everywhere else). With an owner token
- * configured, only it may — except `GET /health` on a plain loopback bind (spec §2.5).
+ * (docs/architecture.md: a channel token is refused everywhere else). With an owner token
+ * configured, only it may — except `GET /health` on a plain loopback bind (docs/client-api.md §2.5).
  */
 export function authorizeClientApi(
   headers: IncomingHttpHeaders,
@@ -39,7 +39,7 @@ function corsHeaders(origin: string): Record<string, string> {
   };
 }
 
-/** Installs the checks, in qwen's order (spec §1): Origin → Host → query credentials → bearer. */
+/** Installs the checks, in qwen's order (docs/client-api.md §1): Origin → Host → query credentials → bearer. */
 export function installSecurity(app: FastifyInstance, ctx: SecurityContext): void {
   app.addHook('onRequest', async (request, reply) => {
     const origin = checkOrigin(request.headers, ctx);

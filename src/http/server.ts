@@ -1,13 +1,16 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { MAX_BODY_BYTES } from './limits.js';
+import { MAX_JSON_DEPTH } from '../protocol/limits.js';
+import { exceedsJsonDepth } from '../protocol/json-depth.js';
 import type { Core } from '../core.js';
 import { BerthError } from '../protocol/errors/index.js';
+import { createBoundedServer } from './connection-limits.js';
 import { installErrorHandlers } from './errors.js';
 import { installRateLimit } from './rate-limit.js';
 import { installSecurity } from './security.js';
 import { httpModules } from './routes/index.js';
 
-/** Builds the client API (seed 002) on fastify: security checks, JSON parsing, error mapping, routes. */
+/** Builds the client API (contract/openapi.json) on fastify: security checks, JSON parsing, error mapping, routes. */
 export function createHttpServer(core: Core, boundPort: () => number): FastifyInstance {
   const app = Fastify({
     logger: false,
@@ -15,8 +18,8 @@ export function createHttpServer(core: Core, boundPort: () => number): FastifyIn
     routerOptions: { maxParamLength: 1024 },
     return503OnClosing: true,
     forceCloseConnections: true,
-    // Keep-alive sockets are closed on shutdown; SSE streams are ended by their own teardown.
-    keepAliveTimeout: 5_000,
+    // Request, header, idle and keep-alive deadlines and the connection caps.
+    serverFactory: (handler) => createBoundedServer(core.config.httpLimits, handler),
   });
 
   // Empty bodies are `{}` (the SDK sends `{}` or nothing); malformed JSON is 400 `invalid_json`.
@@ -24,11 +27,16 @@ export function createHttpServer(core: Core, boundPort: () => number): FastifyIn
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     const text = (body as string).trim();
     if (text === '') return done(null, undefined);
+    let value: unknown;
     try {
-      done(null, JSON.parse(text));
+      value = JSON.parse(text);
     } catch {
-      done(new BerthError('invalid_json'), undefined);
+      return done(new BerthError('invalid_json'), undefined);
     }
+    if (exceedsJsonDepth(value, MAX_JSON_DEPTH)) {
+      return done(new BerthError('nesting_too_deep', `the body nests deeper than ${MAX_JSON_DEPTH} levels`, { limit: MAX_JSON_DEPTH }), undefined);
+    }
+    done(null, value);
   });
 
   app.addHook('onSend', async (_request, reply, payload) => {

@@ -4,7 +4,7 @@ import { BerthError } from '../protocol/errors/index.js';
 import type { SubscribeOptions } from '../events/types.js';
 
 /**
- * The request side of `GET /session/{id}/events` (spec §7.1). Only `maxQueued`
+ * The request side of `GET /session/{id}/events` (docs/client-api.md §7.1). Only `maxQueued`
  * can refuse the request (400 `invalid_max_queued`, before any stream opens);
  * every other malformed input is ignored, because a client that cannot be
  * understood must still get a working live stream.
@@ -39,7 +39,7 @@ export type QueryValues = Record<string, string | string[] | undefined>;
 
 const DECIMAL = /^[0-9]+$/;
 const EPOCH_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
-// The SDK's own check for stream ids (sdk-client-notes §3.1, item 4).
+// The SDK's own check for stream ids (docs/client-api.md §7.2).
 const STREAM_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
 function single(value: string | string[] | undefined): string | undefined {

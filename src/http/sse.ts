@@ -18,13 +18,13 @@ export interface Subscribable {
 }
 
 export interface OpenEventStreamOptions extends SseStreamOptions {
-  /** The `session_snapshot` payload (spec §7.6), asked for only with `?snapshot=1`. */
+  /** The `session_snapshot` payload (docs/client-api.md §7.6), asked for only with `?snapshot=1`. */
   readonly snapshot: () => Record<string, unknown>;
   readonly clientId?: string;
 }
 
 export interface SseStreamOptions {
-  /** Heartbeat comment interval; SSE_HEARTBEAT_MS (15 s, spec §7.3) unless a test shortens it. */
+  /** Heartbeat comment interval; SSE_HEARTBEAT_MS (15 s, docs/client-api.md §7.3) unless a test shortens it. */
   readonly heartbeatMs?: number;
   /** How long an ended subscription's stream may take to flush before the socket is dropped (SSE_END_GRACE_MS). */
   readonly endGraceMs?: number;
@@ -48,7 +48,7 @@ function rawResponse(target: FastifyReply | ServerResponse): { res: ServerRespon
 }
 
 /**
- * Writes one subscription to an HTTP response as an SSE stream (spec §7.2-7.3)
+ * Writes one subscription to an HTTP response as an SSE stream (docs/client-api.md §7.2-7.3)
  * and resolves when the stream is over. Headers go out at once, before any
  * event exists (the SDK times the connect by them). Frames are written as the
  * subscription yields them; when the socket pushes back, the writer waits for
@@ -122,7 +122,7 @@ export function streamSubscription(
         if (gone) return;
       }
     } catch (err) {
-      // spec §7.5: a failure while streaming ends this stream with an id-less stream_error.
+      // docs/client-api.md §7.5: a failure while streaming ends this stream with an id-less stream_error.
       if (!gone) {
         const error = asBerthError(err);
         res.write(

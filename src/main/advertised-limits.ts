@@ -3,7 +3,7 @@ import { DEFAULT_MAX_QUEUED, MAX_MAX_QUEUED, MAX_QUEUED_BYTES, MAX_REPLAY_BYTES,
 import { MAX_BODY_BYTES, SSE_HEARTBEAT_MS } from '../http/limits.js';
 import { MODULE_HOP_WINDOW_MS, MODULE_MAX_HOPS, MODULE_PACE_MAX, MODULE_PACE_WINDOW_MS } from '../messaging/limits.js';
 import { MODULE_MAX_CONNECTIONS, MODULE_READ_TIMEOUT_MS } from '../modules/limits.js';
-import { COMPRESSION_THRESHOLD_BYTES, MAX_BATCH_CALLS, MAX_CATALOG_TOOLS, MAX_EVIDENCE_DELAY_MS, MODULE_MOST_LINE, MODULE_MOST_TEXT } from '../protocol/limits.js';
+import { COMPRESSION_THRESHOLD_BYTES, MAX_JSON_DEPTH, MAX_BATCH_CALLS, MAX_CATALOG_TOOLS, MAX_EVIDENCE_DELAY_MS, MODULE_MOST_LINE, MODULE_MOST_TEXT } from '../protocol/limits.js';
 import { MAX_CLIENTS_PER_SESSION, MAX_PENDING_PERMISSIONS, SESSION_RESTORE_TIMEOUT_MS } from '../sessions/limits.js';
 import { APP_CALL_TIMEOUT_MS, APP_QUERY_TIMEOUT_MS, MAX_APP_CONNECTIONS, MAX_APP_PROTOCOL_ERRORS } from '../toolproto/limits.js';
 import { MAX_COMMAND_OUTPUT_BYTES, MAX_GATEWAY_READ_BYTES } from '../tools/limits.js';
@@ -12,7 +12,7 @@ import { MAX_FILE_LINES, MAX_FILE_SCAN_BYTES, MAX_FILE_WINDOW_BYTES, MAX_GLOB_RE
 
 /**
  * `/capabilities` `limits`: every bound in force, named as the SDK expects
- * where it has a name (sdk-client-notes §2.2) and otherwise after the limit.
+ * where it has a name and otherwise after the limit (docs/client-api.md §3.1).
  */
 export function advertisedLimits(config: Config): Record<string, unknown> {
   return {
@@ -22,6 +22,13 @@ export function advertisedLimits(config: Config): Record<string, unknown> {
     maxTotalSessions: config.maxSessions,
     sessionRestoreTimeoutMs: SESSION_RESTORE_TIMEOUT_MS,
     maxRequestBodyBytes: MAX_BODY_BYTES,
+    maxJsonDepth: MAX_JSON_DEPTH,
+    httpRequestTimeoutMs: config.httpLimits.requestTimeoutMs,
+    httpHeadersTimeoutMs: config.httpLimits.headersTimeoutMs,
+    httpIdleTimeoutMs: config.httpLimits.idleTimeoutMs,
+    httpKeepAliveTimeoutMs: config.httpLimits.keepAliveTimeoutMs,
+    maxHttpConnections: config.httpLimits.maxConnections,
+    maxHttpConnectionsPerAddress: config.httpLimits.maxConnectionsPerAddress,
     eventRingSize: config.eventRingSize,
     maxSubscribersPerSession: MAX_SUBSCRIBERS_PER_SESSION,
     defaultMaxQueued: DEFAULT_MAX_QUEUED,
@@ -66,7 +73,7 @@ export function advertisedLimits(config: Config): Record<string, unknown> {
     modulePaceWindowMs: MODULE_PACE_WINDOW_MS,
     moduleReadTimeoutMs: MODULE_READ_TIMEOUT_MS,
     moduleMaxConnections: MODULE_MAX_CONNECTIONS,
-    // `--rate-limit` tiers, only when configured (spec §6.1): `{prompt: {max, windowMs}, …}`.
+    // `--rate-limit` tiers, only when configured (docs/client-api.md §6.1): `{prompt: {max, windowMs}, …}`.
     ...(config.rateLimits.length > 0
       ? { rateLimits: Object.fromEntries(config.rateLimits.map((t) => [t.tier, { max: t.max, windowMs: t.windowMs }])) }
       : {}),

@@ -12,13 +12,7 @@ import { sessionCounters } from '../sessions/counters.js';
 import { SessionManager } from '../sessions/manager.js';
 import { startIdleReaper } from '../sessions/reaper.js';
 import { recoverInterrupted } from '../sessions/recovery.js';
-import { SessionRestorer } from '../sessions/restore.js';
 import { openStore, type Store } from '../store/db.js';
-import { SqliteModuleInboxRepository } from '../store/repos/module-inbox.js';
-import { SqliteModuleTabRepository } from '../store/repos/module-tabs.js';
-import { SqlitePromptRepository } from '../store/repos/prompts.js';
-import { SqliteSessionRepository } from '../store/repos/sessions.js';
-import { SqliteTranscriptRepository } from '../store/repos/transcript.js';
 import { TokenService } from '../tokens/tokens.js';
 import { CommandManager, localWorkspaceTools } from '../tools/builtin/index.js';
 import { openReceiptJournal } from '../tools/receipt-journal.js';
@@ -29,11 +23,14 @@ import { TranscriptService } from '../transcript/service.js';
 import { TranscriptTokens } from '../transcript/tokens.js';
 import { WorkspaceRegistry } from '../workspace/registry.js';
 import { advertisedLimits } from './advertised-limits.js';
+import { sqliteRepositories, type Repositories } from './repositories.js';
 
 /** The core and what only the wiring holds: the store itself and the local tools the gateway offers remote workspaces. */
 export interface BuiltCore {
   readonly core: Core;
   readonly store: Store;
+  /** The repositories on that store, typed by the interfaces their users declare. */
+  readonly repos: Repositories;
   readonly localTools: readonly Tool[];
   /** Runs every registered shutdown step, newest first; a failing step is logged and the rest still run. */
   shutdown(): Promise<void>;
@@ -43,7 +40,8 @@ export interface BuiltCore {
 export function buildCore(config: Config, log: Logger, clock: Clock): BuiltCore {
   const shutdownSteps: Array<() => Promise<void> | void> = [];
   const store = openStore(config.home);
-  const workspaces = new WorkspaceRegistry(config.workspaces, config.remoteWorkspaces);
+  const repos = sqliteRepositories(store.db);
+  const workspaces = new WorkspaceRegistry(config.workspaces, config.remoteWorkspaces, config.allowWorkspaceRoots);
   const health = new HealthRegistry();
   const models = new ModelServices(config.modelServices, {
     clock,
@@ -51,23 +49,23 @@ export function buildCore(config: Config, log: Logger, clock: Clock): BuiltCore 
     // Discovery failure is not fatal (the service keeps its default model); say so once per attempt.
     onDiscoveryFailed: (modelServiceId, error) => log.warn({ modelServiceId, error }, 'model discovery failed'),
   });
-  const tools = new ToolService({ journal: openReceiptJournal(store.db, clock.now()), clock });
+  const tools = new ToolService({ journal: openReceiptJournal(repos.receipts, clock.now()), clock });
   const commands = new CommandManager({ clock });
   const localTools = localWorkspaceTools({ commands });
   tools.setHostTools('local', () => localTools);
   const messaging = new MessagingService({
     clock,
     log,
-    tabs: new SqliteModuleTabRepository(store.db),
-    inbox: new SqliteModuleInboxRepository(store.db),
+    tabs: repos.moduleTabs,
+    inbox: repos.moduleInbox,
   });
   const moduleTools = messagingTools(messaging);
   tools.setSessionTools(() => moduleTools);
   const eventStats = new EventBusStats();
   const sessionStores = {
-    sessions: new SqliteSessionRepository(store.db),
-    transcript: new SqliteTranscriptRepository(store.db),
-    prompts: new SqlitePromptRepository(store.db),
+    sessions: repos.sessions,
+    transcript: repos.transcript,
+    prompts: repos.prompts,
   };
   // Before anything can run: settle what a crashed (or stopped) predecessor left open.
   const recovered = recoverInterrupted({ ...sessionStores, clock });
@@ -93,10 +91,9 @@ export function buildCore(config: Config, log: Logger, clock: Clock): BuiltCore 
     },
   });
   health.contribute(() => sessionCounters(sessions.list(), clock.now()));
-  const restorer = new SessionRestorer({ manager: sessions, stores: sessionStores, workspaces, clock, log });
   const transcripts = new TranscriptService({
     stores: sessionStores,
-    tokens: new TranscriptTokens(transcriptSecret(store.db)),
+    tokens: new TranscriptTokens(transcriptSecret(repos.meta)),
     clock,
     workspaces,
   });
@@ -105,14 +102,13 @@ export function buildCore(config: Config, log: Logger, clock: Clock): BuiltCore 
     config,
     log,
     clock,
-    tokens: new TokenService(store.db, config.token),
+    tokens: new TokenService(repos.tokens, config.token),
     workspaces,
     health,
     limits: advertisedLimits(config),
     models,
     tools,
     sessions,
-    restorer,
     transcripts,
     messaging,
     eventStats,
@@ -135,5 +131,5 @@ export function buildCore(config: Config, log: Logger, clock: Clock): BuiltCore 
       }
     }
   };
-  return { core, store, localTools, shutdown };
+  return { core, store, repos, localTools, shutdown };
 }

@@ -8,11 +8,12 @@ import { createLogger, type Logger } from '../log.js';
 import { startModuleSockets } from '../modules/index.js';
 import { dispatchUpgrade, type UpgradeRoute } from '../net/upgrade.js';
 import type { Store } from '../store/db.js';
-import { SqliteGatewayCallRepository } from '../store/repos/gateway-calls.js';
 import { bindLocalWorkspace } from '../toolproto/auth.js';
 import { toolProtocolEndpoint } from '../toolproto/endpoint.js';
 import { ToolProtocolHost } from '../toolproto/host.js';
+import { sweepTempFiles } from '../workspace/temp-sweep.js';
 import { buildCore } from './core.js';
+import { lockHome, type HomeLock } from './home-lock.js';
 
 export interface DaemonOptions {
   readonly config: Config;
@@ -31,14 +32,29 @@ export interface Daemon {
   close(): Promise<void>;
   /** Resolves once close() has finished. */
   readonly closed: Promise<void>;
+  /** Resolves with how many temp files a killed earlier run left behind were removed at start-up. */
+  readonly swept: Promise<number>;
 }
 
-/** The composition root: builds the core from the configuration, then starts every face on it. */
+/**
+ * The composition root: builds the core from the configuration, then starts every face on it.
+ * Takes the home first (issue 11): a second daemon on a held home is refused before it touches anything.
+ */
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
+  const lock = lockHome(options.config.home);
+  try {
+    return await startOnLockedHome(options, lock);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
+
+async function startOnLockedHome(options: DaemonOptions, lock: HomeLock): Promise<Daemon> {
   const { config } = options;
   const log = options.log ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
-  const { core, store, localTools, shutdown } = buildCore(config, log, clock);
+  const { core, store, repos, localTools, shutdown } = buildCore(config, log, clock);
 
   // The module protocol: one Unix socket per local workspace; shutdown runs in reverse, so it stops taking questions before sessions close.
   const moduleSockets = await startModuleSockets(core);
@@ -50,7 +66,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   // The gateway channel: remote workspaces run their tools through the channels their owners dial in.
   const gateway = createGatewayHost(core, {
     workspaceTools: localTools,
-    journal: new SqliteGatewayCallRepository(store.db),
+    journal: repos.gatewayCalls,
     boundPort: () => boundPort,
   });
   upgradeRoutes.push(gateway.route);
@@ -75,7 +91,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   boundPort = (app.server.address() as AddressInfo).port;
   const host = config.hostname.includes(':') ? `[${config.hostname}]` : config.hostname;
   const url = `http://${host}:${boundPort}`;
+  lock.announce(url);
   log.info({ url, workspaces: core.workspaces.list().map((w) => w.id), home: config.home }, 'berth listening');
+  const swept = sweepWorkspaceTemps(core, clock, log);
 
   let closing: Promise<void> | undefined;
   let resolveClosed!: () => void;
@@ -83,9 +101,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const close = () => {
     // Services first (they flush terminal events to open streams), then the listener, then the store.
     closing ??= (async () => {
+      await swept;
       await shutdown();
       await app.close().catch((err: unknown) => log.warn({ err }, 'http close failed'));
       store.close();
+      lock.release();
       log.info('berth stopped');
       log.flush?.();
       resolveClosed();
@@ -93,5 +113,21 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     return closing;
   };
 
-  return { core, store, port: boundPort, url, close, closed };
+  return { core, store, port: boundPort, url, close, closed, swept };
+}
+
+/** Removes the temp files a killed run left in the local workspaces, in the background (workspace/temp-sweep.ts). */
+async function sweepWorkspaceTemps(core: Core, clock: Clock, log: Logger): Promise<number> {
+  let removed = 0;
+  for (const ws of core.workspaces.list()) {
+    if (ws.kind !== 'local') continue;
+    const result = await sweepTempFiles(ws.root, clock.now()).catch((err: unknown) => {
+      log.warn({ err, workspace: ws.id }, 'temp file sweep failed');
+      return null;
+    });
+    if (!result) continue;
+    removed += result.removed;
+    if (result.removed > 0 || result.truncated) log.info({ workspace: ws.id, ...result }, 'temp files left by an earlier run removed');
+  }
+  return removed;
 }

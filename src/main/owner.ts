@@ -3,6 +3,7 @@ import { GATEWAY_SHUTDOWN_GRACE_MS } from '../gateway/limits.js';
 import { DEFAULT_FRAME_BYTES } from '../protocol/limits.js';
 import type { Logger } from '../log.js';
 import { openStore } from '../store/db.js';
+import { sqliteRepositories } from './repositories.js';
 import { TokenService } from '../tokens/tokens.js';
 import { startApplicationListener } from '../toolproto/listener.js';
 import { CommandManager, localWorkspaceTools } from '../tools/builtin/index.js';
@@ -38,7 +39,7 @@ export interface OwnerOptions {
   /** Reconnect backoff bounds; the named defaults otherwise. */
   readonly reconnect?: { readonly baseMs: number; readonly maxMs: number };
   /**
-   * Where applications on this machine connect (seed 003, `--tools-listen`): their tools join this
+   * Where applications on this machine connect (docs/tool-protocol.md, `--tools-listen`): their tools join this
    * owner's workspace and answer B's `workspace_tools` / `workspace_tool`. Tokens: `berth token create --app … --home <this home>`.
    */
   readonly toolsListen?: { readonly hostname: string; readonly port: number };
@@ -57,7 +58,7 @@ export interface RunningOwner {
 }
 
 /**
- * `berth connect`, the workspace owner A of seed 000: pins the project and
+ * `berth connect`, the workspace owner A of docs/gateway.md: pins the project and
  * intention, then dials B and answers its calls with the local workspace
  * tools, its own receipts, guard and approval.
  */
@@ -66,15 +67,16 @@ export function startOwner(options: OwnerOptions): RunningOwner {
   const clock = options.clock ?? systemClock;
   const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_FRAME_BYTES;
   const store = openStore(options.home);
+  const repos = sqliteRepositories(store.db);
   let pin;
   try {
-    pin = pinProject(store.db, options.workspaceId, options.project, options.intention);
+    pin = pinProject(repos.meta, options.workspaceId, options.project, options.intention);
   } catch (err) {
     store.close();
     throw err;
   }
   const commands = new CommandManager({ clock });
-  const tools = new ToolService({ journal: openReceiptJournal(store.db, clock.now()), clock });
+  const tools = new ToolService({ journal: openReceiptJournal(repos.receipts, clock.now()), clock });
   const localTools = localWorkspaceTools({ commands });
   tools.setHostTools('local', () => localTools);
   const applications = options.toolsListen
@@ -82,7 +84,7 @@ export function startOwner(options: OwnerOptions): RunningOwner {
         ...options.toolsListen,
         registry: tools.applications,
         workspaceId: pin.workspace.id,
-        tokens: new TokenService(store.db, null),
+        tokens: new TokenService(repos.tokens, null),
         clock,
         log: options.log,
         maxFrameBytes,

@@ -6,7 +6,7 @@ import type { MessagingService } from './service.js';
 import { ALL, KINDS, type Answer, type MessageKind, type Request } from './types.js';
 
 /**
- * The module operations as tools of the built-in agent (issue 6, Delivery).
+ * The module operations as tools of the built-in agent.
  * They run through the tool layer like any other tool — schema, the session's
  * guard, permission, receipts — and act as the session that calls them, so no
  * token is involved. `tabs_send` is `write` (it puts work in front of another

@@ -1,7 +1,7 @@
 import type { ErrorCode } from '../protocol/errors/index.js';
 import type { Answer } from './types.js';
 
-/** A question answered; `text` says what was done (seed 004 `Answer`). */
+/** A question answered; `text` says what was done (docs/modules.md `Answer`). */
 export function done(text: string, extra: Omit<Answer, 'ok' | 'text' | 'code'> = {}): Answer {
   return { ok: true, text, ...extra };
 }

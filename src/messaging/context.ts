@@ -1,5 +1,5 @@
 import type { Logger } from '../log.js';
-import type { ModuleInboxRepository } from '../store/repos/module-inbox.js';
+import type { ModuleInboxRepository } from './records.js';
 import type { MessageRules } from './rules.js';
 import type { TabDirectory } from './tabs.js';
 

@@ -1,11 +1,11 @@
 import { asBerthError } from '../protocol/errors/index.js';
-import type { InboxMessage } from '../store/repos/module-inbox.js';
+import type { InboxMessage } from './records.js';
 import type { MessagingContext } from './context.js';
 import { messagePrompt } from './header.js';
 import type { Tab } from './tabs.js';
 
 /**
- * Delivery to agents (seed 004; peers-notes.md "Delivery"): a message for a
+ * Delivery to agents (docs/modules.md, Delivery): a message for a
  * `prompt` tab is offered as its next prompt once the session is idle — one
  * message per prompt, oldest first — and waits in the inbox while the session
  * works. Nothing is lost on the way: the message leaves the inbox only after

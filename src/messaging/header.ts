@@ -1,12 +1,13 @@
 import type { ContentBlock } from '../agents/driver.js';
-import type { InboxMessage, MessageKind } from '../store/repos/module-inbox.js';
+import type { InboxMessage } from './records.js';
+import type { MessageKind } from './types.js';
 
 /** The built-in agent's tool names for the module operations (src/messaging/agent-tools.ts). */
 export const TABS_LIST_TOOL = 'tabs_list';
 export const TABS_SEND_TOOL = 'tabs_send';
 export const TABS_INBOX_TOOL = 'tabs_inbox';
 
-/** Seed 004 Kind: whether anyone waits on the receiver, and how to answer. */
+/** docs/modules.md Kind: whether anyone waits on the receiver, and how to answer. */
 function howToAnswer(kind: MessageKind, fromTab: number): string {
   const tab = `tab "${fromTab}"`;
   switch (kind) {
@@ -24,7 +25,7 @@ function howToAnswer(kind: MessageKind, fromTab: number): string {
 }
 
 /**
- * The header a message arrives under (seed 004 Kind): who sent it, its kind,
+ * The header a message arrives under (docs/modules.md Kind): who sent it, its kind,
  * and whether the sender waits for an answer and how to give one. The sender's
  * tab number comes from Berth, never from the message text, so an agent can
  * trust who wrote it.

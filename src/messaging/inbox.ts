@@ -1,4 +1,4 @@
-import type { InboxMessage } from '../store/repos/module-inbox.js';
+import type { InboxMessage } from './records.js';
 import { done } from './answer.js';
 import type { MessagingContext } from './context.js';
 import { handedOver } from './delivery.js';
@@ -6,7 +6,7 @@ import { messageInWords } from './header.js';
 import type { Answer, Received } from './types.js';
 
 /**
- * Seed 004 `inbox`: takes the asking tab's messages, oldest first. Taking
+ * docs/modules.md `inbox`: takes the asking tab's messages, oldest first. Taking
  * hands them to the agent: their chains continue from it, and each appears on
  * its event stream and transcript. Works for a session that is not open, so
  * an agent can collect what waited for it across a daemon restart.
@@ -19,7 +19,7 @@ export function takeInbox(ctx: MessagingContext, sessionId: string, now: number)
   return answerWith(messages, 'taken');
 }
 
-/** Seed 004 `peek`: the same messages, left where they are. */
+/** docs/modules.md `peek`: the same messages, left where they are. */
 export function peekInbox(ctx: MessagingContext, sessionId: string): Answer {
   return answerWith(ctx.inbox.list(sessionId), 'left in the inbox');
 }

@@ -4,7 +4,7 @@ import { harnessOf, nameOf, profileOf, titleOf, type Tab } from './tabs.js';
 import type { Answer, Listed, You } from './types.js';
 
 /**
- * Seed 004 `list`: the asking tab itself (`you` — an agent learns which tab it
+ * docs/modules.md `list`: the asking tab itself (`you` — an agent learns which tab it
  * is only from this, never from what another agent tells it) and every other
  * open tab of its workspace, with what a sender needs: network, how it reads
  * messages, how many wait, and what stops them.

@@ -1,7 +1,7 @@
 import { MODULE_MOST_LINE } from '../protocol/limits.js';
 import { ALL, KINDS, type MessageKind, type Question, type Request } from './types.js';
 
-/** Seed 004 `Malformed`: a line that is not a question, with the reason a peer is told. */
+/** docs/modules.md `Malformed`: a line that is not a question, with the reason a peer is told. */
 export interface Malformed {
   readonly malformed: true;
   readonly reason: string;
@@ -23,7 +23,7 @@ const KEYS: Record<Request['op'], readonly string[]> = {
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * Seed 004 `parse`: reads one question line, whole or not at all. A line over
+ * docs/modules.md `parse`: reads one question line, whole or not at all. A line over
  * MOST_LINE bytes is not even parsed; a line that is not UTF-8 JSON, not an
  * object, or not exactly one of the shapes (`list`, `send`, `inbox`, `peek`,
  * with `token` and optionally `session`) is Malformed — unknown fields too, so
@@ -63,7 +63,7 @@ export function parseQuestion(line: Uint8Array | string): Question | Malformed {
   if (o.kind !== undefined && !KINDS.includes(o.kind as MessageKind)) {
     return malformed(`"kind" must be one of ${KINDS.join(', ')}`);
   }
-  // Seed 004 Kind: `info` when the question names none, so servers written before kinds still work.
+  // docs/modules.md Kind: `info` when the question names none, so servers written before kinds still work.
   const kind = (o.kind as MessageKind | undefined) ?? 'info';
   return { ...base, request: { op, tab: o.tab, text: o.text, kind } };
 }

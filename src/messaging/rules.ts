@@ -2,7 +2,7 @@ import { MODULE_HOP_WINDOW_MS, MODULE_MAX_HOPS, MODULE_PACE_MAX, MODULE_PACE_WIN
 import type { ErrorCode } from '../protocol/errors/index.js';
 
 /**
- * The rules a message between two tabs must pass (seed 004; peers-notes.md),
+ * The rules a message between two tabs must pass (docs/modules.md, Rules),
  * asked in this order:
  *
  * 1. **Network.** A tab without network may never send to a tab with it: the

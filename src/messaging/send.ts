@@ -13,7 +13,7 @@ export interface SendRequest {
 }
 
 /**
- * Seed 004 `send`: one message to one tab, or to every other tab with `all`
+ * docs/modules.md `send`: one message to one tab, or to every other tab with `all`
  * (then one outcome per tab). The text limit and the sender's rules (chain,
  * pace) refuse the whole send; the network rule is asked per receiver. The
  * answer and a `module_message` event on the sender's stream say what
@@ -73,7 +73,7 @@ function sendToAll(ctx: MessagingContext, from: Tab, others: readonly Tab[], req
   const reached = sent.filter((o) => o.ok).length;
   const lines = sent.map((o) => `- ${nameOf(o)}: ${o.text}`).join('\n');
   if (reached === 0) return { ...refused('network_rule', `Refused at every tab:\n${lines}`), sent };
-  // Seed 004 pace: a message to every tab counts once, and only when it reached one.
+  // docs/modules.md pace: a message to every tab counts once, and only when it reached one.
   ctx.rules.recordSent(from.session.id, now);
   return done(`Sent to ${reached} of ${sent.length} tabs:\n${lines}`, { sent });
 }
@@ -119,11 +119,11 @@ function deliver(ctx: MessagingContext, from: Tab, to: Tab, request: SendRequest
 
 /** The prompt a sender is running, so its outgoing message sits in that turn of its transcript. */
 function runningPrompt(tab: Tab): { promptId?: string } {
-  const running = tab.session.queue.running();
-  return running ? { promptId: running.promptId } : {};
+  const promptId = tab.session.runningPromptId();
+  return promptId !== undefined ? { promptId } : {};
 }
 
-/** Seed 004 MOST_TEXT counts characters, not UTF-16 units. */
+/** docs/modules.md MOST_TEXT counts characters, not UTF-16 units. */
 function codePoints(text: string): number {
   let n = 0;
   for (const _ of text) n++;

@@ -3,8 +3,8 @@ import type { Clock } from '../clock.js';
 import { BerthError } from '../protocol/errors/index.js';
 import type { Logger } from '../log.js';
 import type { Session } from '../sessions/session.js';
-import type { ModuleInboxRepository } from '../store/repos/module-inbox.js';
-import type { ModuleTabRepository } from '../store/repos/module-tabs.js';
+import type { ModuleInboxRepository } from './records.js';
+import type { ModuleTabRepository } from './records.js';
 import { moduleEnvironment } from './agent-env.js';
 import { refused } from './answer.js';
 import type { MessagingContext } from './context.js';
@@ -43,7 +43,7 @@ export interface MessagingDeps {
 }
 
 /**
- * The module protocol's core (seed 004): sessions as tabs, their tokens, the
+ * The module protocol's core (docs/modules.md): sessions as tabs, their tokens, the
  * four operations, the rules, the inboxes and delivery to agents. Faces — the
  * workspace socket (src/modules), the built-in agent's tools, the client API
  * route — hand it a question and encode its answer.
@@ -147,7 +147,21 @@ export class MessagingService {
   }
 
   /**
-   * One token for several sessions of one workspace (seed 004: a shared server
+   * One more token for one session, for a second terminal joining as that tab
+   * (issue 11): the tokens it already holds — its agent's, another
+   * terminal's — keep working. Shown to the caller only.
+   */
+  joinToken(sessionId: string): string {
+    if (this.directory.stored(sessionId) === undefined) {
+      throw new BerthError('session_not_found', `Session ${sessionId} is not a tab of any workspace`, { sessionId });
+    }
+    const token = mintModuleToken();
+    this.deps.tabs.addToken(moduleTokenHash(token), sessionId, this.deps.clock.now());
+    return token;
+  }
+
+  /**
+   * One token for several sessions of one workspace (docs/modules.md: a shared server
    * speaks for every tab of its profile with one token; its questions name the
    * tab with `session`).
    */
@@ -162,8 +176,8 @@ export class MessagingService {
   }
 
   /**
-   * The environment for an external agent of this session (issue 6: "External
-   * agents get the socket path and their token in their environment"). Issues
+   * The environment for an external agent of this session (docs/modules.md,
+   * The socket: external agents find the socket path and their token there). Issues
    * the session a fresh token, so call it once per agent process.
    */
   externalAgentEnv(sessionId: string): Record<string, string> {
@@ -177,7 +191,7 @@ export class MessagingService {
 
   // ── questions ──────────────────────────────────────────────────────────────
 
-  /** One line from a workspace socket, answered (seed 004 `parse`, then the operation). */
+  /** One line from a workspace socket, answered (docs/modules.md `parse`, then the operation). */
   answerQuestion(line: Uint8Array | string, workspaceId: string): Answer {
     const question = parseQuestion(line);
     if (isMalformed(question)) {

@@ -1,6 +1,6 @@
 import { splitClientModelId } from '../agents/models/model-id.js';
 import type { Session } from '../sessions/session.js';
-import type { ModuleTabRepository } from '../store/repos/module-tabs.js';
+import type { ModuleTabRepository } from './records.js';
 
 /**
  * How a tab's messages reach its agent: `prompt` — offered as its next prompt
@@ -10,7 +10,7 @@ import type { ModuleTabRepository } from '../store/repos/module-tabs.js';
  */
 export type Delivery = 'prompt' | 'inbox';
 
-/** One live session as the module protocol sees it: a tab (design.md, Session "a tab"). */
+/** One live session as the module protocol sees it: a tab (docs/architecture.md, Session "a tab"). */
 export interface Tab {
   readonly session: Session;
   readonly tab: number;
@@ -98,16 +98,16 @@ export function tabName(t: Tab): string {
 
 /** The harness: the driver's own name (`built-in`, or an external agent's). */
 export function harnessOf(tab: Tab): string {
-  return tab.session.services.driver.harness;
+  return tab.session.harness;
 }
 
 /** The profile: the model service the session runs on, or its harness when it has none. */
 export function profileOf(tab: Tab): string {
-  const current = tab.session.services.driver.state().models.currentModelId;
+  const current = tab.session.models().currentModelId;
   return (current !== null ? splitClientModelId(current)?.serviceId : undefined) ?? harnessOf(tab);
 }
 
-/** How a sender is named to a receiver: `harness · title` (seed 004 `Received.from`). */
+/** How a sender is named to a receiver: `harness · title` (docs/modules.md `Received.from`). */
 export function labelOf(tab: Tab): string {
   return `${harnessOf(tab)} · ${titleOf(tab)}`;
 }

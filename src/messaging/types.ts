@@ -1,34 +1,33 @@
-import type { MessageKind } from '../store/repos/module-inbox.js';
-
-export type { MessageKind };
-
 /**
- * The module protocol's shapes (seed 004): what a tab asks, and what Berth
+ * The module protocol's shapes (docs/modules.md): what a tab asks, and what Berth
  * answers. Field names and meanings are the seed's; Berth adds `code` to a
  * refusal (a catalogue code a script can branch on) and `sentAt` to a message.
  */
 
-/** Seed 004 `Kind`, in the order the seed lists them. */
+/** The message kinds of the module protocol (docs/modules.md `Kind`); `info` when a question names none. */
+export type MessageKind = 'info' | 'question' | 'task' | 'report' | 'answer';
+
+/** docs/modules.md `Kind`, in the order the seed lists them. */
 export const KINDS: readonly MessageKind[] = ['info', 'question', 'task', 'report', 'answer'];
 
-/** Seed 004 `ALL`: the word that sends a message to every other agent tab rather than to one. */
+/** docs/modules.md `ALL`: the word that sends a message to every other agent tab rather than to one. */
 export const ALL = 'all';
 
-/** Seed 004 `Request`. */
+/** docs/modules.md `Request`. */
 export type Request =
   | { readonly op: 'list' }
   | { readonly op: 'send'; readonly tab: string; readonly text: string; readonly kind: MessageKind }
   | { readonly op: 'inbox' }
   | { readonly op: 'peek' };
 
-/** Seed 004 `Question`: a token, optionally the conversation it was asked from, and a request. */
+/** docs/modules.md `Question`: a token, optionally the conversation it was asked from, and a request. */
 export interface Question {
   readonly token: string;
   readonly session?: string;
   readonly request: Request;
 }
 
-/** Seed 004 `You`: the tab that asked, as a list answers it. */
+/** docs/modules.md `You`: the tab that asked, as a list answers it. */
 export interface You {
   readonly tab: string;
   readonly title: string;
@@ -37,7 +36,7 @@ export interface You {
   readonly workspace: string;
 }
 
-/** Seed 004 `Listed`: one tab a message can be sent to. */
+/** docs/modules.md `Listed`: one tab a message can be sent to. */
 export interface Listed {
   readonly tab: string;
   readonly title: string;
@@ -52,7 +51,7 @@ export interface Listed {
   readonly trouble: string | null;
 }
 
-/** Seed 004 `Received`: a message as the inbox answers it. */
+/** docs/modules.md `Received`: a message as the inbox answers it. */
 export interface Received {
   readonly from: string;
   readonly tab: string;
@@ -61,7 +60,7 @@ export interface Received {
   readonly sentAt: string;
 }
 
-/** Seed 004 `Outcome`: what happened to a message sent to every tab, at one of them. */
+/** docs/modules.md `Outcome`: what happened to a message sent to every tab, at one of them. */
 export interface Outcome {
   readonly tab: string;
   readonly title: string;
@@ -69,7 +68,7 @@ export interface Outcome {
   readonly text: string;
 }
 
-/** Seed 004 `Answer`. */
+/** docs/modules.md `Answer`. */
 export interface Answer {
   readonly ok: boolean;
   readonly text: string;

@@ -34,7 +34,7 @@ export function exchangeLine(socketPath: string, bytes: string | Uint8Array, opt
   });
 }
 
-/** Asks one seed 004 question and parses the one answer line. */
+/** Asks one module-protocol question (docs/modules.md) and parses the one answer line. */
 export async function askModule(socketPath: string, question: Record<string, unknown>, options: ExchangeOptions = {}): Promise<Answer> {
   const text = await exchangeLine(socketPath, JSON.stringify(question) + '\n', options);
   const line = text.split('\n', 1)[0] ?? '';

@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 
 export interface ConnectionOptions {
-  /** Seed 004 MOST_LINE: a question longer than this is not read. */
+  /** docs/modules.md MOST_LINE: a question longer than this is not read. */
   readonly maxLineBytes: number;
   /** The whole question must arrive within this long. */
   readonly readTimeoutMs: number;
@@ -14,32 +14,39 @@ export interface ConnectionOptions {
 }
 
 /**
- * One module connection (seed 004): one question line in, one answer line out,
+ * One module connection (docs/modules.md): one question line in, one answer line out,
  * then the connection closes. The line ends at the first newline, or at the
- * peer's end of input. Bytes past `maxLineBytes` are never kept, and the
- * clock runs from the first byte of the connection, so a peer that is slow,
- * silent or endless costs at most `readTimeoutMs` and `maxLineBytes`. After
- * the answer, anything more the peer sends is read and dropped, so the answer
- * is not lost to a reset, until the peer closes or the timer ends it.
+ * peer's end of input. Bytes past `maxLineBytes` are never kept, and one
+ * deadline runs from the connection's start: the whole question must arrive
+ * by then, and the connection is closed by then at the latest, so a peer that
+ * is slow, silent or endless holds its slot for at most `readTimeoutMs` (the
+ * documented figure, not twice it). After an early answer, anything more the
+ * peer sends is read and dropped until the peer closes or the deadline ends it;
+ * an answer given at the deadline closes the connection once it is flushed.
  */
 export function serveConnection(socket: Socket, options: ConnectionOptions): void {
   const chunks: Buffer[] = [];
   let size = 0;
   let answered = false;
-  const arm = (then: () => void) => {
-    const t = setTimeout(then, options.readTimeoutMs);
+  const deadline = performance.now() + options.readTimeoutMs;
+  const arm = (ms: number, then: () => void) => {
+    const t = setTimeout(then, ms);
     t.unref();
     return t;
   };
-  let timer = arm(() => finish(options.tooSlow));
+  let timer = arm(options.readTimeoutMs, () => finish(options.tooSlow));
   const finish = (line: string) => {
     if (answered) return;
     answered = true;
     chunks.length = 0;
-    socket.end(line);
-    // The answer gets as long again to reach a peer that does not close its end.
     clearTimeout(timer);
-    timer = arm(() => socket.destroy());
+    const left = deadline - performance.now();
+    if (left > 1) {
+      socket.end(line);
+      timer = arm(left, () => socket.destroy());
+    } else {
+      socket.end(line, () => socket.destroy());
+    }
   };
 
   socket.on('data', (chunk: Buffer) => {

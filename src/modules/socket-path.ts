@@ -14,7 +14,7 @@ export interface SocketPlace {
 }
 
 /**
- * `$BERTH_HOME/sockets/<workspaceId>.sock` (design.md: the daemon's home
+ * `$BERTH_HOME/sockets/<workspaceId>.sock` (docs/architecture.md: the daemon's home
  * folder). A Unix socket path must fit `sun_path`; when the home path is too
  * long, the socket goes to `<tmpdir>/berth-<uid>-<hash of home>/` instead, a
  * folder only this user may enter, and the daemon says so in its log.

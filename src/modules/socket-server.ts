@@ -24,7 +24,7 @@ export interface ModuleSocket {
 }
 
 /**
- * Listens on a workspace's Unix socket (seed 004; issue 6 Deliver 1): the
+ * Listens on a workspace's Unix socket (docs/modules.md): the
  * folder is 0700 and the socket 0600, a stale socket file is replaced, at most
  * `maxConnections` peers are served at once (more are closed unanswered), and
  * every connection is bounded in time and size by `serveConnection`.

@@ -13,7 +13,7 @@ export interface ModuleSockets {
 }
 
 /**
- * The module protocol's face (seed 004): one Unix socket per local workspace
+ * The module protocol's face (docs/modules.md): one Unix socket per local workspace
  * under the daemon home, each answering with the messaging core and
  * advertised through it (`/capabilities` `workspaces[].moduleSocket`).
  * Remote workspaces have no socket: their agents run elsewhere.

@@ -3,5 +3,5 @@
  * the ones a client may see are advertised in `/capabilities` `limits`.
  */
 
-/** spec §7.3: the `retry:` directive that opens every stream, so EventSource clients reconnect after 3 s. */
+/** docs/client-api.md §7.3: the `retry:` directive that opens every stream, so EventSource clients reconnect after 3 s. */
 export const SSE_RETRY_MS = 3000;

@@ -4,7 +4,7 @@ import { BerthError } from '../protocol/errors/index.js';
 import { bearerOf, type TokenIdentity, type TokenService } from '../tokens/tokens.js';
 
 /**
- * The checks every face keeps (design.md, Security rules; spec §2): Origin
+ * The checks every face keeps (docs/architecture.md, Security rules; docs/client-api.md §2): Origin
  * allow-list, Host allow-list on loopback binds (DNS rebinding), no credentials
  * in query strings, and bearer tokens by scope. Written as pure functions so the
  * WebSocket faces apply the same rules to their upgrade requests.

@@ -2,7 +2,7 @@ import { SSE_RETRY_MS } from './limits.js';
 import type { EventEnvelope, EventFrame } from '../events/types.js';
 
 /**
- * The SSE wire form of spec §7.3, byte for byte as `qwen serve` writes it
+ * The SSE wire form of docs/client-api.md §7.3, byte for byte as `qwen serve` writes it
  * (reference c-sse-text-turn.raw.txt):
  *
  *   retry: 3000            ← once, first
@@ -12,7 +12,7 @@ import type { EventEnvelope, EventFrame } from '../events/types.js';
  *   (blank line)
  *   : heartbeat            ← comment every 15 s
  *
- * The official SDK reads only the `data:` line (sdk-client-notes §3.2); `id:`
+ * The official SDK reads only the `data:` line (docs/client-api.md §7.3); `id:`
  * and `event:` are for EventSource. JSON.stringify never emits a raw newline,
  * and the bus refuses types with control characters, so a frame cannot split.
  */

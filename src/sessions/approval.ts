@@ -2,7 +2,7 @@ import { BerthError } from '../protocol/errors/index.js';
 import type { Policy } from '../tools/types.js';
 
 /**
- * Approval modes (spec §5.1, qwen's names) mapped onto the tool guard and onto
+ * Approval modes (docs/client-api.md §5.1, qwen's names) mapped onto the tool guard and onto
  * when a person is asked. Berth's `default` asks before every write and
  * critical call — safer than qwen's `auto` default, which runs edits unasked.
  *
@@ -42,16 +42,12 @@ export function mustAsk(mode: ApprovalMode, policy: Policy): boolean {
   }
 }
 
-/** `SessionState.modes` (spec §5.9): the current mode and every mode a client may pick. */
-export function modesState(current: ApprovalMode): Record<string, unknown> {
-  return {
-    currentModeId: current,
-    availableModes: [
-      { id: 'plan', name: 'Plan', description: 'Read only: tools that write or run commands are hidden and refused' },
-      { id: 'default', name: 'Default', description: 'Ask before every file change and every command' },
-      { id: 'auto-edit', name: 'Auto Edit', description: 'File edits run unasked; commands and deletions ask first' },
-      { id: 'auto', name: 'Auto', description: 'Same as Auto Edit (kept for qwen clients)' },
-      { id: 'yolo', name: 'YOLO', description: 'Every tool runs without asking' },
-    ],
-  };
+/** The approval mode a restore asks for, or the stored one (the default when the stored one is unknown). */
+export function approvalFor(stored: string, requested: string | undefined): ApprovalMode {
+  if (requested !== undefined) return parseApprovalMode(requested);
+  try {
+    return parseApprovalMode(stored);
+  } catch {
+    return DEFAULT_APPROVAL_MODE;
+  }
 }

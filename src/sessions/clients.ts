@@ -8,7 +8,7 @@ interface ClientEntry {
 }
 
 /**
- * Daemon-issued client ids of one session (spec §2.6). A create/load/resume
+ * Daemon-issued client ids of one session (docs/client-api.md §2.6). A create/load/resume
  * mints `client_<uuid>` unless the caller presented an id already registered
  * here, which is reused; an unregistered id presented on a session route is
  * `invalid_client_id` (the SDK's self-heal depends on exactly that).

@@ -1,6 +1,6 @@
 import type { Session } from './session.js';
 
-/** The sessions' part of deep health (`GET /health?deep=1`, OpenAPI `HealthResponse`, spec §12). */
+/** The sessions' part of deep health (`GET /health?deep=1`, OpenAPI `HealthResponse`, docs/client-api.md §12). */
 export function sessionCounters(sessions: readonly Session[], now: number): Record<string, unknown> {
   let pendingPermissions = 0;
   let activePrompts = 0;
@@ -8,7 +8,7 @@ export function sessionCounters(sessions: readonly Session[], now: number): Reco
   let lastActivity = 0;
   for (const s of sessions) {
     pendingPermissions += s.interactions.pending().length;
-    if (s.queue.running()) activePrompts += 1;
+    if (s.runningPromptId() !== undefined) activePrompts += 1;
     connectedClients += s.bus.subscriberCount;
     lastActivity = Math.max(lastActivity, s.lastActivityAt);
   }

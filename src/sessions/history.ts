@@ -1,11 +1,12 @@
 import type { ContentBlock, DriverToolCall, HistoryItem } from '../agents/driver.js';
-import type { TranscriptRecord } from '../store/repos/transcript.js';
+import type { TranscriptRecord } from '../transcript/records.js';
 import type { ToolContent, ToolOutcome } from '../tools/types.js';
 
 /**
  * A persisted conversation as a driver rebuilds its model context from it
- * (issue 4: "a resumed conversation continues with everything said and done
- * before, including tool results").
+ * (a resumed
+ * conversation continues with everything said and done before, tool results
+ * included).
  *
  * One model answer is recorded as its text (`agent_message`, which the
  * call's usage chunk closes even when there is no text) followed by the

@@ -1,29 +1,29 @@
+import type { PublishInput } from '../events/types.js';
 import type { InteractionEvents, Outcome, PendingRequest, Resolution } from './interactions.js';
-import type { Session } from './session.js';
 
 /**
- * How a session's interactions appear on its stream (spec §8.2, §9):
+ * How a session's interactions appear on its stream (docs/client-api.md §8.2, §9):
  * `permission_request`, `permission_resolved` (saying why when no one voted,
  * e.g. `reason: "timeout"`), and `permission_already_resolved` for late votes.
  */
-export function interactionEventsOf(session: Session): InteractionEvents {
+export function interactionEventsOf(sessionId: string, publish: (input: PublishInput) => void): InteractionEvents {
   return {
     requested: (req: PendingRequest) => {
-      session.publish({
+      publish({
         type: 'permission_request',
         promptId: req.promptId,
         originatorClientId: req.originatorClientId,
-        data: { requestId: req.requestId, sessionId: session.id, toolCall: req.toolCall, options: req.options },
+        data: { requestId: req.requestId, sessionId, toolCall: req.toolCall, options: req.options },
       });
     },
     resolved: (req: PendingRequest, r: Resolution) => {
-      session.publish({
+      publish({
         type: 'permission_resolved',
         promptId: req.promptId,
         originatorClientId: r.voterClientId,
         data: {
           requestId: req.requestId,
-          sessionId: session.id,
+          sessionId,
           outcome: r.outcome,
           ...(r.voterClientId ? { voterClientId: r.voterClientId } : {}),
           ...(r.reason ? { reason: r.reason } : {}),
@@ -32,10 +32,10 @@ export function interactionEventsOf(session: Session): InteractionEvents {
       });
     },
     alreadyResolved: (requestId: string, promptId: string | undefined, outcome: Outcome) => {
-      session.publish({
+      publish({
         type: 'permission_already_resolved',
         promptId,
-        data: { requestId, sessionId: session.id, outcome },
+        data: { requestId, sessionId, outcome },
       });
     },
   };

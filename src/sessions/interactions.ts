@@ -4,7 +4,7 @@ import { MAX_PENDING_PERMISSIONS, RESOLVED_PERMISSIONS_REMEMBERED } from './limi
 import { BerthError } from '../protocol/errors/index.js';
 import { newRequestId } from './ids.js';
 
-/** An ACP `PermissionOption` (spec §8.2). */
+/** An ACP `PermissionOption` (docs/client-api.md §8.2). */
 export interface PermissionOption {
   readonly optionId: string;
   readonly name: string;
@@ -80,7 +80,7 @@ export interface VoteInput {
 }
 
 /**
- * A session's open permission requests and questions for a person (spec §9).
+ * A session's open permission requests and questions for a person (docs/client-api.md §9).
  * First valid vote wins (`first-responder`); later votes see 404 and a
  * `permission_already_resolved` event. Cancel, close and the optional timeout
  * resolve without a vote and say why.
@@ -102,7 +102,7 @@ export class InteractionBook {
     return new Promise<Resolution>((resolve) => {
       const waiter: Waiter = { request, settle: resolve };
       if (this.open.size >= MAX_PENDING_PERMISSIONS) {
-        // spec §9.1: excess requests resolve as cancelled at once.
+        // docs/client-api.md §9.1: excess requests resolve as cancelled at once.
         this.events.requested(request);
         this.finish(waiter, { outcome: { outcome: 'cancelled' }, kind: null, reason: 'overflow' });
         return;

@@ -3,23 +3,23 @@
  * the ones a client may see are advertised in `/capabilities` `limits`.
  */
 
-/** spec §5.6: a display name is cut to this many UTF-16 code units before it is checked. */
+/** docs/client-api.md §5.6: a display name is cut to this many UTF-16 code units before it is checked. */
 export const MAX_DISPLAY_NAME_UNITS = 256;
-/** A session keeps at most this many bound pull requests (spec §5.6); the oldest drop out first. */
+/** A session keeps at most this many bound pull requests (docs/client-api.md §5.6); the oldest drop out first. */
 export const MAX_SESSION_PRS = 20;
-/** spec §9.1: pending permission requests per session; excess resolve as cancelled. */
+/** docs/client-api.md §9.1: pending permission requests per session; excess resolve as cancelled. */
 export const MAX_PENDING_PERMISSIONS = 64;
-/** spec §9.3: resolved request ids remembered for `permission_already_resolved`. */
+/** docs/client-api.md §9.3: resolved request ids remembered for `permission_already_resolved`. */
 export const RESOLVED_PERMISSIONS_REMEMBERED = 512;
 /**
- * spec §2.6: client ids registered on one session at once. Every attach without a registered id mints one,
+ * docs/client-api.md §2.6: client ids registered on one session at once. Every attach without a registered id mints one,
  * so a shared session attached again and again would otherwise hold every id it ever issued; past this the
  * least recently used id is dropped (its holder's next call gets `invalid_client_id` and the SDK re-attaches).
  */
 export const MAX_CLIENTS_PER_SESSION = 1024;
-/** spec §5.3: a load replays at most this many of the newest records when the client names no `historyPageSize`… */
+/** docs/client-api.md §5.3: a load replays at most this many of the newest records when the client names no `historyPageSize`… */
 export const DEFAULT_COMPACTED_REPLAY_RECORDS = 500;
 /** …and at most this many serialized bytes (qwen's `--compacted-replay-max-bytes` default); older records are paged. */
 export const MAX_COMPACTED_REPLAY_BYTES = 4 * 1024 * 1024;
-/** spec §5.3: restore budget advertised as `limits.sessionRestoreTimeoutMs`. */
+/** docs/client-api.md §5.3: restore budget advertised as `limits.sessionRestoreTimeoutMs`. */
 export const SESSION_RESTORE_TIMEOUT_MS = 60_000;

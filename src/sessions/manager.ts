@@ -1,80 +1,25 @@
-import type { AgentDriver } from '../agents/driver.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/config.js';
 import { BerthError } from '../protocol/errors/index.js';
 import type { Logger } from '../log.js';
-import type { PromptRepository } from '../store/repos/prompts.js';
-import type { SessionRepository } from '../store/repos/sessions.js';
-import type { TranscriptRepository } from '../store/repos/transcript.js';
 import type { WorkspaceRegistry } from '../workspace/registry.js';
 import type { Workspace } from '../workspace/types.js';
 import { DEFAULT_APPROVAL_MODE, parseApprovalMode, type ApprovalMode } from './approval.js';
+import type { CreateSessionRequest, CreatedSession, SessionFactories, SessionStores } from './factories.js';
 import { isSessionId, newSessionId } from './ids.js';
-import type { SessionBus, SessionTools } from './ports.js';
-import { TranscriptRecorder } from './recorder.js';
-import { runWorkspaceOf } from './run-workspace.js';
-import { Session, type SessionInit } from './session.js';
+import type { SessionRow } from './records.js';
+import { SessionRestorer, type RestoreOutcome, type RestoreRequest } from './restore.js';
+import type { Session, SessionInit } from './session.js';
+import { spawnSession, type SpawnOptions, type Spawned } from './spawn.js';
 import { prepareWorktree, undoWorktree, type WorktreeResult } from './worktree.js';
 
-/** `POST /session` as the core sees it (already shape-checked by the face). */
-export interface CreateSessionRequest {
-  readonly cwd?: string | null;
-  readonly sessionId?: string | null;
-  readonly modelServiceId?: string;
-  readonly sessionScope?: 'single' | 'thread';
-  readonly approvalMode?: string;
-  readonly sourceType?: string;
-  readonly sourceId?: string;
-  readonly worktree?: { slug?: string };
-  readonly branch?: { name: string };
-}
-
-export interface DriverRequest {
-  readonly sessionId: string;
-  readonly workspace: Workspace;
-  readonly modelServiceId?: string;
-  readonly modelId?: string | null;
-}
-
-export interface DriverResult {
-  readonly driver: AgentDriver;
-  /** Present when a model service was requested: whether it could be applied (spec §5.1, soft failure). */
-  readonly modelApplied?: boolean;
-  readonly modelError?: string;
-}
-
-/** How the manager builds a session's parts; the composition root supplies them. */
-export interface SessionFactories {
-  /** `lastEventId`: ids already used by a restored session's replay snapshot, so live ids continue after them (spec §7.4). */
-  createBus(options?: { lastEventId?: number }): SessionBus;
-  createDriver(request: DriverRequest): Promise<DriverResult>;
-  /** Told when a live session has closed (e.g. to stop the commands it started). */
-  sessionClosed?(sessionId: string): void;
-  /** Told when a session has become live (fresh or restored), e.g. to give it a module tab. */
-  sessionOpened?(session: Session): void;
-  /** Told when a live session has run all its queued prompts, e.g. to offer it a waiting module message. */
-  sessionIdle?(session: Session): void;
-  /** The tool layer for this session; `workspace` is where tools run (a worktree has its own root). */
-  toolsFor(workspace: Workspace, sessionId: string): SessionTools;
-}
-
-export interface SessionStores {
-  readonly sessions: SessionRepository;
-  readonly transcript: TranscriptRepository;
-  readonly prompts: PromptRepository;
-}
-
-export interface CreatedSession {
-  readonly session: Session;
-  readonly attached: boolean;
-  readonly clientId: string;
-  readonly modelApplied?: boolean;
-}
+export type { CreateSessionRequest, CreatedSession, DriverRequest, DriverResult, SessionFactories, SessionStores } from './factories.js';
 
 /**
- * Every live session of the daemon: creation and attach (spec §5.1), lookup,
- * close and shutdown (the idle reaper is reaper.ts). One process hosts them all — no child
- * process per workspace.
+ * Every session of the daemon as the faces reach it: creation and attach
+ * (docs/client-api.md §5.1), lookup, `open` (which brings back a session a stopped daemon
+ * lost), load and resume (restore.ts), close and shutdown (the idle reaper is
+ * reaper.ts). One process hosts them all — no child process per workspace.
  */
 export class SessionManager {
   private readonly live = new Map<string, Session>();
@@ -82,6 +27,7 @@ export class SessionManager {
   private readonly shared = new Map<string, string>();
   /** Creations of a workspace's shared session under way, so concurrent `single` creates coalesce. */
   private readonly creatingShared = new Map<string, Promise<CreatedSession>>();
+  private readonly restorer: SessionRestorer;
 
   constructor(
     private readonly deps: {
@@ -92,7 +38,14 @@ export class SessionManager {
       readonly stores: SessionStores;
       readonly factories: SessionFactories;
     },
-  ) {}
+  ) {
+    this.restorer = new SessionRestorer({
+      live: { find: (id) => this.find(id), spawn: (init, options) => this.spawn(init, options) },
+      stores: deps.stores,
+      workspaces: deps.workspaces,
+      clock: deps.clock,
+    });
+  }
 
   get size(): number {
     return this.live.size;
@@ -106,11 +59,36 @@ export class SessionManager {
     return this.live.get(id.toLowerCase());
   }
 
+  /** Every stored session, oldest first, and whether it is live now (`GET /sessions`). */
+  stored(): { readonly row: SessionRow; readonly live: boolean }[] {
+    return this.deps.stores.sessions.listAll().map((row) => {
+      const live = this.live.get(row.id);
+      return { row, live: live !== undefined && !live.closed };
+    });
+  }
+
   /** The live session, or 404 `session_not_found`. */
   get(id: string): Session {
     const s = this.find(id);
     if (!s || s.closed) throw new BerthError('session_not_found', `No session with id "${id}"`, { sessionId: id });
     return s;
+  }
+
+  /**
+   * The live session, bringing it back first when the daemon lost it (a crash
+   * or a shutdown left it closed as `daemon_lost` / `daemon_shutdown`): it
+   * comes back as a resume would, on a new bus epoch, so a client reconnecting
+   * with an old cursor is told to resync (docs/client-api.md §5.10, §7.4). Sessions closed on
+   * purpose (DELETE, idle reaper) stay closed: 404 `session_not_found`.
+   */
+  async open(id: string): Promise<Session> {
+    await this.restorer.reopen(id);
+    return this.get(id);
+  }
+
+  /** `POST /session/{id}/load|resume` (docs/client-api.md §5.3, §5.4). */
+  restore(req: RestoreRequest): Promise<RestoreOutcome> {
+    return this.restorer.restore(req);
   }
 
   async create(req: CreateSessionRequest, requestedClientId: string | undefined): Promise<CreatedSession> {
@@ -128,14 +106,14 @@ export class SessionManager {
       id = req.sessionId.toLowerCase();
       this.checkIdFree(id);
     }
-    // A caller id, a worktree or a branch always mean a fresh session (spec §5.1).
+    // A caller id, a worktree or a branch always mean a fresh session (docs/client-api.md §5.1).
     const scope = id !== undefined || wantsGit ? 'thread' : (req.sessionScope ?? 'single');
     if (scope === 'single') {
       const sharedId = this.shared.get(workspace.id);
       const existing = sharedId ? this.live.get(sharedId) : undefined;
       if (existing && !existing.closed) return this.attach(existing, requestedClientId);
       const underway = this.creatingShared.get(workspace.id);
-      // spec §5.1: concurrent single creates coalesce; exactly one caller sees attached:false.
+      // docs/client-api.md §5.1: concurrent single creates coalesce; exactly one caller sees attached:false.
       if (underway) return underway.then((c) => this.attach(c.session, requestedClientId));
       const creating = this.createFresh(req, workspace, approvalMode, scope, id, requestedClientId);
       this.creatingShared.set(workspace.id, creating);
@@ -248,81 +226,38 @@ export class SessionManager {
     }
   }
 
-  /** Builds a live session from its init (fresh, or restored from the store by issue 4's load/resume). */
-  async spawn(
-    init: SessionInit,
-    options: { modelServiceId?: string; modelId?: string | null; persisted?: boolean; lastEventId?: number },
-  ): Promise<{ session: Session; modelApplied?: boolean; modelError?: string }> {
+  /** Builds a live session from its init (fresh, or restored from the store). */
+  private async spawn(init: SessionInit, options: SpawnOptions): Promise<Spawned> {
     const { config, clock, log, stores, factories } = this.deps;
-    const runWorkspace = runWorkspaceOf(init);
-    const driverResult = await factories.createDriver({
-      sessionId: init.id,
-      workspace: runWorkspace,
-      modelServiceId: options.modelServiceId,
-      modelId: options.modelId,
-    });
-    // The id may have been taken while the driver was being built (a concurrent create or load).
-    try {
-      if (this.live.has(init.id)) {
-        throw new BerthError('session_id_conflict', `Session "${init.id}" already exists or is being created.`, {
-          sessionId: init.id,
-          conflict: 'live',
-        });
-      }
-      this.checkCapacity();
-    } catch (err) {
-      driverResult.driver.dispose();
-      throw err;
-    }
-    const bus = factories.createBus(options.lastEventId ? { lastEventId: options.lastEventId } : undefined);
-    let session!: Session;
-    const transcript = new TranscriptRecorder(init.id, stores.transcript, clock, log, () => {
-      session.publish({ type: 'session_recording_degraded', data: { sessionId: init.id, reason: 'write_failed' } });
-    });
-    if (!options.persisted) {
-      stores.sessions.insert({
-        id: init.id,
-        workspaceId: init.workspace.id,
-        scope: init.scope,
-        createdAt: init.createdAt,
-        updatedAt: init.createdAt,
-        displayName: init.displayName,
-        titleSource: null,
-        prs: init.prs,
-        modelId: driverResult.driver.state().models.currentModelId,
-        approvalMode: init.approvalMode,
-        sourceType: init.sourceType,
-        sourceId: init.sourceId,
-        worktree: init.worktree,
-        branch: init.branch,
-        currentCwd: init.cwd,
-        closedAt: null,
-        closeReason: null,
-      });
-    }
-    session = new Session(init, {
-      clock,
-      log,
-      config,
-      bus,
-      driver: driverResult.driver,
-      tools: factories.toolsFor(runWorkspace, init.id),
-      transcript,
-      prompts: stores.prompts,
-      sessions: stores.sessions,
-      onClosed: (s) => this.forget(s),
-      onIdle: (s) => factories.sessionIdle?.(s),
-    });
+    const spawned = await spawnSession(
+      {
+        config,
+        clock,
+        log,
+        stores,
+        factories,
+        checkAdmissible: (id) => {
+          // The id may have been taken while the driver was being built (a concurrent create or load).
+          if (this.live.has(id)) {
+            throw new BerthError('session_id_conflict', `Session "${id}" already exists or is being created.`, {
+              sessionId: id,
+              conflict: 'live',
+            });
+          }
+          this.checkCapacity();
+        },
+        onClosed: (s) => this.forget(s),
+      },
+      init,
+      options,
+    );
+    const { session } = spawned;
     this.live.set(init.id, session);
     // A single-scope session (fresh, or restored after a restart) is its workspace's shared one
     // unless another already took that place.
     if (init.scope === 'single' && !this.shared.has(init.workspace.id)) this.shared.set(init.workspace.id, init.id);
     factories.sessionOpened?.(session);
-    return {
-      session,
-      ...(driverResult.modelApplied !== undefined ? { modelApplied: driverResult.modelApplied } : {}),
-      ...(driverResult.modelError !== undefined ? { modelError: driverResult.modelError } : {}),
-    };
+    return spawned;
   }
 
   private forget(session: Session): void {
@@ -331,14 +266,14 @@ export class SessionManager {
     if (this.shared.get(session.workspace.id) === session.id) this.shared.delete(session.workspace.id);
   }
 
-  /** `DELETE /session/{id}` (spec §5.2). */
+  /** `DELETE /session/{id}` (docs/client-api.md §5.2). */
   close(id: string, clientId: string | undefined): void {
     const session = this.get(id);
     session.clients.require(clientId);
     session.close('client_close', clientId ?? null);
   }
 
-  /** Finds which live session holds an open interaction (the legacy vote route, spec §9.4). */
+  /** Finds which live session holds an open interaction (the legacy vote route, docs/client-api.md §9.4). */
   findByRequest(requestId: string): Session | undefined {
     for (const s of this.live.values()) if (s.interactions.has(requestId)) return s;
     return undefined;
@@ -347,15 +282,5 @@ export class SessionManager {
   /** Daemon shutdown: every prompt ends with `daemon_shutdown`, every stream gets its terminal frame. */
   shutdown(): void {
     for (const s of [...this.live.values()]) s.close('daemon_shutdown', null, 'daemon_shutdown');
-  }
-
-  /** Resolves the approval mode a restore asks for, or keeps the stored one. */
-  static approvalFor(stored: string, requested: string | undefined): ApprovalMode {
-    if (requested !== undefined) return parseApprovalMode(requested);
-    try {
-      return parseApprovalMode(stored);
-    } catch {
-      return DEFAULT_APPROVAL_MODE;
-    }
   }
 }

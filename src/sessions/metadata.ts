@@ -13,7 +13,7 @@ export interface SessionPr {
 const CONTROL = /[\u0000-\u001F\u007F]/;
 
 /**
- * spec §5.6: truncate to 256 UTF-16 code units first (not surrogate-aware, as
+ * docs/client-api.md §5.6: truncate to 256 UTF-16 code units first (not surrogate-aware, as
  * the contract says), then refuse empty, whitespace-only or control-character names.
  */
 export function normalizeDisplayName(value: unknown): string {
@@ -39,7 +39,7 @@ export function normalizeDisplayName(value: unknown): string {
 /**
  * A `PATCH /metadata` body whose `displayName` is already cut and checked, so
  * the contract schema (which forbids control characters) judges the cut value,
- * not the characters past unit 256 that spec §5.6 says are dropped first.
+ * not the characters past unit 256 that docs/client-api.md §5.6 says are dropped first.
  */
 export function withCheckedDisplayName(body: unknown): unknown {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return body;

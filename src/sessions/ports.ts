@@ -23,10 +23,10 @@ export interface SessionBus {
 export type { PermissionDecision, PermissionRequest as PermissionAsk } from '../tools/permission.js';
 export type { SessionToolAccess as SessionTools } from '../tools/service.js';
 
-/** Where a session's transcript goes (issue 4): every published event, plus each prompt as admitted. */
+/** Where a session's transcript goes: every published event, plus each prompt as admitted. */
 export interface TranscriptSink {
   observe(envelope: EventEnvelope): void;
   flush(): void;
-  /** True once a write failed (spec §7.6 `session_snapshot.recordingDegraded`). */
+  /** True once a write failed (docs/client-api.md §7.6 `session_snapshot.recordingDegraded`). */
   readonly recordingDegraded: boolean;
 }

@@ -1,7 +1,7 @@
 import type { ContentBlock } from '../agents/driver.js';
 import { BerthError } from '../protocol/errors/index.js';
 
-/** One admitted prompt (spec §6): queued until it runs, then running until its terminal event. */
+/** One admitted prompt (docs/client-api.md §6): queued until it runs, then running until its terminal event. */
 export interface PromptEntry {
   readonly promptId: string;
   readonly content: readonly ContentBlock[];
@@ -30,7 +30,7 @@ export function promptText(content: readonly ContentBlock[]): string {
 }
 
 /**
- * The per-session FIFO (spec §6.1): running first, then queued in order; the
+ * The per-session FIFO (docs/client-api.md §6.1): running first, then queued in order; the
  * count of admitted-but-unsettled prompts is capped.
  */
 export class PromptQueue {

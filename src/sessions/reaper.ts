@@ -3,7 +3,7 @@ import type { Config } from '../config/config.js';
 import type { Session } from './session.js';
 
 /**
- * Idle reaping (spec §5.10, issue 4): a live session with no open event
+ * Idle reaping (docs/client-api.md §5.10): a live session with no open event
  * stream, no running or queued prompt, no open interaction and no client
  * activity for `--session-idle-timeout-ms` is closed with `idle_timeout`;
  * its transcript stays loadable.

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { EventEnvelope } from '../events/types.js';
 import type { Logger } from '../log.js';
-import type { NewTranscriptRecord, TranscriptRepository } from '../store/repos/transcript.js';
+import type { NewTranscriptRecord, TranscriptRepository } from '../transcript/records.js';
 import { newRecordId } from './ids.js';
 import type { TranscriptSink } from './ports.js';
 
@@ -26,7 +26,7 @@ const CHUNK_KINDS: Record<string, ChunkKind> = {
 };
 
 /**
- * Turns a session's events into transcript records as the turn runs (issue 4):
+ * Turns a session's events into transcript records as the turn runs:
  * message chunks are coalesced into one record per message; tool calls,
  * results, permissions, model switches, metadata and approval-mode changes and
  * turn ends each become one record with a stable id.

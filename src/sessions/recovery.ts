@@ -1,7 +1,6 @@
 import type { Clock } from '../clock.js';
-import type { PromptRepository } from '../store/repos/prompts.js';
-import type { SessionRepository } from '../store/repos/sessions.js';
-import type { TranscriptRepository } from '../store/repos/transcript.js';
+import type { PromptRepository, SessionRepository } from './records.js';
+import type { TranscriptRepository } from '../transcript/records.js';
 import { newRecordId } from './ids.js';
 
 /** The close reasons of sessions that ended because the daemon stopped, not because anyone closed them. */
@@ -13,12 +12,12 @@ export interface RecoveryReport {
   readonly interruptedTurns: number;
   /** Prompts admitted but never started; reported as interrupted, not run (README, Crash and restart). */
   readonly unstartedPrompts: number;
-  /** Sessions that were live and are now persisted (reopened on first use, spec §5.10). */
+  /** Sessions that were live and are now persisted (reopened on first use, docs/client-api.md §5.10). */
   readonly lostSessions: number;
 }
 
 /**
- * What a start-up does about the daemon that ran before it (issue 4, crash and
+ * What a start-up does about the daemon that ran before it (crash and
  * restart): nothing that was admitted may vanish without a trace. Every prompt
  * the ledger still holds open gets its terminal — `interrupted` with code
  * `daemon_lost` — and a `turn_end` record that says so, so transcript, export

@@ -2,16 +2,16 @@ import { existsSync } from 'node:fs';
 import type { Clock } from '../clock.js';
 import { DEFAULT_COMPACTED_REPLAY_RECORDS, MAX_COMPACTED_REPLAY_BYTES } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
-import type { Logger } from '../log.js';
-import type { SessionRow } from '../store/repos/sessions.js';
-import type { TranscriptRecord } from '../store/repos/transcript.js';
+import type { TranscriptRecord } from '../transcript/records.js';
+import type { PromptRow, SessionRow } from './records.js';
 import { replayWindow, type ReplayWindow } from '../transcript/window.js';
 import type { WorkspaceRegistry } from '../workspace/registry.js';
 import type { Workspace } from '../workspace/types.js';
-import { parseApprovalMode } from './approval.js';
+import { approvalFor, parseApprovalMode } from './approval.js';
 import { historyFromRecords } from './history.js';
 import { isSessionId } from './ids.js';
-import { SessionManager, type SessionStores } from './manager.js';
+import type { SessionStores } from './factories.js';
+import type { SpawnOptions, Spawned } from './spawn.js';
 import { REOPENABLE_CLOSE_REASONS } from './recovery.js';
 import type { Session, SessionInit } from './session.js';
 import type { SessionPr } from './metadata.js';
@@ -29,7 +29,7 @@ export interface RestoreRequest {
   readonly requestedClientId?: string;
 }
 
-/** What a load shows of the history (spec §5.3). */
+/** What a load shows of the history (docs/client-api.md §5.3). */
 export interface RestoredReplay {
   readonly compactedReplay: ReplayWindow;
   readonly liveJournal: ReplayWindow;
@@ -43,6 +43,14 @@ export interface RestoreOutcome {
   readonly lastEventId: number;
   readonly replay?: RestoredReplay;
   readonly artifactWarnings: readonly string[];
+  /** The durable outcomes of the session's settled prompts, oldest first (docs/client-api.md §5.3 `promptTerminals`). */
+  readonly settled: readonly PromptRow[];
+}
+
+/** The live sessions as a restore sees them: look one up, or make one live. */
+export interface LiveSessions {
+  find(id: string): Session | undefined;
+  spawn(init: SessionInit, options: SpawnOptions): Promise<Spawned>;
 }
 
 interface Underway {
@@ -51,32 +59,36 @@ interface Underway {
 }
 
 /**
- * Brings persisted sessions back to life (spec §5.3, §5.4, §5.10): load
+ * Brings persisted sessions back to life (docs/client-api.md §5.3, §5.4, §5.10): load
  * (with a replay snapshot), resume (model context only) and the lazy reopen of
  * a session the daemon lost. Each rebuilds the driver's model context from the
  * whole transcript, starts a new bus epoch and mints a client id. A session
  * that is already live is attached instead. Concurrent restores of one id
  * coalesce when they ask the same thing; a load racing a resume is refused
- * with 409 `restore_in_progress` (spec §5.4).
+ * with 409 `restore_in_progress` (docs/client-api.md §5.4).
  */
 export class SessionRestorer {
   private readonly underway = new Map<string, Underway>();
 
   constructor(
     private readonly deps: {
-      readonly manager: SessionManager;
+      readonly live: LiveSessions;
       readonly stores: SessionStores;
       readonly workspaces: WorkspaceRegistry;
       readonly clock: Clock;
-      readonly log: Logger;
     },
   ) {}
 
   async restore(req: RestoreRequest): Promise<RestoreOutcome> {
+    const outcome = await this.restoreLive(req);
+    return { ...outcome, settled: this.deps.stores.prompts.settled(outcome.session.id) };
+  }
+
+  private async restoreLive(req: RestoreRequest): Promise<Omit<RestoreOutcome, 'settled'>> {
     const id = this.normalize(req.sessionId);
     if (req.approvalMode !== undefined) parseApprovalMode(req.approvalMode);
     if (req.cwd !== undefined && req.cwd !== '') this.checkWorkspace(id, req.cwd);
-    const live = this.deps.manager.find(id);
+    const live = this.deps.live.find(id);
     if (live && !live.closed) return this.attach(live, req);
     const pending = this.underway.get(id);
     if (pending) {
@@ -88,7 +100,7 @@ export class SessionRestorer {
           requestedAction: req.action,
         });
       }
-      // spec §5.1/§5.4: same-action races coalesce; a failed restore fails every coalesced caller.
+      // docs/client-api.md §5.1/§5.4: same-action races coalesce; a failed restore fails every coalesced caller.
       const { session } = await pending.done;
       return this.attach(session, req);
     }
@@ -100,13 +112,13 @@ export class SessionRestorer {
   /**
    * A session route touched a session the daemon lost (crash or shutdown):
    * bring it back as a resume would, so the route finds it live and a client
-   * reconnecting with an old cursor is told to resync (spec §7.4 epoch reset).
+   * reconnecting with an old cursor is told to resync (docs/client-api.md §7.4 epoch reset).
    * Sessions closed on purpose (DELETE, idle reaper) stay closed.
    */
   async reopen(sessionId: string): Promise<void> {
     if (!isSessionId(sessionId)) return;
     const id = sessionId.toLowerCase();
-    const live = this.deps.manager.find(id);
+    const live = this.deps.live.find(id);
     if (live && !live.closed) return;
     const pending = this.underway.get(id);
     if (pending) {
@@ -151,7 +163,7 @@ export class SessionRestorer {
     return ws?.kind === 'local' ? ws.root : workspaceId;
   }
 
-  private attach(session: Session, req: RestoreRequest): RestoreOutcome {
+  private attach(session: Session, req: RestoreRequest): Omit<RestoreOutcome, 'settled'> {
     if (session.closed) throw notFound(session.id);
     const now = this.deps.clock.now();
     const clientId = session.clients.attach(req.requestedClientId, now);
@@ -159,9 +171,9 @@ export class SessionRestorer {
     const base = { session, attached: true, clientId, lastEventId: session.bus.lastEventId, artifactWarnings: [] };
     if (req.action !== 'load') return base;
     // What the live session has recorded so far: settled turns are the compacted part, the running one the journal.
-    session.services.transcript.flush();
+    session.flushTranscript();
     const records = this.deps.stores.transcript.all(session.id);
-    const inFlight = new Set(session.queue.all().map((e) => e.promptId));
+    const inFlight = new Set(session.pendingPrompts().map((e) => e.promptId));
     const isLive = (r: TranscriptRecord) => r.promptId !== null && inFlight.has(r.promptId);
     return {
       ...base,
@@ -190,25 +202,22 @@ export class SessionRestorer {
 
   /** Restores a session that is not live: driver context from every record, a new bus, the stored settings. */
   private async cold(id: string, req: RestoreRequest): Underway['done'] {
-    const { stores, manager, clock } = this.deps;
+    const { stores, live } = this.deps;
     const row = stores.sessions.get(id);
     if (!row) throw notFound(id);
     const workspace = this.deps.workspaces.byId(row.workspaceId);
     if (!workspace) {
       throw new BerthError('session_conflict', `The workspace of session ${id} is no longer registered`, { sessionId: id });
     }
-    const approvalMode = SessionManager.approvalFor(row.approvalMode, req.approvalMode);
+    const approvalMode = approvalFor(row.approvalMode, req.approvalMode);
     const records = stores.transcript.all(id);
     const warnings: string[] = [];
     const init = this.initFrom(row, workspace, approvalMode, warnings);
-    // A cold load numbers its snapshot 1..N on the new bus; live ids continue at N+1 (spec §5.3, §7.4).
+    // A cold load numbers its snapshot 1..N on the new bus; live ids continue at N+1 (docs/client-api.md §5.3, §7.4).
     const compacted = req.action === 'load' ? this.window(id, records, req.historyPageSize, 'compacted_replay', 1) : undefined;
     const lastEventId = compacted?.eventCount ?? 0;
-    const { session } = await manager.spawn(init, { persisted: true, modelId: row.modelId, lastEventId });
-    session.services.driver.restore(historyFromRecords(records));
-    const now = clock.now();
-    stores.sessions.update(id, { closedAt: null, closeReason: null, approvalMode }, now);
-    session.touch();
+    const { session } = await live.spawn(init, { persisted: true, modelId: row.modelId, lastEventId });
+    session.reopened(historyFromRecords(records));
     if (req.approvalMode !== undefined && approvalMode !== row.approvalMode) {
       session.publish({
         type: 'approval_mode_changed',

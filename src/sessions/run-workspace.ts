@@ -2,8 +2,8 @@ import type { LocalWorkspace, Workspace } from '../workspace/types.js';
 
 /**
  * Where a session's tools run and where its tool locations point: the
- * workspace itself, or the git worktree the session was created on (issue 3
- * `worktree`), which is the same local workspace under another root.
+ * workspace itself, or the git worktree the session was created on (the create
+ * body's `worktree`), which is the same local workspace under another root.
  */
 export function runWorkspaceOf(init: { readonly workspace: Workspace; readonly cwd: string | null }): Workspace {
   const { workspace, cwd } = init;

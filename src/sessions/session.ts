@@ -1,26 +1,51 @@
-import type { ContentBlock } from '../agents/driver.js';
+import type { AgentDriver, ContentBlock, HistoryItem, ModelInfo } from '../agents/driver.js';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config/config.js';
 import { BerthError } from '../protocol/errors/index.js';
 import type { EventEnvelope, PublishInput } from '../events/types.js';
+import type { Logger } from '../log.js';
+import type { Policy } from '../tools/types.js';
 import type { Workspace } from '../workspace/types.js';
-import { guardFor, modesState, type ApprovalMode } from './approval.js';
+import { guardFor, mustAsk, type ApprovalMode } from './approval.js';
 import { ClientRegistry } from './clients.js';
-import { newPromptId } from './ids.js';
 import { interactionEventsOf } from './interaction-events.js';
 import { InteractionBook } from './interactions.js';
 import type { SessionPr } from './metadata.js';
-import { PromptQueue, promptText, type PromptEntry } from './prompt-queue.js';
-import type { SessionBus } from './ports.js';
-import type { PromptAccepted, SessionInit, SessionServices, TurnErrorInfo } from './session-init.js';
-import { runPrompt } from './turn.js';
+import { PromptLane } from './prompt-lane.js';
+import type { PromptEntry } from './prompt-queue.js';
+import type { SessionBus, SessionTools, TranscriptSink } from './ports.js';
+import type { PromptRepository, SessionRepository } from './records.js';
+import { runWorkspaceOf } from './run-workspace.js';
+import type { PromptAccepted, SessionInit, TurnErrorInfo } from './session-init.js';
+import { SessionRowWriter } from './session-row.js';
+import { SessionSettings, type SessionMetadata } from './settings.js';
+import { runPrompt, type TurnPorts } from './turn.js';
 
-export type { PromptAccepted, SessionInit, SessionServices, TurnErrorInfo };
+export type { PromptAccepted, SessionInit, TurnErrorInfo };
+
+/** What a live session is built on; the manager supplies it (session-spawn.ts). */
+export interface SessionServices {
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly config: Config;
+  readonly bus: SessionBus;
+  readonly driver: AgentDriver;
+  readonly tools: SessionTools;
+  readonly transcript: TranscriptSink;
+  readonly prompts: PromptRepository;
+  readonly sessions: SessionRepository;
+  /** Called once the session has closed (the manager forgets it). */
+  readonly onClosed: (session: Session) => void;
+  /** Called when the FIFO has drained and the session waits for work (module messages are offered then). */
+  readonly onIdle?: (session: Session) => void;
+}
 
 /**
  * One live conversation (a "tab"): its clients, prompt FIFO, open
- * interactions, metadata and the driver that answers it. Every event goes
- * through `publish`, which stamps the bus id and feeds the transcript.
- * Metadata and model changes are in settings.ts; how interactions show on the
- * stream is in interaction-events.ts.
+ * interactions, settings and the driver that answers it. The session owns its
+ * state and its stored row: others ask through its methods and getters, never
+ * write its fields. Every event goes through `publish`, which stamps the bus id
+ * and feeds the transcript.
  */
 export class Session {
   readonly id: string;
@@ -28,39 +53,82 @@ export class Session {
   readonly createdAt: number;
   readonly init: SessionInit;
   readonly clients: ClientRegistry;
-  readonly queue: PromptQueue;
   readonly interactions: InteractionBook;
-  approvalMode: ApprovalMode;
-  displayName: string | null;
-  prs: SessionPr[];
-  turnError: TurnErrorInfo | null = null;
-  /** `allow_always` / `reject_always` answers, per tool name, for the rest of this session (spec §9). */
-  readonly rememberedChoices = new Map<string, 'allow' | 'reject'>();
-  /** Activity watermark: advanced once per settled turn (spec §5.8 `updatedAt`). */
-  updatedAt: number | null = null;
-  lastActivityAt: number;
+  private mode: ApprovalMode;
+  private lastTurnError: TurnErrorInfo | null = null;
+  /** `allow_always` / `reject_always` answers, per tool name, for the rest of this session (docs/client-api.md §9). */
+  private readonly rememberedChoices = new Map<string, 'allow' | 'reject'>();
+  /** Activity watermark: advanced once per settled turn (docs/client-api.md §5.8 `updatedAt`). */
+  private settledAt: number | null = null;
+  private activityAt: number;
   private closing = false;
-  private pumping = false;
+  private readonly row: SessionRowWriter;
+  private readonly settings: SessionSettings;
+  private readonly lane: PromptLane;
 
   constructor(
     init: SessionInit,
-    readonly services: SessionServices,
+    private readonly services: SessionServices,
   ) {
+    const { clock, config } = services;
     this.init = init;
     this.id = init.id;
     this.workspace = init.workspace;
     this.createdAt = init.createdAt;
-    this.approvalMode = init.approvalMode;
-    this.displayName = init.displayName;
-    this.prs = [...init.prs];
-    this.lastActivityAt = init.createdAt;
+    this.mode = init.approvalMode;
+    this.activityAt = init.createdAt;
     this.clients = new ClientRegistry(init.id);
-    this.queue = new PromptQueue(init.id, services.config.maxPendingPromptsPerSession);
-    this.interactions = new InteractionBook(interactionEventsOf(this), services.clock, {
-      ms: services.config.permissionTimeoutMs,
-      outcome: services.config.permissionTimeoutOutcome,
+    const publish = (input: PublishInput) => void this.publish(input);
+    this.interactions = new InteractionBook(interactionEventsOf(init.id, publish), clock, {
+      ms: config.permissionTimeoutMs,
+      outcome: config.permissionTimeoutOutcome,
+    });
+    this.row = new SessionRowWriter(init.id, services.sessions, clock);
+    this.settings = new SessionSettings({ sessionId: init.id, row: this.row, driver: services.driver, publish }, init);
+    const turn = this.turnPorts(publish);
+    this.lane = new PromptLane({
+      sessionId: init.id,
+      clock,
+      log: services.log,
+      prompts: services.prompts,
+      maxPending: config.maxPendingPromptsPerSession,
+      deadlineMs: config.promptDeadlineMs,
+      cursor: () => ({ lastEventId: services.bus.lastEventId, eventEpoch: services.bus.epoch }),
+      publish,
+      runTurn: (entry) => runPrompt(turn, entry),
+      cancelInteractions: (reason, promptId) => this.interactions.cancelAll(reason, promptId),
+      isClosing: () => this.closing,
+      failed: (error) => (this.lastTurnError = error),
+      settled: (ran, now) => {
+        if (ran) this.settledAt = Math.max(now, (this.settledAt ?? 0) + 1);
+        this.touch();
+      },
+      idle: () => services.onIdle?.(this),
     });
   }
+
+  private turnPorts(publish: (input: PublishInput) => void): TurnPorts {
+    const { clock, log, driver, tools, prompts } = this.services;
+    return {
+      sessionId: this.id,
+      clock,
+      log,
+      driver,
+      tools,
+      prompts,
+      interactions: this.interactions,
+      runWorkspace: runWorkspaceOf(this.init),
+      guard: () => this.guard,
+      mustAsk: (policy) => mustAsk(this.mode, policy),
+      remembered: (tool) => this.rememberedChoices.get(tool),
+      remember: (tool, choice) => void this.rememberedChoices.set(tool, choice),
+      publish,
+      settle: (entry, terminal, extra) => this.lane.settle(entry, terminal, extra),
+      started: () => (this.lastTurnError = null),
+    };
+  }
+
+  // ── what others may read ───────────────────────────────────────────────────
 
   get closed(): boolean {
     return this.closing;
@@ -70,13 +138,65 @@ export class Session {
     return this.services.bus;
   }
 
-  get guard() {
-    return guardFor(this.approvalMode);
+  get approvalMode(): ApprovalMode {
+    return this.mode;
+  }
+
+  get guard(): Policy {
+    return guardFor(this.mode);
+  }
+
+  get displayName(): string | null {
+    return this.settings.displayName;
+  }
+
+  get prs(): readonly SessionPr[] {
+    return this.settings.prs;
+  }
+
+  get turnError(): TurnErrorInfo | null {
+    return this.lastTurnError;
+  }
+
+  /** When the last turn settled, or null before any did. */
+  get updatedAt(): number | null {
+    return this.settledAt;
+  }
+
+  get lastActivityAt(): number {
+    return this.activityAt;
   }
 
   get hasActivePrompt(): boolean {
-    return this.queue.size > 0;
+    return this.lane.size > 0;
   }
+
+  /** Admitted prompts not yet settled or removed, running first (read only). */
+  pendingPrompts(): readonly Readonly<PromptEntry>[] {
+    return this.lane.all();
+  }
+
+  /** The prompt running now, if any. */
+  runningPromptId(): string | undefined {
+    return this.lane.running()?.promptId;
+  }
+
+  /** The driver's name (`built-in`, or an external agent's). */
+  get harness(): string {
+    return this.services.driver.harness;
+  }
+
+  /** The models the driver offers and the one it runs on. */
+  models(): { readonly currentModelId: string | null; readonly availableModels: readonly ModelInfo[] } {
+    return this.services.driver.state().models;
+  }
+
+  /** True once a transcript write failed (docs/client-api.md §7.6 `session_snapshot.recordingDegraded`). */
+  get recordingDegraded(): boolean {
+    return this.services.transcript.recordingDegraded;
+  }
+
+  // ── what others may ask ────────────────────────────────────────────────────
 
   /**
    * Publishes one event: the bus assigns its id, the transcript records what belongs there.
@@ -90,7 +210,7 @@ export class Session {
   }
 
   touch(): void {
-    this.lastActivityAt = this.services.clock.now();
+    this.activityAt = this.services.clock.now();
   }
 
   /** Throws 404 `session_not_found` once the session is closing (a closed session answers like an unknown one). */
@@ -100,179 +220,51 @@ export class Session {
     }
   }
 
-  // ── prompts (spec §6) ──────────────────────────────────────────────────────
-
+  /** Admits a prompt into the FIFO (docs/client-api.md §6); it runs after the reply is on its way. */
   submit(content: readonly ContentBlock[], opts: { clientId?: string; deadlineMs?: number }): PromptAccepted {
     this.assertOpen();
-    this.queue.checkRoom();
-    const now = this.services.clock.now();
-    const configured = this.services.config.promptDeadlineMs;
-    // spec §6.2: a request may shorten the server deadline, never create or extend one.
-    const deadline = configured === null ? null : Math.min(configured, opts.deadlineMs ?? configured);
-    const entry: PromptEntry = {
-      promptId: newPromptId(),
-      content,
-      text: promptText(content),
-      originatorClientId: opts.clientId,
-      queuedAt: now,
-      deadlineAt: deadline === null ? null : now + deadline,
-      waited: false,
-      state: 'queued',
-      settled: false,
-    };
-    // Captured before any event of this prompt exists: every event of the turn has a larger id.
-    const accepted: PromptAccepted = {
-      promptId: entry.promptId,
-      lastEventId: this.bus.lastEventId,
-      eventEpoch: this.bus.epoch,
-    };
-    this.services.prompts.admit({
-      id: entry.promptId,
-      sessionId: this.id,
-      content,
-      originatorClientId: opts.clientId ?? null,
-      queuedAt: now,
-    });
-    const busy = this.queue.size > 0;
-    this.queue.push(entry);
+    const accepted = this.lane.submit(content, opts);
     this.touch();
-    if (deadline !== null) {
-      entry.deadlineTimer = setTimeout(() => this.expire(entry), deadline);
-      entry.deadlineTimer.unref?.();
-    }
-    if (busy) {
-      entry.waited = true;
-      this.publish({
-        type: 'pending_prompt_added',
-        promptId: entry.promptId,
-        originatorClientId: opts.clientId,
-        data: { sessionId: this.id, promptId: entry.promptId, text: entry.text, queuedAt: now },
-      });
-    }
-    // The turn starts after the 202 is on its way (a microtask would run the turn's first
-    // synchronous stretch before the reply is written); the FIFO keeps one turn at a time.
-    setImmediate(() => void this.pump());
     return accepted;
   }
 
-  private async pump(): Promise<void> {
-    if (this.pumping) return;
-    this.pumping = true;
-    try {
-      for (let entry = this.queue.nextQueued(); entry && !this.closing; entry = this.queue.nextQueued()) {
-        try {
-          await runPrompt(this, entry);
-        } catch (err) {
-          // runPrompt settles every failure of the turn itself; this is for the store or bus failing
-          // around it. The prompt still gets its one terminal event and the FIFO moves on.
-          this.services.log.error({ err, sessionId: this.id, promptId: entry.promptId }, 'prompt failed outside its turn');
-          if (!this.closing) {
-            this.settle(entry, { error: { message: 'The daemon failed to run this prompt', code: 'internal_error' } });
-          }
-        }
-        this.queue.remove(entry);
-      }
-    } finally {
-      this.pumping = false;
-    }
-    if (!this.closing && this.queue.size === 0) this.services.onIdle?.(this);
+  /** Cancels only the running prompt (docs/client-api.md §6.3); queued prompts stay and run afterwards. */
+  cancel(clientId: string | undefined): void {
+    this.assertOpen();
+    this.lane.cancel(clientId);
   }
 
-  /** Publishes a prompt's one terminal event and settles it everywhere (never twice). */
-  settle(
-    entry: PromptEntry,
-    terminal: { stopReason: string } | { error: TurnErrorInfo },
-    extra: Record<string, unknown> = {},
-  ): void {
-    if (entry.settled) return;
-    entry.settled = true;
-    if (entry.deadlineTimer) clearTimeout(entry.deadlineTimer);
-    const now = this.services.clock.now();
-    const base = { sessionId: this.id, promptId: entry.promptId };
-    if ('stopReason' in terminal) {
-      this.publish({
-        type: 'turn_complete',
-        promptId: entry.promptId,
-        originatorClientId: entry.originatorClientId,
-        data: { ...base, stopReason: terminal.stopReason, ...extra },
-      });
-      const cancelled = terminal.stopReason === 'cancelled';
-      this.services.prompts.settle(entry.promptId, now, cancelled ? 'cancelled' : 'completed', terminal.stopReason, null);
-    } else {
-      const { message, code, errorKind } = terminal.error;
-      this.turnError = terminal.error;
-      this.publish({
-        type: 'turn_error',
-        promptId: entry.promptId,
-        originatorClientId: entry.originatorClientId,
-        data: { ...base, message, ...(code ? { code } : {}), ...(errorKind ? { errorKind } : {}), ...extra },
-      });
-      this.services.prompts.settle(entry.promptId, now, 'error', null, code ?? null);
-    }
-    if (entry.waited) {
-      this.publish({
-        type: 'pending_prompt_completed',
-        promptId: entry.promptId,
-        originatorClientId: entry.originatorClientId,
-        data: { ...base, state: entry.state === 'running' ? 'completed' : 'removed' },
-      });
-    }
-    if (entry.state === 'running') this.updatedAt = Math.max(now, (this.updatedAt ?? 0) + 1);
-    if (entry.state === 'queued') this.queue.remove(entry);
+  /** Renames the session or binds a pull request (docs/client-api.md §5.6); persisted and published. */
+  updateMetadata(input: { displayName?: unknown; pr?: SessionPr }, clientId: string | undefined): SessionMetadata {
+    this.assertOpen();
+    return this.settings.updateMetadata(input, clientId);
+  }
+
+  /** Switches the model (docs/client-api.md §5.7); returns the model now current. */
+  switchModel(modelId: string, clientId: string | undefined): Promise<string> {
+    this.assertOpen();
+    return this.settings.switchModel(modelId, clientId);
+  }
+
+  /** Writes the stored row of a fresh session. */
+  recordCreated(): void {
+    this.row.created(this.init, this.models().currentModelId);
+  }
+
+  /**
+   * A restored session takes up its stored row again: open, under the approval
+   * mode it runs with, and its driver's model context rebuilt from the transcript.
+   */
+  reopened(history: readonly HistoryItem[]): void {
+    this.services.driver.restore(history);
+    this.row.changed({ closedAt: null, closeReason: null, approvalMode: this.mode });
     this.touch();
   }
 
-  private expire(entry: PromptEntry): void {
-    if (entry.settled) return;
-    entry.abort?.abort(new BerthError('prompt_deadline_exceeded'));
-    this.interactions.cancelAll('deadline', entry.promptId);
-    this.settle(entry, {
-      error: {
-        message: 'The prompt deadline passed before the turn finished',
-        code: 'prompt_deadline_exceeded',
-        errorKind: 'prompt_deadline_exceeded',
-      },
-    });
+  /** Writes out what the transcript recorder still holds, so storage shows everything published so far. */
+  flushTranscript(): void {
+    this.services.transcript.flush();
   }
-
-  /** Cancels only the running prompt (spec §6.3); queued prompts stay and run afterwards. */
-  cancel(clientId: string | undefined): void {
-    this.assertOpen();
-    const running = this.queue.running();
-    this.publish({
-      type: 'prompt_cancelled',
-      ...(running ? { promptId: running.promptId } : {}),
-      originatorClientId: clientId,
-      data: { sessionId: this.id },
-    });
-    if (!running || running.settled) return;
-    running.cancelRequestedAt = this.services.clock.now();
-    this.interactions.cancelAll('cancelled', running.promptId);
-    running.abort?.abort(new BerthError('session_busy', 'cancelled'));
-  }
-
-  /** `SessionState` (spec §5.9): models, modes and config options as the driver and mode say. */
-  state(): Record<string, unknown> {
-    const driverState = this.services.driver.state();
-    return {
-      models: driverState.models,
-      modes: modesState(this.approvalMode),
-      configOptions: [],
-      _meta: { harness: this.services.driver.harness },
-    };
-  }
-
-  /** The `session_snapshot` payload (spec §7.6): both keys always present, string or null. */
-  snapshot(): Record<string, unknown> {
-    return {
-      sessionId: this.id,
-      currentModelId: this.services.driver.state().models.currentModelId,
-      currentApprovalMode: this.approvalMode,
-      recordingDegraded: this.services.transcript.recordingDegraded,
-    };
-  }
-
-  // ── teardown ───────────────────────────────────────────────────────────────
 
   /**
    * Closes the live session: every pending or running prompt ends with
@@ -284,10 +276,7 @@ export class Session {
     if (this.closing) return;
     this.closing = true;
     this.interactions.cancelAll(reason === 'daemon_shutdown' ? 'daemon_shutdown' : 'closed');
-    for (const entry of [...this.queue.all()]) {
-      entry.abort?.abort(new BerthError(code));
-      this.settle(entry, { error: { message: `The session was closed (${reason})`, code } });
-    }
+    this.lane.endAll(code, reason);
     this.publish({
       type: 'session_closed',
       originatorClientId: closedBy ?? undefined,
@@ -295,7 +284,7 @@ export class Session {
     });
     this.services.transcript.flush();
     const now = this.services.clock.now();
-    this.services.sessions.update(this.id, { closedAt: now, closeReason: reason }, now);
+    this.row.changed({ closedAt: now, closeReason: reason }, now);
     this.services.bus.close();
     this.services.driver.dispose();
     this.services.onClosed(this);

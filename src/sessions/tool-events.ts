@@ -4,7 +4,7 @@ import type { Workspace } from '../workspace/types.js';
 
 /**
  * How a tool call looks on the event stream: ACP `tool_call` /
- * `tool_call_update` payloads (spec §8.1) — kind, title, locations, content.
+ * `tool_call_update` payloads (docs/client-api.md §8.1) — kind, title, locations, content.
  */
 
 const KINDS: Record<string, string> = {

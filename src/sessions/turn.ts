@@ -1,33 +1,62 @@
-import type { DriverToolCall, SessionUpdate, TurnIO } from '../agents/driver.js';
+import type { AgentDriver, DriverToolCall, SessionUpdate, TurnIO } from '../agents/driver.js';
+import type { Clock } from '../clock.js';
 import { BerthError, asBerthError } from '../protocol/errors/index.js';
-import type { ToolOutcome } from '../tools/types.js';
-import { mustAsk } from './approval.js';
+import type { PublishInput } from '../events/types.js';
+import type { Logger } from '../log.js';
+import type { Policy, ToolOutcome } from '../tools/types.js';
+import type { Workspace } from '../workspace/types.js';
+import type { InteractionBook } from './interactions.js';
+import type { PromptTerminalInput } from './prompt-lane.js';
 import type { PromptEntry } from './prompt-queue.js';
-import type { PermissionAsk, PermissionDecision } from './ports.js';
-import { runWorkspaceOf } from './run-workspace.js';
-import type { Session } from './session.js';
+import type { PermissionAsk, PermissionDecision, SessionTools } from './ports.js';
+import type { PromptRepository } from './records.js';
 import { outcomeUpdate, proposedContent, toolKind, toolLocations, toolTitle } from './tool-events.js';
 
+/** What a turn needs from its session: named here, so a turn never reaches into the session itself. */
+export interface TurnPorts {
+  readonly sessionId: string;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly driver: Pick<AgentDriver, 'runTurn'>;
+  readonly tools: SessionTools;
+  readonly prompts: Pick<PromptRepository, 'started'>;
+  readonly interactions: Pick<InteractionBook, 'ask'>;
+  /** Where tools act: the workspace, or the session's worktree of it (locations and diffs name its files). */
+  readonly runWorkspace: Workspace;
+  /** The highest policy the session's approval mode lets run. */
+  guard(): Policy;
+  /** Whether a call of this policy waits for a person under the session's approval mode. */
+  mustAsk(policy: Policy): boolean;
+  /** An `allow_always` / `reject_always` answer given earlier in this session for this tool. */
+  remembered(toolName: string): 'allow' | 'reject' | undefined;
+  remember(toolName: string, choice: 'allow' | 'reject'): void;
+  publish(input: PublishInput): void;
+  /** Publishes the prompt's one terminal event (never twice). */
+  settle(entry: PromptEntry, terminal: PromptTerminalInput, extra?: Record<string, unknown>): void;
+  /** The prompt starts running: a previous turn's error no longer describes the session. */
+  started(): void;
+}
+
 /**
- * Runs one admitted prompt to its single terminal event (spec §6.1 steps 6-7):
+ * Runs one admitted prompt to its single terminal event (docs/client-api.md §6.1 steps 6-7):
  * the start events, the user echo, the driver's turn with its tool calls, then
  * `turn_complete` or `turn_error`.
  */
-export async function runPrompt(session: Session, entry: PromptEntry): Promise<void> {
+export async function runPrompt(session: TurnPorts, entry: PromptEntry): Promise<void> {
   if (entry.settled) return;
-  const { clock } = session.services;
+  const { clock } = session;
   entry.state = 'running';
   entry.startedAt = clock.now();
   entry.abort = new AbortController();
-  session.turnError = null;
-  session.services.prompts.started(entry.promptId, entry.startedAt);
+  session.started();
+  session.prompts.started(entry.promptId, entry.startedAt);
   const stamp = { promptId: entry.promptId, originatorClientId: entry.originatorClientId };
 
   if (entry.waited) {
     session.publish({
       type: 'pending_prompt_started',
       ...stamp,
-      data: { sessionId: session.id, promptId: entry.promptId, text: entry.text },
+      data: { sessionId: session.sessionId, promptId: entry.promptId, text: entry.text },
     });
   }
   for (const block of entry.content) {
@@ -35,7 +64,7 @@ export async function runPrompt(session: Session, entry: PromptEntry): Promise<v
       type: 'session_update',
       ...stamp,
       data: {
-        sessionId: session.id,
+        sessionId: session.sessionId,
         update: { sessionUpdate: 'user_message_chunk', content: block, _meta: { source: 'prompt-echo' } },
       },
     });
@@ -43,20 +72,20 @@ export async function runPrompt(session: Session, entry: PromptEntry): Promise<v
 
   const emit = (update: SessionUpdate) => {
     if (entry.settled) return; // a deadline already ended this prompt; later output is not published
-    session.publish({ type: 'session_update', ...stamp, data: { sessionId: session.id, update } });
+    session.publish({ type: 'session_update', ...stamp, data: { sessionId: session.sessionId, update } });
   };
   const io: TurnIO = {
-    sessionId: session.id,
+    sessionId: session.sessionId,
     promptId: entry.promptId,
     prompt: entry.content,
     signal: entry.abort.signal,
-    tools: session.services.tools.definitions(session.guard),
+    tools: session.tools.definitions(session.guard()),
     emit,
     callTool: (call) => callTool(session, entry, call, emit),
   };
 
   try {
-    const result = await session.services.driver.runTurn(io);
+    const result = await session.driver.runTurn(io);
     const cancelled = entry.abort.signal.aborted && entry.cancelRequestedAt !== undefined;
     const stopReason = cancelled ? 'cancelled' : result.stopReason;
     session.settle(entry, { stopReason }, cancelled ? cancelledInfo(entry, clock.now()) : {});
@@ -67,7 +96,7 @@ export async function runPrompt(session: Session, entry: PromptEntry): Promise<v
     }
     const e = asBerthError(err);
     if (e.status >= 500 && e.code === 'internal_error') {
-      session.services.log.error({ err, sessionId: session.id, promptId: entry.promptId }, 'turn failed');
+      session.log.error({ err, sessionId: session.sessionId, promptId: entry.promptId }, 'turn failed');
     }
     session.settle(entry, { error: { message: e.message, code: e.code, ...(e.errorKind ? { errorKind: e.errorKind } : {}) } });
   }
@@ -84,13 +113,12 @@ function cancelledInfo(entry: PromptEntry, now: number): Record<string, unknown>
  * outcome. Guard, schema, receipts and the host are the tool layer's business.
  */
 async function callTool(
-  session: Session,
+  session: TurnPorts,
   entry: PromptEntry,
   call: DriverToolCall,
   emit: (u: SessionUpdate) => void,
 ): Promise<ToolOutcome> {
-  // Locations and diffs name the files where the tool acts: in a worktree session, the worktree.
-  const workspace = runWorkspaceOf(session.init);
+  const workspace = session.runWorkspace;
   const base = {
     toolCallId: call.toolCallId,
     title: toolTitle(call.name, call.args),
@@ -114,8 +142,8 @@ async function callTool(
   };
   let outcome: ToolOutcome;
   try {
-    outcome = await session.services.tools.run(call, {
-      guard: session.guard,
+    outcome = await session.tools.run(call, {
+      guard: session.guard(),
       signal: entry.abort!.signal,
       permission,
       ask: (q) => askOwner(session, entry, q.question, call.toolCallId),
@@ -130,15 +158,14 @@ async function callTool(
 
 /** Whether the call may run: the approval mode, a remembered "always", or a person's vote. */
 async function decide(
-  session: Session,
+  session: TurnPorts,
   entry: PromptEntry,
   call: DriverToolCall,
   ask: PermissionAsk,
   base: { toolCallId: string; title: string; kind: string; locations: { path: string }[] },
 ): Promise<PermissionDecision> {
-  if (!mustAsk(session.approvalMode, ask.tool.policy)) return { allow: true };
-  const memory = session.rememberedChoices;
-  const known = memory.get(ask.tool.name);
+  if (!session.mustAsk(ask.tool.policy)) return { allow: true };
+  const known = session.remembered(ask.tool.name);
   if (known === 'allow') return { allow: true };
   if (known === 'reject') return { allow: false, reason: `Calls of ${ask.tool.name} are rejected for this session` };
   const resolution = await session.interactions.ask({
@@ -149,19 +176,19 @@ async function decide(
     toolCall: {
       ...base,
       status: 'pending',
-      content: proposedContent(ask.tool.name, ask.args, runWorkspaceOf(session.init)),
+      content: proposedContent(ask.tool.name, ask.args, session.runWorkspace),
       rawInput: call.args,
       _meta: { toolName: call.name, policy: ask.tool.policy, ...(ask.tool.name !== call.name ? { targetTool: ask.tool.name } : {}) },
     },
   });
   switch (resolution.kind) {
     case 'allow_always':
-      memory.set(ask.tool.name, 'allow');
+      session.remember(ask.tool.name, 'allow');
       return { allow: true };
     case 'allow_once':
       return { allow: true };
     case 'reject_always':
-      memory.set(ask.tool.name, 'reject');
+      session.remember(ask.tool.name, 'reject');
       return { allow: false, reason: `The owner rejected ${ask.tool.name} for this session` };
     case 'reject_once':
       return { allow: false, reason: `The owner rejected this call of ${ask.tool.name}` };
@@ -171,7 +198,7 @@ async function decide(
 }
 
 /** `workspace_ask`: a `user_question` interaction answered through a vote with `answers`. */
-async function askOwner(session: Session, entry: PromptEntry, question: string, toolCallId: string): Promise<string> {
+async function askOwner(session: TurnPorts, entry: PromptEntry, question: string, toolCallId: string): Promise<string> {
   const questions = [{ question, header: 'Question', answerKey: '0', multiSelect: false, options: [] }];
   const resolution = await session.interactions.ask({
     kind: 'user_question',

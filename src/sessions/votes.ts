@@ -9,7 +9,7 @@ export interface Vote {
 }
 
 /**
- * One vote on a permission request or question (spec §9.3), first responder
+ * One vote on a permission request or question (docs/client-api.md §9.3), first responder
  * wins. Checks in qwen's order: the request must be pending (else 404, and a
  * late vote on a recently resolved request publishes `permission_already_resolved`),
  * the client id registered, the option offered.
@@ -25,7 +25,7 @@ export function voteInSession(session: Session, requestId: string, vote: Vote, c
   cast(session, requestId, vote, clientId);
 }
 
-/** The legacy route (spec §9.4): the request is looked up among every live session. */
+/** The legacy route (docs/client-api.md §9.4): the request is looked up among every live session. */
 export function voteAnywhere(sessions: SessionManager, requestId: string, vote: Vote, clientId: string | undefined): void {
   const session = sessions.findByRequest(requestId);
   if (!session) {

@@ -47,7 +47,7 @@ export interface WorktreeResult {
 }
 
 /**
- * Real `git worktree` / branch creation for `POST /session` (issue 3):
+ * Real `git worktree` / branch creation for `POST /session`:
  * `worktree` adds a worktree under the daemon home on a new branch
  * (`berth/<slug>` unless `branch.name` is given); `branch` alone creates the
  * branch and checks it out in the workspace itself. Both need a git repository.

@@ -1,12 +1,13 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { MIGRATIONS } from './migrations/index.js';
+import { MIGRATIONS } from './migrations/all.js';
 import type { Migration } from './migration.js';
+import type { Db } from './sqlite.js';
 
-export type Db = Database.Database;
+export type { Db };
 
-/** The daemon's SQLite store (design.md, Persistence): one file under the home folder, WAL mode. */
+/** The daemon's SQLite store (docs/architecture.md, Persistence): one file under the home folder, WAL mode. */
 export interface Store {
   readonly db: Db;
   readonly path: string;

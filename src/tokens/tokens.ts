@@ -1,23 +1,29 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Db } from '../store/db.js';
-
 import type { Policy } from '../tools/types.js';
 
 export type { Policy };
 
-/** Who a bearer token speaks for (design.md, Security: token scopes). */
+/** Who a bearer token speaks for (docs/architecture.md, Security: token scopes). */
 export type TokenIdentity =
   | { readonly scope: 'owner' }
   | { readonly scope: 'channel'; readonly tokenId: string; readonly workspaceId: string }
   | { readonly scope: 'app'; readonly tokenId: string; readonly appName: string; readonly maxPolicy: Policy };
 
-interface TokenRow {
-  id: string;
-  hash: string;
-  scope: 'channel' | 'app';
-  workspace_id: string | null;
-  app_name: string | null;
-  max_policy: Policy | null;
+/** A minted token as stored: its hash, never the token itself. */
+export interface StoredToken {
+  readonly id: string;
+  readonly hash: string;
+  readonly scope: 'channel' | 'app';
+  readonly workspaceId: string | null;
+  readonly appName: string | null;
+  readonly maxPolicy: Policy | null;
+}
+
+/** Where minted tokens are kept (the store implements it). */
+export interface TokenRepository {
+  insert(token: StoredToken, createdAt: number): void;
+  /** The token with this hash, unless revoked. */
+  findActive(hash: string): StoredToken | undefined;
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest();
@@ -32,43 +38,32 @@ export function secretsEqual(a: string, b: string): boolean {
  * channel and application tokens are minted here and stored only as hashes.
  */
 export class TokenService {
-  // Prepared once: `identify` runs on every request and upgrade that carries a bearer other than the owner's.
-  private readonly insertStmt;
-  private readonly byHashStmt;
-
   constructor(
-    db: Db,
+    private readonly repo: TokenRepository,
     private readonly ownerToken: string | null,
-  ) {
-    this.insertStmt = db.prepare(
-      'INSERT INTO tokens (id, hash, scope, workspace_id, app_name, max_policy, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    );
-    this.byHashStmt = db.prepare(
-      'SELECT id, hash, scope, workspace_id, app_name, max_policy FROM tokens WHERE hash = ? AND revoked_at IS NULL',
-    );
-  }
+  ) {}
 
   get hasOwnerToken(): boolean {
     return this.ownerToken !== null;
   }
 
   createChannelToken(workspaceId: string, now = Date.now()): { id: string; token: string } {
-    return this.insert('berth_ch_', { scope: 'channel', workspace_id: workspaceId, app_name: null, max_policy: null }, now);
+    return this.insert('berth_ch_', { scope: 'channel', workspaceId, appName: null, maxPolicy: null }, now);
   }
 
   createAppToken(appName: string, maxPolicy: Policy, now = Date.now()): { id: string; token: string } {
-    return this.insert('berth_app_', { scope: 'app', workspace_id: null, app_name: appName, max_policy: maxPolicy }, now);
+    return this.insert('berth_app_', { scope: 'app', workspaceId: null, appName, maxPolicy }, now);
   }
 
   private insert(
     prefix: string,
-    row: Omit<TokenRow, 'id' | 'hash'>,
+    grant: Omit<StoredToken, 'id' | 'hash'>,
     now: number,
   ): { id: string; token: string } {
     const token = prefix + randomBytes(32).toString('base64url');
     const hash = sha256(token).toString('hex');
     const id = hash.slice(0, 12);
-    this.insertStmt.run(id, hash, row.scope, row.workspace_id, row.app_name, row.max_policy, now);
+    this.repo.insert({ id, hash, ...grant }, now);
     return { id, token };
   }
 
@@ -77,14 +72,14 @@ export class TokenService {
     if (this.ownerToken !== null && secretsEqual(bearer, this.ownerToken)) return { scope: 'owner' };
     // Lookup by hash: the stored value is a digest, so the comparison leaks nothing about the token.
     const hash = sha256(bearer).toString('hex');
-    const row = this.byHashStmt.get(hash) as TokenRow | undefined;
+    const row = this.repo.findActive(hash);
     if (!row) return null;
-    if (row.scope === 'channel') return { scope: 'channel', tokenId: row.id, workspaceId: row.workspace_id! };
-    return { scope: 'app', tokenId: row.id, appName: row.app_name!, maxPolicy: row.max_policy! };
+    if (row.scope === 'channel') return { scope: 'channel', tokenId: row.id, workspaceId: row.workspaceId! };
+    return { scope: 'app', tokenId: row.id, appName: row.appName!, maxPolicy: row.maxPolicy! };
   }
 }
 
-/** Parses `Authorization: Bearer <token>` (scheme case-insensitive, spaces or tabs between, spec §1.1). */
+/** Parses `Authorization: Bearer <token>` (scheme case-insensitive, spaces or tabs between, docs/client-api.md §1.1). */
 export function bearerOf(header: string | undefined): string | null {
   if (!header) return null;
   const m = /^bearer[ \t]+(\S+)[ \t]*$/i.exec(header);

@@ -11,6 +11,8 @@ import type {
 import type { ApplicationToolRegistry } from '../tools/application-registry.js';
 import { assertBatchSize, type BatchReport } from '../protocol/tools/batch.js';
 import { policyAllows, type Policy, type Tool, type ToolContext, type ToolOutcome, type ToolResult } from '../tools/types.js';
+import { TimeSlicer } from '../net/time-slice.js';
+import { checkToolSchema } from '../protocol/tools/arguments.js';
 import { applicationTool } from './app-tools.js';
 import { CatalogSync, type IndexedTool } from './catalog-sync.js';
 import type { DefinitionCache } from './definition-cache.js';
@@ -166,12 +168,13 @@ export class ApplicationSession implements ApplicationLink {
     return reply.payload;
   }
 
-  private publish(indexed: readonly IndexedTool[]): void {
+  private async publish(indexed: readonly IndexedTool[]): Promise<void> {
     // A replaced connection may still finish a refresh it had started (its answer was on the way when
     // the close went out); its catalog and link must not overwrite the newer connection's.
     if (this.superseded) return;
     const { identity, registry, workspaceId, log } = this.deps;
     const above = indexed.filter((t) => !policyAllows(identity.maxPolicy, t.definition.policy as Policy));
+    const left = new Set(above);
     if (above.length > 0) {
       const ids = above.map((t) => t.definition.id);
       log.warn({ application: this.applicationId, tools: ids, maxPolicy: identity.maxPolicy }, 'application tools above the token policy left out');
@@ -183,10 +186,20 @@ export class ApplicationSession implements ApplicationLink {
       );
     }
     const built = new Map<string, Tool>();
-    const tools = indexed.filter((t) => !above.includes(t)).map((t) => this.toolFor(t, built));
-    this.built = built;
-    this.published = new Map(tools.map((t) => [t.name, t]));
+    const tools: Tool[] = [];
+    const slicer = new TimeSlicer();
     try {
+      // Built and their schemas checked in slices, so a large catalog never holds the event loop.
+      for (const t of indexed) {
+        if (left.has(t)) continue;
+        await slicer.tick();
+        const tool = this.toolFor(t, built);
+        checkToolSchema(tool.inputSchema, `Tool ${tool.name}`);
+        tools.push(tool);
+      }
+      if (this.superseded) return;
+      this.built = built;
+      this.published = new Map(tools.map((t) => [t.name, t]));
       registry.publish(workspaceId, this.applicationId, tools, this);
     } catch (err) {
       const be = asBerthError(err);

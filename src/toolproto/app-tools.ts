@@ -5,8 +5,8 @@ import type { WireDefinition } from '../protocol/tools/definitions.js';
 import { FLATTENED_STRING, type JsonSchema, type Policy, type Tool, type ToolAvailability, type ToolContext, type ToolResult } from '../tools/types.js';
 
 /**
- * Berth's extension for agents: seed 003 lets the host ask for post-call
- * evidence (`after`), but `workspace_tool {name, arguments}` (seed 000) has no
+ * Berth's extension for agents: docs/tool-protocol.md lets the host ask for post-call
+ * evidence (`after`), but `workspace_tool {name, arguments}` (docs/gateway.md) has no
  * place for it. So each application tool whose schema has no `after` property
  * of its own gains an optional one in the schema agents see; the daemon takes
  * it out of the arguments and sends it as the call's `after`.

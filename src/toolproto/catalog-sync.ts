@@ -1,5 +1,6 @@
 import { MAX_TOOL_NAME_CHARS } from '../protocol/limits.js';
 import { BerthError } from '../protocol/errors/index.js';
+import { TimeSlicer } from '../net/time-slice.js';
 import { AVAILABLE, type WireDefinition, type WireRuntime } from '../protocol/tools/definitions.js';
 import type { ToolAvailability } from '../tools/types.js';
 import type { DefinitionCache } from './definition-cache.js';
@@ -16,13 +17,13 @@ export interface CatalogSyncDeps {
   query(payload: Record<string, unknown>): Promise<Record<string, unknown>>;
   readonly cache: DefinitionCache;
   /** The application's definitions changed: these are now its tools, in index order. */
-  publish(tools: readonly IndexedTool[]): void;
+  publish(tools: readonly IndexedTool[]): void | Promise<void>;
   /** Members added to every query (Berth's `maxToolPolicy` hint). */
   readonly hints: Record<string, unknown>;
 }
 
 const TEXT = { type: 'string' };
-/** An index entry names everything but the schema (seed 003: "Index entries omit schemas"). */
+/** An index entry names everything but the schema (docs/tool-protocol.md: "Index entries omit schemas"). */
 const INDEX_ENTRY = {
   type: 'object',
   required: ['id', 'name', 'description', 'category', 'policy', 'definitionRevision'],
@@ -31,7 +32,7 @@ const INDEX_ENTRY = {
 const DEFINITION_ENTRY = { ...INDEX_ENTRY, required: [...INDEX_ENTRY.required, 'inputSchema'] };
 
 /**
- * The host's copy of one application's catalog (seed 003, Catalog
+ * The host's copy of one application's catalog (docs/tool-protocol.md, Catalog
  * Discovery): the index first, then definitions by ids — only those whose
  * `definitionRevision` is not cached — then refreshes with `ifRevision` and
  * `ifAvailabilityRevision`, so an unchanged catalog costs one small answer
@@ -97,7 +98,7 @@ export class CatalogSync {
         return this.restart(restarts);
       }
       if (typeof answer.availabilityRevision === 'string') {
-        // Seed 003: `changes` is a replacement snapshot; omitted tools are available.
+        // docs/tool-protocol.md: `changes` is a replacement snapshot; omitted tools are available.
         this.runtime = runtimeMap(answer.changes);
         this.availabilityRevision = answer.availabilityRevision;
       }
@@ -118,7 +119,9 @@ export class CatalogSync {
       throw new BerthError('protocol_error', 'A catalog index answer needs `tools`');
     }
     const entries = answer.tools as Record<string, unknown>[];
+    const slicer = new TimeSlicer();
     for (const entry of entries) {
+      await slicer.tick();
       assertPayload(INDEX_ENTRY, entry, 'catalog index entry');
       // A full answer (no `detail`) carries schemas: cache them as they come.
       if (entry.inputSchema !== undefined) this.remember(entry);
@@ -127,7 +130,10 @@ export class CatalogSync {
     if (missing.length > 0) {
       const defs = await this.query({ detail: 'definitions', ids: missing });
       if (!Array.isArray(defs.tools)) throw new BerthError('protocol_error', 'A definitions answer needs `tools`');
-      for (const def of defs.tools as Record<string, unknown>[]) this.remember(def);
+      for (const def of defs.tools as Record<string, unknown>[]) {
+        await slicer.tick();
+        this.remember(def);
+      }
     }
     const tools: IndexedTool[] = [];
     for (const entry of entries) {
@@ -138,7 +144,7 @@ export class CatalogSync {
       }
       tools.push({ definition, definitionRevision: entry.definitionRevision as string });
     }
-    this.deps.publish(tools);
+    await this.deps.publish(tools);
     this.runtime = runtimeMap(Object.fromEntries(entries.filter((e) => e.runtime).map((e) => [e.id, e.runtime])));
     this.revision = answer.revision as string;
     this.availabilityRevision = typeof answer.availabilityRevision === 'string' ? answer.availabilityRevision : undefined;

@@ -2,7 +2,7 @@ import { MAX_CACHED_DEFINITIONS_PER_APP } from './limits.js';
 import type { WireDefinition } from '../protocol/tools/definitions.js';
 
 /**
- * Seed 003: "cache each response by definitionRevision". One cache per
+ * docs/tool-protocol.md: "cache each response by definitionRevision". One cache per
  * application name (its token), kept across reconnects so a returning
  * application costs one index query, not a definitions query. Revisions are
  * the application's own claims; scoping by application means a wrong claim

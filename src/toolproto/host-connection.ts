@@ -31,7 +31,7 @@ interface Pending {
   reject(err: BerthError): void;
 }
 
-/** Which answers each request may get (seed 003); `tool.error` answers any of them. */
+/** Which answers each request may get (docs/tool-protocol.md); `tool.error` answers any of them. */
 const EXPECTED: Record<string, readonly string[]> = {
   'tool.query': ['tool.catalog', 'tool.error'],
   'tool.call': ['tool.result', 'tool.error'],
@@ -49,7 +49,7 @@ const PAYLOAD_SCHEMAS: Record<string, Record<string, unknown>> = {
 export const CLOSE_POLICY_VIOLATION = 1008;
 
 /**
- * The host's half of one application socket (seed 003): sends requests with
+ * The host's half of one application socket (docs/tool-protocol.md): sends requests with
  * fresh ids and settles each by the answer whose `replyTo` names it. Every
  * incoming frame is read whole — envelope, wrapper, payload shape — before
  * anything acts on it; a frame that fails is answered with a `tool.error`
@@ -159,7 +159,7 @@ export class HostConnection {
 
   private payloadOf(frame: Envelope): Record<string, unknown> {
     try {
-      // Seed 003: decode the wrapper before interpreting message-specific fields.
+      // docs/tool-protocol.md: decode the wrapper before interpreting message-specific fields.
       const payload = decodePayload(frame.payload ?? {});
       assertPayload(PAYLOAD_SCHEMAS[frame.type]!, payload, frame.type);
       return payload as Record<string, unknown>;

@@ -8,7 +8,7 @@ import type { WireSuccess } from '../protocol/toolproto/outcomes.js';
 export type DefinitionLookup = (toolId: string) => Pick<ToolDefinition, 'name' | 'outputSchema'> | undefined;
 
 /**
- * Seed 003: results are validated against the tool's published schema. The
+ * docs/tool-protocol.md: results are checked against the tool's published schema. The
  * application's SDK should have checked already; the daemon checks again,
  * because any program can speak the protocol. A result that does not match
  * is `tool_failed` (tools/arguments.ts `validateResult`).

@@ -21,7 +21,7 @@ export interface ApplicationBatchRequest {
 }
 
 /**
- * The daemon's direct line to one connected application (seed 003: the host
+ * The daemon's direct line to one connected application (docs/tool-protocol.md: the host
  * sends `tool.call` and `tool.batch`). The tool-protocol face implements it
  * and hands it to the registry with `publish`.
  *

@@ -1,11 +1,11 @@
 import { MAX_CATALOG_TOOLS, MAX_TOOL_NAME_CHARS } from '../protocol/limits.js';
 import { BerthError } from '../protocol/errors/index.js';
-import { compileSchema } from '../protocol/tools/arguments.js';
+import { checkToolSchema } from '../protocol/tools/arguments.js';
 import type { ApplicationLink } from './application-link.js';
 import { availabilityOf, definitionOf } from '../protocol/tools/definitions.js';
 import { POLICIES, type Tool, type ToolAvailability } from './types.js';
 
-/** What a disconnected application's tools report until it reconnects (seed 003 runtime object). */
+/** What a disconnected application's tools report until it reconnects (docs/tool-protocol.md runtime object). */
 const DISCONNECTED: ToolAvailability = {
   available: false,
   code: 'application_disconnected',
@@ -22,8 +22,8 @@ interface Publication {
 }
 
 /**
- * The application tools published per workspace (seed 000 `workspace_tools`;
- * seed 003 applications). The tool-protocol face adds an application's
+ * The application tools published per workspace (docs/gateway.md `workspace_tools`;
+ * docs/tool-protocol.md applications). The tool-protocol face adds an application's
  * catalog with `publish`, reports runtime changes with `setAvailability`,
  * and calls `disconnect` when the socket drops: the tools stay listed but
  * unavailable until the application publishes again. `withdraw` removes them.
@@ -133,8 +133,8 @@ function checkTool(tool: Tool): void {
   if (!POLICIES.includes(tool.policy)) {
     throw new BerthError('invalid_request', `Tool ${tool.name} has an unknown policy ${String(tool.policy)}`);
   }
-  compileSchema(tool.inputSchema);
-  if (tool.outputSchema) compileSchema(tool.outputSchema, `output schema of ${tool.name}`);
+  checkToolSchema(tool.inputSchema, `Tool ${tool.name}`);
+  if (tool.outputSchema) checkToolSchema(tool.outputSchema, `Tool ${tool.name} outputSchema`);
 }
 
 /** The published tool, answering availability from the connection and the latest reported state. */

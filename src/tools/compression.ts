@@ -7,7 +7,7 @@ export { GZIP_BASE64_JSON, type CompressedPayload } from '../protocol/tools/payl
 /**
  * Wraps a payload whose compact JSON is at least 32 KiB when gzip plus base64
  * is smaller than the original; anything else travels as ordinary JSON.
- * Only the payload is wrapped, never envelope fields (seed 003).
+ * Only the payload is wrapped, never envelope fields (docs/tool-protocol.md).
  */
 export function encodePayload(payload: unknown, thresholdBytes = COMPRESSION_THRESHOLD_BYTES): unknown {
   const json = Buffer.from(JSON.stringify(payload), 'utf8');
@@ -17,7 +17,7 @@ export function encodePayload(payload: unknown, thresholdBytes = COMPRESSION_THR
 }
 
 /**
- * Reads a payload that may be wrapped, following seed 003's three rules:
+ * Reads a payload that may be wrapped, following the tool protocol's three rules:
  * 1. no `$ansightEncoding` → the payload is ordinary JSON, returned as is;
  * 2. `gzip-base64-json` → base64-decode `data`, gunzip, decode UTF-8, parse JSON;
  * 3. an unsupported encoding, missing or invalid base64, a gzip failure or

@@ -2,10 +2,10 @@ import type { Tool } from './types.js';
 
 /**
  * A tool that stands for another one chosen by its arguments: `workspace_tool
- * {name, arguments}` (seed 000) runs an application tool. The executor
+ * {name, arguments}` (docs/gateway.md) runs an application tool. The executor
  * validates the outer arguments, resolves the target, then treats the call as
- * the target's for validation, guard, permission and receipts (issue 2:
- * "`workspace_tool` takes the target's policy").
+ * the target's for validation, guard, permission and receipts (`workspace_tool`
+ * takes the target's policy).
  */
 export interface DispatchingTool extends Tool {
   /** The target and its arguments; throws `unknown_tool` when there is no such target. */
@@ -18,7 +18,7 @@ export function isDispatching(tool: Tool): tool is DispatchingTool {
 
 /**
  * A tool that stands for several calls of other tools, sent together:
- * `workspace_tool_batch` (seed 003 `tool.batch`). The executor validates and
+ * `workspace_tool_batch` (a `tool.batch`, docs/tool-protocol.md). The executor validates and
  * guards every target before anything runs, asks permission for each write or
  * critical one in order (any refusal refuses the whole batch), journals the
  * batch under its own call id when any target has an effect, then runs it.

@@ -39,9 +39,9 @@ export interface ToolCall {
 const NEVER_ABORTED = new AbortController().signal;
 
 /**
- * Runs tool calls (design.md, Tool host): validate arguments → guard →
+ * Runs tool calls (docs/architecture.md, Tool host): validate arguments → guard →
  * permission (write/critical) → receipt `executing` → run → receipt result →
- * outcome. Availability is evaluated again just before running (seed 003).
+ * outcome. Availability is evaluated again just before running (docs/tool-protocol.md).
  * Every refusal comes back as an outcome; `call` never throws.
  */
 export class ToolExecutor {
@@ -140,7 +140,7 @@ export class ToolExecutor {
     const running = journal.claim(start, async () => {
       let outcome = await this.run(tool, args, call.callId, signal);
       try {
-        // Seed 000 constraints: "persist its result before acknowledging it".
+        // docs/gateway.md constraints: "persist its result before acknowledging it".
         journal.complete(namespace, call.callId, outcome, clock.now());
       } catch (err) {
         outcome = failure(

@@ -9,9 +9,9 @@
  * are never pruned.
  */
 export const RECEIPT_RETENTION_MS = 30 * 24 * 3600 * 1000;
-/** Seed 000 `workspace_read.limit` maximum: 128 KiB per gateway read. */
+/** docs/gateway.md `workspace_read.limit` maximum: 128 KiB per gateway read. */
 export const MAX_GATEWAY_READ_BYTES = 131_072;
-/** Seed 000 `workspace_write.content` maximum length. */
+/** docs/gateway.md `workspace_write.content` maximum length. */
 export const MAX_WRITE_CHARS = 1_048_576;
 /** Output kept per command; older output is dropped and reported, so a chatty command cannot grow memory. */
 export const MAX_COMMAND_OUTPUT_BYTES = 1024 * 1024;
@@ -19,7 +19,7 @@ export const MAX_COMMAND_OUTPUT_BYTES = 1024 * 1024;
 export const COMMAND_RETENTION_MS = 10 * 60 * 1000;
 /** At most this many commands per session are remembered at once (running or finished). */
 export const MAX_COMMANDS_PER_SESSION = 64;
-/** Seed 000 `workspace_exec.timeoutMs` is 1000–600000; a command given none is killed after this. */
+/** docs/gateway.md `workspace_exec.timeoutMs` is 1000–600000; a command given none is killed after this. */
 export const DEFAULT_EXEC_TIMEOUT_MS = 120_000;
 /** A stopped or timed-out command group gets SIGTERM, then SIGKILL after this grace, so cleanup handlers may run but cannot hang. */
 export const EXEC_KILL_GRACE_MS = 2_000;
@@ -33,7 +33,7 @@ export const MAX_HASHED_FILE_BYTES = 256 * 1024 * 1024;
 export const MAX_PATCH_FILE_BYTES = 16 * 1024 * 1024;
 /** `workspace_image` decodes at most this many bytes of image file. */
 export const MAX_IMAGE_FILE_BYTES = 64 * 1024 * 1024;
-/** Room left in a seed-000 frame for the JSON around a base64 image (ids, metadata, escaping). */
+/** Room left in a gateway frame for the JSON around a base64 image (ids, metadata, escaping). */
 export const IMAGE_FRAME_HEADROOM_BYTES = 64 * 1024;
 /** `workspace_image` re-encodes smaller at most this many times before it gives up with `image_too_large`. */
 export const MAX_IMAGE_SCALE_ATTEMPTS = 8;

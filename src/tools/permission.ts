@@ -2,7 +2,7 @@ import { BerthError } from '../protocol/errors/index.js';
 import type { Workspace } from '../workspace/types.js';
 import type { OwnerQuestion, ToolDefinition } from './types.js';
 
-/** What the executor asks before a write or critical call runs (design.md, How a prompt flows). */
+/** What the executor asks before a write or critical call runs (docs/architecture.md, How a prompt flows). */
 export interface PermissionRequest {
   readonly namespace: string;
   readonly callId: string;

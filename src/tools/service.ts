@@ -56,7 +56,7 @@ export interface SessionToolAccess {
   run(call: SessionToolCall, options: SessionCallOptions): Promise<ToolOutcome>;
 }
 
-/** One row of `GET /workspace/tools` (OpenAPI `WorkspaceTool`, spec §11.7). */
+/** One row of `GET /workspace/tools` (OpenAPI `WorkspaceTool`, docs/client-api.md §11.7). */
 export interface ToolSummary {
   readonly name: string;
   readonly displayName?: string;
@@ -68,10 +68,10 @@ export interface ToolSummary {
  * The tool layer on the Core: which tools a workspace has, and tool sets that
  * run them for one caller under one guard through the executor.
  *
- * A local workspace's set is its host tools (the seed-000 builtins, plugged
+ * A local workspace's set is its host tools (the gateway builtins, plugged
  * in with `setHostTools('local', …)`) plus `workspace_tools`/`workspace_tool`
  * over the application registry. A remote workspace's set is whatever its
- * host provider gives (the owner runs all seed-000 tools, these two included).
+ * host provider gives (the owner runs all gateway tools, these two included).
  */
 export class ToolService {
   readonly applications: ApplicationToolRegistry;

@@ -46,7 +46,7 @@ export class ToolSet {
     return this.all().filter((t) => guardPermits(this.guard, t));
   }
 
-  /** A seed 003 `tool.catalog` payload for this caller. */
+  /** A docs/tool-protocol.md `tool.catalog` payload for this caller. */
   catalog(query: CatalogQuery = {}): CatalogPayload {
     return answerCatalogQuery(this.all(), this.guard, query, this.now());
   }

@@ -13,8 +13,8 @@ interface BatchArgs {
 }
 
 /**
- * `workspace_tool_batch` (Berth's, beside seed 000's `workspace_tool`): several
- * calls of one application's tools sent as one seed 003 `tool.batch`, which
+ * `workspace_tool_batch` (Berth's, beside the contract's `workspace_tool`): several
+ * calls of one application's tools sent as one `tool.batch`, which
  * the application runs in order. The executor judges each call as
  * `workspace_tool` would — schema, guard, and for a write or critical one
  * permission — all before anything is sent; the batch then has one receipt.

@@ -14,10 +14,10 @@ export interface ApplicationScope {
 }
 
 /**
- * `workspace_tools` (seed 000): the application tools authorized for this
+ * `workspace_tools` (docs/gateway.md): the application tools authorized for this
  * conversation, with their exact names, descriptions, policies and input
  * schemas — only those the caller's guard lets it see. Schemas are plain JSON
- * Schema here (an agent reads them directly), not seed 003's wire projection.
+ * Schema here (an agent reads them directly), not the tool protocol's wire projection.
  */
 export function workspaceToolsTool(scope: ApplicationScope): Tool {
   return {
@@ -43,7 +43,7 @@ export function workspaceToolsTool(scope: ApplicationScope): Tool {
 }
 
 /**
- * `workspace_tool {name, arguments}` (seed 000): invokes one application tool.
+ * `workspace_tool {name, arguments}` (docs/gateway.md): invokes one application tool.
  * It declares `read` so it stays discoverable under every guard, but each
  * call is judged as its target's: the executor resolves the target and
  * applies the target's schema, policy, permission and receipts.

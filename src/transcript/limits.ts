@@ -3,12 +3,12 @@
  * the ones a client may see are advertised in `/capabilities` `limits`.
  */
 
-/** spec §10.1: transcript page size default and maximum. */
+/** docs/client-api.md §10.1: transcript page size default and maximum. */
 export const DEFAULT_TRANSCRIPT_LIMIT = 100;
 export const MAX_TRANSCRIPT_LIMIT = 500;
-/** spec §10.1: a transcript page may not serialize to more than this. */
+/** docs/client-api.md §10.1: a transcript page may not serialize to more than this. */
 export const MAX_TRANSCRIPT_PAGE_BYTES = 8 * 1024 * 1024;
-/** spec §10.1: a `beforeRecordId` / `atRecordId` anchor is at most this long. */
+/** docs/client-api.md §10.1: a `beforeRecordId` / `atRecordId` anchor is at most this long. */
 export const MAX_TRANSCRIPT_ANCHOR_CHARS = 200;
 /** A transcript cursor or snapshot token is at most this long; a longer one is refused before any decoding. */
 export const MAX_TRANSCRIPT_TOKEN_CHARS = 1024;

@@ -2,7 +2,7 @@ import { DEFAULT_TRANSCRIPT_LIMIT, MAX_TRANSCRIPT_ANCHOR_CHARS, MAX_TRANSCRIPT_L
 import { BerthError } from '../protocol/errors/index.js';
 
 /**
- * The modes of `GET /session/{id}/transcript` (spec §10.1), parsed whole from
+ * The modes of `GET /session/{id}/transcript` (docs/client-api.md §10.1), parsed whole from
  * the query before any storage is read: a first page (forward or backward), a
  * continuation `cursor`, a backward page `beforeRecordId` (optionally pinned to
  * a `snapshot`), or the forward page `atRecordId` a `snapshot` (required).
@@ -44,7 +44,7 @@ export function parsePageQuery(q: Readonly<Record<string, string | undefined>>):
   if (mode !== undefined && mode !== 'full' && mode !== 'summary') throw new BerthError('invalid_compacted_replay_mode');
   const limit = parseLimit(q.limit);
   const { cursor, direction, beforeRecordId: before, atRecordId: at, snapshot } = q;
-  // spec §10.1 exclusivity, checked before any token is decoded.
+  // docs/client-api.md §10.1 exclusivity, checked before any token is decoded.
   if (direction !== undefined && (cursor !== undefined || before !== undefined || at !== undefined || snapshot !== undefined)) {
     throw combination();
   }

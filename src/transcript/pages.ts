@@ -1,12 +1,12 @@
 import { MAX_TRANSCRIPT_PAGE_BYTES } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
-import type { TranscriptRecord, TranscriptRepository } from '../store/repos/transcript.js';
+import type { TranscriptRecord, TranscriptRepository } from './records.js';
 import type { PageQuery } from './page-query.js';
 import { flatEnvelope, recordEvents } from './replay-events.js';
 import type { FrozenTranscript, TranscriptTokens } from './tokens.js';
 
 /**
- * One page of a persisted transcript (spec §10.1). Records are numbered 1..n
+ * One page of a persisted transcript (docs/client-api.md §10.1). Records are numbered 1..n
  * per session; every page reads inside a frozen snapshot (the first page fixes
  * n and every cursor carries it), forward from a position or backward ending
  * before one. `limit` counts records; one record may yield several events

@@ -1,8 +1,8 @@
 import type { EventEnvelope } from '../events/types.js';
-import type { TranscriptRecord } from '../store/repos/transcript.js';
+import type { TranscriptRecord } from './records.js';
 
 /**
- * Transcript records as events again (spec §5.3 compacted replay, §10.1
+ * Transcript records as events again (docs/client-api.md §5.3 compacted replay, §10.1
  * transcript pages): what a client needs to rebuild its view of a session
  * from storage. Streamed chunks come back merged (one record, one chunk), a
  * tool call as its `tool_call` plus one final `tool_call_update`.
@@ -10,7 +10,7 @@ import type { TranscriptRecord } from '../store/repos/transcript.js';
 
 /** Where each rebuilt event names the record it came from (a `beforeRecordId` anchor). */
 export const RECORD_ID_META = 'berth.session.recordId';
-/** The same id under qwen's key, so clients written against qwen page with it unchanged (spec §10.1). */
+/** The same id under qwen's key, so clients written against qwen page with it unchanged (docs/client-api.md §10.1). */
 export const QWEN_RECORD_ID_META = 'qwen.session.recordId';
 
 export interface ReplayEvent {
@@ -48,7 +48,7 @@ function textChunk(r: TranscriptRecord, sessionUpdate: string): ReplayEvent[] {
   const text = str(r.data.text) ?? '';
   const out: ReplayEvent[] = [];
   if (text !== '') out.push(update(r, { sessionUpdate, content: { type: 'text', text } }));
-  // qwen's per-model-call usage record: an empty chunk carrying `_meta.usage` (spec §8.1).
+  // qwen's per-model-call usage record: an empty chunk carrying `_meta.usage` (docs/client-api.md §8.1).
   if (r.data.usage) out.push(update(r, { sessionUpdate, content: { type: 'text', text: '' } }, { usage: r.data.usage }));
   return out;
 }
@@ -136,7 +136,7 @@ export function recordEvents(r: TranscriptRecord): ReplayEvent[] {
   }
 }
 
-/** The transcript page form (spec §10.1): id-less, flat `session_update` data, the record id in `_meta`. */
+/** The transcript page form (docs/client-api.md §10.1): id-less, flat `session_update` data, the record id in `_meta`. */
 export function flatEnvelope(e: ReplayEvent): EventEnvelope {
   if (e.type === 'session_update') return { v: 1, type: e.type, data: e.data };
   return {
@@ -149,7 +149,7 @@ export function flatEnvelope(e: ReplayEvent): EventEnvelope {
 }
 
 /**
- * The load snapshot form (spec §5.3): the SSE shape, `{sessionId, update}` for
+ * The load snapshot form (docs/client-api.md §5.3): the SSE shape, `{sessionId, update}` for
  * `session_update` and `sessionId` in every payload, with the bus id when one
  * was given (a cold load numbers its snapshot 1..N).
  */

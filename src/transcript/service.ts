@@ -2,27 +2,34 @@ import type { Clock } from '../clock.js';
 import { DEFAULT_TRANSCRIPT_LIMIT, MAX_TRANSCRIPT_LIMIT } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
 import { buildExportDocument, renderExport, type ExportFormat, type RenderedExport } from '../export/index.js';
-import { isSessionId } from '../sessions/ids.js';
-import type { PromptRepository, PromptRow } from '../store/repos/prompts.js';
-import type { SessionRepository, SessionRow } from '../store/repos/sessions.js';
-import type { TranscriptRecord, TranscriptRepository } from '../store/repos/transcript.js';
+import type { SessionHead, SessionHeads, TranscriptRecord, TranscriptRepository } from './records.js';
 import type { PageQuery } from './page-query.js';
 import { TranscriptPages, type PageContext } from './pages.js';
 import type { TranscriptTokens } from './tokens.js';
 import type { WorkspaceRegistry } from '../workspace/registry.js';
 
 export interface TranscriptStores {
-  readonly sessions: SessionRepository;
+  readonly sessions: SessionHeads;
   readonly transcript: TranscriptRepository;
-  readonly prompts: PromptRepository;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
-/** The label of a turn in the index: the start of its prompt text. */
-const TURN_LABEL_CHARS = 120;
+
+/** A page of a transcript's turn index: its prompts, and the snapshot later pages and `atRecordId` anchor to. */
+export interface TurnIndex {
+  readonly sessionId: string;
+  /** The signed snapshot token. */
+  readonly snapshot: string;
+  readonly totalTurns: number;
+  readonly start: number;
+  /** The `user_prompt` records of this page, in order; the first is turn number `start`. */
+  readonly turns: readonly TranscriptRecord[];
+  readonly startTime: string;
+  readonly lastUpdated: string;
+}
 
 /**
- * Reads persisted history (spec §10): transcript pages, the turn index whose
+ * Reads persisted history (docs/client-api.md §10): transcript pages, the turn index whose
  * snapshot anchors `atRecordId`, and whole sessions for export. Storage only —
  * it never starts a session, attaches a client or touches a live bus, so it
  * works the same for live and closed sessions.
@@ -44,19 +51,12 @@ export class TranscriptService {
     this.pages = new TranscriptPages(deps.stores.transcript, deps.tokens);
   }
 
-  /** The durable outcomes of a session's settled prompts (spec §5.3 `promptTerminals`). */
-  settledPrompts(id: string): PromptRow[] {
-    return this.stores.prompts.settled(id);
-  }
-
-  /** Every stored session, oldest first (live ones included; the face says which are live). */
-  list(): readonly SessionRow[] {
-    return this.stores.sessions.listAll();
-  }
-
-  /** The stored session, or 404 `session_not_found` (also for an id that is not a session id at all). */
-  session(id: string): SessionRow {
-    const row = isSessionId(id) ? this.stores.sessions.get(id.toLowerCase()) : undefined;
+  /**
+   * The stored session, or 404 `session_not_found` (also for an id that is not a session id at all:
+   * only session ids are ever stored, so the lookup itself refuses it).
+   */
+  session(id: string): SessionHead {
+    const row = this.stores.sessions.get(id.toLowerCase());
     if (!row) throw new BerthError('session_not_found', `No session with id "${id}"`, { sessionId: id });
     return row;
   }
@@ -67,7 +67,7 @@ export class TranscriptService {
   }
 
   /** Sparse list of a transcript's turns (the prompts), with the snapshot `atRecordId` pages need. */
-  turnIndex(id: string, q: { snapshot?: string; start?: string; limit?: string }): Record<string, unknown> {
+  turnIndex(id: string, q: { snapshot?: string; start?: string; limit?: string }): TurnIndex {
     const row = this.session(id);
     const start = q.start === undefined ? 0 : /^\d{1,9}$/.test(q.start) ? Number(q.start) : NaN;
     const limit = q.limit === undefined ? DEFAULT_TRANSCRIPT_LIMIT : /^\d{1,3}$/.test(q.limit) ? Number(q.limit) : NaN;
@@ -81,25 +81,17 @@ export class TranscriptService {
     const prompts = this.stores.transcript.ofKind(row.id, 'user_prompt', frozen.size);
     const ctx = this.context(row);
     return {
-      v: 1,
       sessionId: row.id,
       snapshot: this.pages.snapshotToken(frozen),
       totalTurns: prompts.length,
       start,
-      turns: prompts.slice(start, start + limit).map((r, i) => ({
-        ordinal: start + i,
-        turnId: r.recordId,
-        kind: 'prompt',
-        ...(r.promptId ? { promptId: r.promptId } : {}),
-        timestamp: iso(r.at),
-        label: promptLabel(r),
-      })),
+      turns: prompts.slice(start, start + limit),
       startTime: ctx.startTime,
       lastUpdated: ctx.lastUpdated,
     };
   }
 
-  /** The whole session in one format (spec §10.2), from storage only. */
+  /** The whole session in one format (docs/client-api.md §10.2), from storage only. */
   exportSession(id: string, format: ExportFormat): RenderedExport {
     const row = this.session(id);
     const ws = this.deps.workspaces.byId(row.workspaceId);
@@ -108,19 +100,9 @@ export class TranscriptService {
     return renderExport(doc, format);
   }
 
-  private context(row: SessionRow): PageContext {
+  private context(row: SessionHead): PageContext {
     const last = this.stores.transcript.lastSeq(row.id);
     const lastAt = last > 0 ? (this.stores.transcript.range(row.id, last, last + 1)[0]?.at ?? 0) : 0;
     return { sessionId: row.id, startTime: iso(row.createdAt), lastUpdated: iso(Math.max(row.updatedAt, lastAt)) };
   }
-}
-
-function promptLabel(r: TranscriptRecord): string {
-  const blocks = Array.isArray(r.data.content) ? (r.data.content as Record<string, unknown>[]) : [];
-  const text = blocks
-    .map((b) => (b && b.type === 'text' && typeof b.text === 'string' ? b.text : `[${String(b?.type ?? 'content')}]`))
-    .join(' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-  return text.length > TURN_LABEL_CHARS ? `${text.slice(0, TURN_LABEL_CHARS - 1)}…` : text || '(empty prompt)';
 }

@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { MAX_TRANSCRIPT_TOKEN_CHARS } from './limits.js';
 
 /**
- * Transcript cursors and snapshots (spec §10.1): opaque to clients, signed with
+ * Transcript cursors and snapshots (docs/client-api.md §10.1): opaque to clients, signed with
  * the home's secret so a tampered or foreign token is refused whole.
  *
  * A token freezes the transcript as it was when the first page was cut: the

@@ -1,9 +1,9 @@
 import type { EventEnvelope } from '../events/types.js';
-import type { TranscriptRecord } from '../store/repos/transcript.js';
+import type { TranscriptRecord } from './records.js';
 import { recordEvents, wrappedEnvelope, type ReplayEvent } from './replay-events.js';
 
 /**
- * The bounded replay window a load answers with (spec §5.3, §8.8): the newest
+ * The bounded replay window a load answers with (docs/client-api.md §5.3, §8.8): the newest
  * records that fit `maxRecords` and `maxBytes` (whole records only, at least
  * one), and, when older ones were left out, an id-less `history_truncated`
  * marker first whose `recordId` is the `beforeRecordId` anchor to page them

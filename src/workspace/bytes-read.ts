@@ -3,7 +3,7 @@ import { DEFAULT_FILE_BYTES_WINDOW } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
 import { changedBetween, closeSoon, openConfinedFile, readAt, statOpen } from './open-file.js';
 
-/** `GET /file/bytes` query (spec §11.3), validated by the face. */
+/** `GET /file/bytes` query (docs/client-api.md §11.3), validated by the face. */
 export interface BytesReadOptions {
   readonly offset?: number;
   readonly maxBytes?: number;
@@ -22,7 +22,7 @@ export interface FileBytesWindow {
 }
 
 /**
- * Reads a raw byte window of a regular workspace file (spec §11.3). An offset
+ * Reads a raw byte window of a regular workspace file (docs/client-api.md §11.3). An offset
  * past the end returns no bytes. `hash` (SHA-256 of the whole file) is given
  * only when the window is the whole file, read from offset 0.
  */

@@ -1,6 +1,6 @@
 import { BerthError, type ErrorCode } from '../protocol/errors/index.js';
 
-/** spec §11.1: OS errors a workspace read can meet and the catalogue code each becomes. */
+/** docs/client-api.md §11.1: OS errors a workspace read can meet and the catalogue code each becomes. */
 const OS_ERROR_CODES: Readonly<Record<string, ErrorCode>> = {
   ENOENT: 'path_not_found',
   EACCES: 'permission_denied',
@@ -27,7 +27,7 @@ const WHAT: Partial<Record<ErrorCode, string>> = {
 };
 
 /**
- * Maps what a workspace read throws to the catalogue (spec §11.1): BerthErrors
+ * Maps what a workspace read throws to the catalogue (docs/client-api.md §11.1): BerthErrors
  * pass through and Node system errors map by `code` (unknown codes are
  * `internal_error`). Anything else is a bug and is returned unchanged, so the
  * face logs it before answering 500 `internal_error`. `rel` is the path the

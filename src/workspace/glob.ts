@@ -10,7 +10,7 @@ import { confine } from './paths.js';
 
 export interface GlobOptions {
   readonly pattern: string;
-  /** A directory the pattern is relative to, resolved like a path (spec §11.6). */
+  /** A directory the pattern is relative to, resolved like a path (docs/client-api.md §11.6). */
   readonly cwd?: string;
   readonly maxResults?: number;
   readonly includeIgnored: boolean;
@@ -46,7 +46,7 @@ const byName = (a: Dirent, b: Dirent): number => (a.name < b.name ? -1 : a.name 
 const IGNORE_FILES = new Set(['.gitignore', '.berthignore']);
 
 /**
- * Matches a glob below a workspace directory (spec §11.6). The walk is
+ * Matches a glob below a workspace directory (docs/client-api.md §11.6). The walk is
  * breadth-first with entries in name order, reads a few directories ahead,
  * starts at the pattern's literal prefix, stops at the pattern's depth and at
  * maxResults (+1, to know whether to say `truncated`), never enters `.git`,

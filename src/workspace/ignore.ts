@@ -6,8 +6,8 @@ import { IGNORE_MATCHER_TEST_BUDGET, MAX_IGNORE_FILE_BYTES, MAX_IGNORE_ROOTS } f
 import { scopedPatterns } from './ignore-patterns.js';
 
 /**
- * The workspace ignore engine (design.md, Core concepts: "ignore rules
- * (`.gitignore`, plus `.berthignore`) are honoured"; spec §11.1).
+ * The workspace ignore engine (docs/architecture.md, Core concepts: "ignore rules
+ * (`.gitignore`, plus `.berthignore`) are honoured"; docs/client-api.md §11.1).
  *
  * Rules follow git: a `.gitignore` in any directory applies below it, deeper
  * files take precedence, `!` re-includes, nothing below an ignored directory

@@ -5,15 +5,15 @@
 
 /** A workspace path longer than this is refused before it touches the file system (Linux PATH_MAX). */
 export const MAX_PATH_CHARS = 4096;
-/** design.md Limits: a directory listing returns at most this many entries. */
+/** docs/architecture.md Limits: a directory listing returns at most this many entries. */
 export const MAX_LIST_ENTRIES = 2000;
-/** spec §11.2: client-API text and byte windows are at most 256 KiB. */
+/** docs/client-api.md §11.2: client-API text and byte windows are at most 256 KiB. */
 export const MAX_FILE_WINDOW_BYTES = 256 * 1024;
-/** spec §11.2: a windowed read of a large file may scan at most this much before giving up. */
+/** docs/client-api.md §11.2: a windowed read of a large file may scan at most this much before giving up. */
 export const MAX_FILE_SCAN_BYTES = 8 * 1024 * 1024;
-/** spec §11.2: `limit` on `GET /file` counts at most this many lines. */
+/** docs/client-api.md §11.2: `limit` on `GET /file` counts at most this many lines. */
 export const MAX_FILE_LINES = 2000;
-/** spec §11.6: `GET /glob` `maxResults` default and maximum. */
+/** docs/client-api.md §11.6: `GET /glob` `maxResults` default and maximum. */
 export const DEFAULT_GLOB_RESULTS = 5000;
 export const MAX_GLOB_RESULTS = 50_000;
 /** An ignore file above this size is not read, so a hostile `.gitignore` cannot cost memory on every request. */
@@ -22,15 +22,15 @@ export const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
 export const IGNORE_MATCHER_TEST_BUDGET = 200_000;
 /** Workspace roots whose ignore rules stay cached (least recently used dropped first). */
 export const MAX_IGNORE_ROOTS = 64;
-/** spec §11.3: `GET /file/bytes` window when `maxBytes` is not given. */
+/** docs/client-api.md §11.3: `GET /file/bytes` window when `maxBytes` is not given. */
 export const DEFAULT_FILE_BYTES_WINDOW = 65_536;
-/** spec §11.2: binary detection looks at this many leading bytes… */
+/** docs/client-api.md §11.2: binary detection looks at this many leading bytes… */
 export const BINARY_SNIFF_BYTES = 4096;
 /** …and calls a file binary when more than this share of them are control bytes (TAB, LF, VT, FF, CR excepted). */
 export const BINARY_CONTROL_RATIO = 0.3;
 /** Large text files are streamed in reads of this size, so a window costs memory in proportion to itself. */
 export const TEXT_READ_CHUNK_BYTES = 64 * 1024;
-/** spec §11.2: a read cursor is at most this long; a longer one is refused before any decoding. */
+/** docs/client-api.md §11.2: a read cursor is at most this long; a longer one is refused before any decoding. */
 export const MAX_CURSOR_CHARS = 1024;
 /** A read cursor fingerprints this many bytes before its offset, so an in-place rewrite invalidates it (409). */
 export const CURSOR_FINGERPRINT_BYTES = 64;

@@ -1,7 +1,7 @@
 /**
  * Cuts a line window out of UTF-8 bytes fed in order, chunk by chunk, so the
  * same rules serve a file held in memory and a large file streamed from disk
- * (spec §11.2).
+ * (docs/client-api.md §11.2).
  *
  * Lines split on LF; a CRLF line keeps its CR. Inside the window the LFs
  * between lines are kept; the LF after the window's last line is not, unless

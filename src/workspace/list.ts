@@ -5,7 +5,7 @@ import { confine } from './paths.js';
 import { kindOf, type EntryKind } from './stat.js';
 
 export interface ListOptions {
-  /** Show entries the ignore rules hide (spec §11.1: `includeIgnored=1|true`). */
+  /** Show entries the ignore rules hide (docs/client-api.md §11.1: `includeIgnored=1|true`). */
   readonly includeIgnored: boolean;
 }
 
@@ -25,7 +25,7 @@ export interface DirectoryList {
 }
 
 /**
- * Lists one workspace directory (spec §11.5): at most MAX_LIST_ENTRIES
+ * Lists one workspace directory (docs/client-api.md §11.5): at most MAX_LIST_ENTRIES
  * entries in directory order, kinds not resolved (a link is `symlink`),
  * ignored entries hidden unless asked for. Everything inside an ignored
  * directory counts as ignored. A path that is not a directory is ENOTDIR

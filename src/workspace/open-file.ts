@@ -8,7 +8,7 @@ export interface OpenedFile {
   readonly handle: FileHandle;
   /** fstat of the open file (the snapshot every answer describes). */
   readonly stat: Stats;
-  /** Workspace-relative path of the file actually opened (a link's target, spec §11.1). */
+  /** Workspace-relative path of the file actually opened (a link's target, docs/client-api.md §11.1). */
   readonly rel: string;
 }
 

@@ -35,7 +35,7 @@ export function toRel(root: string, abs: string): string {
  *
  * Order matters: first a lexical check (relative and absolute forms, `..`), then
  * `realpath`, so that a symlink anywhere along the way cannot lead out
- * (design.md, Security rules: "every path resolves inside the root after realpath,
+ * (docs/architecture.md, Security rules: "every path resolves inside the root after realpath,
  * symlinks never lead out"). Refusals: `path_outside_workspace` for lexical
  * escapes, `symlink_escape` for escapes through links (and link loops),
  * `path_not_found` when the path is missing and `allowMissing` is off.

@@ -3,7 +3,7 @@ import { CURSOR_FINGERPRINT_BYTES, MAX_CURSOR_CHARS } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
 
 /**
- * The opaque resume token of `GET /file` paging (spec §11.2): base64url JSON
+ * The opaque resume token of `GET /file` paging (docs/client-api.md §11.2): base64url JSON
  * naming the byte offset where the next page starts and the identity of the
  * file it was cut from.
  *
@@ -75,7 +75,7 @@ export function decodeCursor(text: string): ReadCursor {
   return { off: r.off as number, size: r.size as number, dev: r.dev as string, ino: r.ino as string, fp: r.fp as string };
 }
 
-/** The cursor was cut from another file, or from this one before it shrank: 409 (spec §11.2). */
+/** The cursor was cut from another file, or from this one before it shrank: 409 (docs/client-api.md §11.2). */
 export function assertSameFile(cursor: ReadCursor, stat: { dev: number; ino: number; size: number }, rel: string): void {
   if (String(stat.dev) !== cursor.dev || String(stat.ino) !== cursor.ino || stat.size < cursor.size) {
     throw staleCursor(rel);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { realpathSync } from 'node:fs';
-import { basename, isAbsolute, resolve } from 'node:path';
+import { realpathSync, statSync } from 'node:fs';
+import { basename, isAbsolute, resolve, sep } from 'node:path';
 import { BerthError } from '../protocol/errors/index.js';
 import type { LocalWorkspace, RemoteWorkspace, Workspace } from './types.js';
 
@@ -8,12 +8,20 @@ export function workspaceIdFor(root: string): string {
   return createHash('sha256').update(root).digest('hex').slice(0, 16);
 }
 
-/** The daemon's workspaces: fixed at start-up from `--workspace` and `--remote-workspace`. */
+/** The flags a refusal names, so the person reading it knows how to serve another project. */
+const SERVE_MORE = 'serve it with --workspace DIR (repeatable), or let sessions register directories under a root on first use with --allow-workspace-root DIR';
+
+/**
+ * The daemon's workspaces: given at start-up with `--workspace` and
+ * `--remote-workspace`, plus — only under a root the operator opted in with
+ * `--allow-workspace-root` — directories a session names on first use (issue 11).
+ */
 export class WorkspaceRegistry {
   private readonly byIdMap = new Map<string, Workspace>();
   private readonly ordered: Workspace[] = [];
+  private readonly allowRoots: readonly string[];
 
-  constructor(localRoots: readonly string[], remoteIds: readonly string[] = []) {
+  constructor(localRoots: readonly string[], remoteIds: readonly string[] = [], allowRoots: readonly string[] = []) {
     if (localRoots.length === 0) throw new Error('at least one local workspace is required');
     localRoots.forEach((given, i) => {
       let root: string;
@@ -37,6 +45,13 @@ export class WorkspaceRegistry {
       const ws: RemoteWorkspace = { kind: 'remote', id, primary: false, trusted: true, displayName: id };
       this.add(ws);
     }
+    this.allowRoots = allowRoots.map((given) => {
+      try {
+        return realpathSync(given);
+      } catch {
+        throw new Error(`--allow-workspace-root ${given} does not exist`);
+      }
+    });
   }
 
   private add(ws: Workspace): void {
@@ -57,7 +72,7 @@ export class WorkspaceRegistry {
   }
 
   /**
-   * Selects the workspace a `POST /session` `cwd` names (spec §5.1): omitted → primary;
+   * Selects the workspace a `POST /session` `cwd` names (docs/client-api.md §5.1): omitted → primary;
    * a remote workspace id → that workspace; an absolute path → the local workspace whose
    * canonical root equals it; anything else → `workspace_mismatch`.
    */
@@ -80,10 +95,34 @@ export class WorkspaceRegistry {
     for (const ws of this.ordered) {
       if (ws.kind === 'local' && ws.root === canonical) return ws;
     }
+    const registered = this.registerUnderAllowedRoot(canonical);
+    if (registered) return registered;
+    const outside = this.allowRoots.length > 0 ? `, and it is not a directory under any --allow-workspace-root` : '';
     throw new BerthError(
       'workspace_mismatch',
-      `Workspace mismatch: no registered workspace at "${cwd}"; this daemon will not fall back to the primary workspace.`,
+      `Workspace mismatch: no registered workspace at "${cwd}"${outside}; this daemon will not fall back to the primary workspace. To ${SERVE_MORE}.`,
       { boundWorkspace: this.primary().root, requestedWorkspace: cwd },
     );
+  }
+
+  /** A directory under an allowed root becomes a workspace the first time it is named; anything else stays refused. */
+  private registerUnderAllowedRoot(canonical: string): LocalWorkspace | undefined {
+    const under = this.allowRoots.some((root) => canonical === root || canonical.startsWith(root.endsWith(sep) ? root : root + sep));
+    if (!under) return undefined;
+    try {
+      if (!statSync(canonical).isDirectory()) return undefined;
+    } catch {
+      return undefined;
+    }
+    const ws: LocalWorkspace = {
+      kind: 'local',
+      id: workspaceIdFor(canonical),
+      root: canonical,
+      primary: false,
+      trusted: true,
+      displayName: basename(canonical) || canonical,
+    };
+    this.add(ws);
+    return ws;
   }
 }

@@ -4,7 +4,7 @@ import { confine } from './paths.js';
 
 export type EntryKind = 'file' | 'directory' | 'symlink' | 'other';
 
-/** The kind of a directory entry or stat result, as the contract names them (spec §11.4, §11.5). */
+/** The kind of a directory entry or stat result, as the contract names them (docs/client-api.md §11.4, §11.5). */
 export function kindOf(s: Pick<Stats, 'isFile' | 'isDirectory' | 'isSymbolicLink'>): EntryKind {
   if (s.isFile()) return 'file';
   if (s.isDirectory()) return 'directory';
@@ -22,7 +22,7 @@ export interface PathStat {
 }
 
 /**
- * Stats a workspace path (spec §11.4). In-workspace links are followed, so
+ * Stats a workspace path (docs/client-api.md §11.4). In-workspace links are followed, so
  * `path` and `type` describe the target. `modifiedMs` is an integer, as the
  * OpenAPI types it (qwen sends the fractional mtime).
  */

@@ -1,7 +1,7 @@
 import { BINARY_CONTROL_RATIO, BINARY_SNIFF_BYTES } from './limits.js';
 
 /**
- * What the first bytes of a file say about its text (spec §11.2): a BOM names
+ * What the first bytes of a file say about its text (docs/client-api.md §11.2): a BOM names
  * the encoding; without one, a NUL or too many control bytes in the first
  * BINARY_SNIFF_BYTES mean binary, anything else is read as UTF-8.
  */

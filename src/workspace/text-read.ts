@@ -17,7 +17,7 @@ import {
 } from './read-cursor.js';
 import { decodeCapped, lineEndingOf, sniff, transcodeToUtf8, type LineEnding, type TextEncoding } from './text-decode.js';
 
-/** `GET /file` query (spec §11.2), already validated as integers in range by the face. */
+/** `GET /file` query (docs/client-api.md §11.2), already validated as integers in range by the face. */
 export interface TextReadOptions {
   readonly maxBytes?: number;
   readonly line?: number;
@@ -49,7 +49,7 @@ const parentOf = (rel: string): string => (rel.includes('/') ? rel.slice(0, rel.
 
 
 /**
- * Reads a text window of a workspace file (spec §11.2). Files up to
+ * Reads a text window of a workspace file (docs/client-api.md §11.2). Files up to
  * MAX_FILE_WINDOW_BYTES are read whole (hash and line count included); larger
  * ones need a window and are streamed from the window's start, scanning at
  * most MAX_FILE_SCAN_BYTES to reach it.

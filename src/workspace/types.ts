@@ -1,7 +1,7 @@
 /**
- * A registered project root (design.md, Core concepts). Local workspaces are
+ * A registered project root (docs/architecture.md, Core concepts). Local workspaces are
  * directories on this machine; remote ones are reached through a gateway
- * channel (seed 000) and have no local root.
+ * channel (docs/gateway.md) and have no local root.
  */
 export interface LocalWorkspace {
   readonly kind: 'local';

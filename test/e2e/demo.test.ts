@@ -69,7 +69,7 @@ function isRunning(pid: number): boolean {
   }
 }
 
-describe('npm run demo', { timeout: 90_000 }, () => {
+describe('npm run demo', { timeout: 180_000 }, () => {
   test('runs a full turn without a terminal: both permission requests are shown and approved, the file is written, nothing is left running', async () => {
     const demo = runDemo(['--keep']);
     const code = await demo.exit;
@@ -80,6 +80,8 @@ describe('npm run demo', { timeout: 90_000 }, () => {
       assert.match(out, /permission › Write hello\.txt needs your approval \(workspace_write\)/);
       assert.match(out, /\+ Hello from Berth!/, 'the request shows the proposed content');
       assert.match(out, /permission › Run wc -l hello\.txt needs your approval \(workspace_exec\)/);
+      // The check from the shell shows what the command printed: the agent polls until it has finished.
+      assert.match(out, /tool › completed exit code 0, it printed:\n {4}│ 2 hello\.txt\n/);
       assert.equal(out.match(/auto-approved once/g)?.length, 2);
       assert.equal(out.match(/permission › answered: proceed_once/g)?.length, 2);
       assert.match(out, /thinking › /);

@@ -7,6 +7,7 @@ import { openStore } from '../../src/store/db.js';
 import { TokenService } from '../../src/tokens/tokens.js';
 import { INTENTION, WORKSPACE_ID, channelPathFor, dialChannel, scriptPlans, until } from '../support/gateway.js';
 import { startSpawnedStack, type SpawnedStack } from '../support/spawned-stack.js';
+import { sqliteRepositories } from '../../src/main/repositories.js';
 
 /**
  * Issue 5, B's side of a restart: `berth serve` (a real process) is SIGKILLed
@@ -25,7 +26,7 @@ before(async () => {
   spawned = await startSpawnedStack();
   ({ model, home } = spawned);
   const store = openStore(home);
-  token = new TokenService(store.db, null).createChannelToken(WORKSPACE_ID).token;
+  token = new TokenService(sqliteRepositories(store.db).tokens, null).createChannelToken(WORKSPACE_ID).token;
   store.close();
 });
 after(() => spawned.close());

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { SqlitePromptRepository } from '../../src/store/repos/prompts.js';
 import { EventReader, newSession, submit } from '../support/session-client.js';
 import { startStack, type Stack } from '../support/stack.js';
 
@@ -13,14 +14,13 @@ after(() => stack.close());
 test('when the store refuses to record a prompt start, that prompt ends in one turn_error and the next one runs', async () => {
   const d = stack.daemon;
   const { sessionId, clientId } = await newSession(d);
-  const session = d.daemon.core.sessions.get(sessionId);
-  const ledger = session.services.prompts;
-  const started = ledger.started.bind(ledger);
+  // The store's prompt ledger: the next start write fails once, as a full disk would make it.
+  const ledger = SqlitePromptRepository.prototype;
+  const started = ledger.started;
   let failures = 0;
-  // The next start write fails once, as a full disk would make it.
-  ledger.started = (id: string, at: number) => {
+  ledger.started = function (this: SqlitePromptRepository, id: string, at: number) {
     if (failures++ === 0) throw new Error('SQLITE_FULL: database or disk is full');
-    started(id, at);
+    started.call(this, id, at);
   };
   const events = await EventReader.open(d, sessionId);
   try {

@@ -41,6 +41,7 @@ describe('client API error statuses of the session routes (spec §5-§7, §13)',
     refused(await d.json('POST', '/session', '[]'), 400, 'invalid_request');
     const extra = refused(await d.json('POST', '/session', { sessionScope: 'thread', colour: 'blue' }), 400, 'invalid_request');
     assert.equal(extra.field, 'colour');
+    assert.match(extra.error, /^unknown field `colour`/);
   });
 
   it('refuses bad POST /session fields with their own codes', async () => {

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../src/store/db.js';
 import { SqlitePromptRepository } from '../../src/store/repos/prompts.js';
-import { SqliteSessionRepository, type SessionRow } from '../../src/store/repos/sessions.js';
-import { SqliteTranscriptRepository, type NewTranscriptRecord } from '../../src/store/repos/transcript.js';
+import type { SessionRow } from '../../src/sessions/records.js';
+import { SqliteSessionRepository } from '../../src/store/repos/sessions.js';
+import { SqliteTranscriptRepository } from '../../src/store/repos/transcript.js';
+import type { NewTranscriptRecord } from '../../src/transcript/records.js';
 import type { TestDaemon } from './daemon.js';
 import { EventReader, submit, type WireEvent } from './session-client.js';
 

@@ -21,10 +21,11 @@ export interface NotesApp {
   stop(): Promise<number | null>;
 }
 
-/** `examples/notes-app.ts` as its header runs it, in its own process, once it says it is connected. */
+/** `examples/notes-app.ts` in its own process, its token in its environment, once it says it is connected. */
 export async function startNotesApp(url: string, token: string): Promise<NotesApp> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/notes-app.ts', '--url', url, '--token', token], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/notes-app.ts', '--url', url], {
     cwd: repoRoot,
+    env: { ...process.env, BERTH_APP_TOKEN: token },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));

@@ -1,6 +1,5 @@
 import type { Clock } from '../../src/clock.js';
 import { openStore, type Store } from '../../src/store/db.js';
-import { SqliteReceiptRepository } from '../../src/store/repos/receipts.js';
 import { ToolExecutor, type ExecutorDeps } from '../../src/tools/executor.js';
 import { FULL_ACCESS } from '../../src/protocol/tools/guard.js';
 import { allowWithoutAsking } from '../../src/tools/permission.js';
@@ -8,6 +7,7 @@ import { ReceiptJournal } from '../../src/tools/receipt-journal.js';
 import type { Policy, Tool, ToolAvailability, ToolResult } from '../../src/tools/types.js';
 import type { LocalWorkspace } from '../../src/workspace/types.js';
 import { removeDir, tempDir } from './tmp.js';
+import { sqliteRepositories } from '../../src/main/repositories.js';
 
 /** A clock that stands still unless a test moves it. */
 export function fixedClock(start = Date.UTC(2026, 7, 25)): Clock & { advance(ms: number): void } {
@@ -55,7 +55,7 @@ export function countingTool(name: string, options: TestToolOptions = {}): Tool 
 export function tempStore(): { store: Store; journal: ReceiptJournal; home: string; close(): void } {
   const home = tempDir('berth-tools-');
   const store = openStore(home);
-  const journal = new ReceiptJournal(new SqliteReceiptRepository(store.db));
+  const journal = new ReceiptJournal(sqliteRepositories(store.db).receipts);
   return {
     store,
     journal,

@@ -11,7 +11,7 @@ export function imagePart(data: string, mimeType: string): ImagePart {
   return { type: 'image_url', image_url: { url: `data:${mimeType};base64,${data}` } };
 }
 
-/** One ACP content block (spec §8.1 ContentBlock) as chat-completion user content. */
+/** One ACP content block (docs/client-api.md §8.1 ContentBlock) as chat-completion user content. */
 function partOf(block: ContentBlock): UserPart | undefined {
   switch (block.type) {
     case 'text':

@@ -20,7 +20,7 @@ export interface BuiltinDriverOptions {
 }
 
 /**
- * The built-in agent (design.md, Agent driver): a tool-calling loop over any
+ * The built-in agent (docs/architecture.md, Agent driver): a tool-calling loop over any
  * OpenAI-compatible chat-completions endpoint, one instance per session.
  */
 export class BuiltinAgentDriver implements AgentDriver {

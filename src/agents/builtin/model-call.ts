@@ -35,7 +35,7 @@ interface PartialCall {
 /** Delta fields some OpenAI-compatible servers add: qwen/deepseek `reasoning_content`, vLLM/OpenRouter `reasoning`. */
 type ReasoningDelta = { reasoning_content?: unknown; reasoning?: unknown };
 
-/** qwen's per-call usage record (spec §8.1): an empty agent_message_chunk carrying `_meta.usage` and `_meta.durationMs`. */
+/** qwen's per-call usage record (docs/client-api.md §8.1): an empty agent_message_chunk carrying `_meta.usage` and `_meta.durationMs`. */
 function usageUpdate(usage: OpenAI.CompletionUsage, durationMs: number): SessionUpdate {
   return {
     sessionUpdate: 'agent_message_chunk',

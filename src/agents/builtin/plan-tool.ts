@@ -3,7 +3,7 @@ import type { SessionUpdate } from '../driver.js';
 
 /**
  * The driver's own planning tool. It is not a workspace tool and never goes
- * through the executor: calling it replaces the session's plan (spec §8.1
+ * through the executor: calling it replaces the session's plan (docs/client-api.md §8.1
  * `plan`, a full replacement each time) and is answered with "ok".
  */
 export const PLAN_TOOL_NAME = 'update_plan';

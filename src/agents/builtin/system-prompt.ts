@@ -1,7 +1,7 @@
 /**
  * Short on purpose: the tool descriptions carry the details, and the
  * project's own instructions (AGENTS.md and the like) come from
- * `workspace_info`, which seed 000 says to call before working.
+ * `workspace_info`, which the gateway contract (contract/gateway-v1.json) says to call before working.
  */
 export const SYSTEM_PROMPT = [
   'You are a coding agent working in one project (a workspace).',

@@ -46,7 +46,7 @@ async function runCall(io: TurnIO, call: AssistantCall, toolName: (wire: string)
 }
 
 /**
- * The tool-calling loop of one turn (design.md, How a prompt flows): ask the
+ * The tool-calling loop of one turn (docs/architecture.md, How a prompt flows): ask the
  * model, run the calls it makes in order, feed the results back, and ask again
  * until it answers without calls, runs out of tokens, hits the iteration cap,
  * or the turn is cancelled.

@@ -17,6 +17,31 @@ export interface ReplyContext {
   readonly wantsUsage: boolean;
   /** Gives tool calls without a scripted id a server-unique `call_<n>`. */
   nextCallId(): string;
+  /** The last `role: "tool"` message of the request, parsed as JSON (null when there is none or it is not JSON). */
+  readonly lastToolResult?: Record<string, unknown> | null;
+}
+
+/** The content of the request's last tool message, as a JSON object, if it is one. */
+export function lastToolResultOf(body: Record<string, any>): Record<string, unknown> | null {
+  const messages: any[] = Array.isArray(body.messages) ? body.messages : [];
+  const last = [...messages].reverse().find((m) => m && m.role === 'tool');
+  if (!last || typeof last.content !== 'string') return null;
+  try {
+    const parsed = JSON.parse(last.content);
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Replaces `{ "$fromLastToolResult": "field" }` values with that field of the last tool result. */
+function withToolResultFields(args: Record<string, unknown>, result: Record<string, unknown> | null | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(args)) {
+    const field = v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>).$fromLastToolResult : undefined;
+    out[k] = typeof field === 'string' ? (result?.[field] ?? null) : v;
+  }
+  return out;
 }
 
 /**
@@ -37,7 +62,7 @@ interface ResolvedCall {
 
 function resolveCalls(step: ReplyStep, ctx: ReplyContext): ResolvedCall[] {
   return (step.toolCalls ?? []).map((c) => {
-    const args = typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments);
+    const args = typeof c.arguments === 'string' ? c.arguments : JSON.stringify(withToolResultFields(c.arguments, ctx.lastToolResult));
     return {
       id: c.id ?? ctx.nextCallId(),
       name: c.name,

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { lastToolResultOf } from './completion.js';
 import { DEFAULT_REPLY, type MatchRule, type ScriptStep, parseStep } from './steps.js';
 
 /** One request as the server received it, kept so tests can assert what the daemon sent. */
@@ -121,8 +122,13 @@ export class ScriptState {
 
   /** The queue first, then the rule function, then the declarative rules, then the default. */
   next(body: Record<string, any>, request: RecordedRequest): ScriptStep {
-    const queued = this.queue.shift();
-    if (queued) return queued;
+    for (let head = this.queue[0]; head !== undefined; head = this.queue[0]) {
+      const repeatWhile = head.kind === 'reply' ? head.repeatWhileLastToolResult : undefined;
+      if (repeatWhile === undefined) return this.queue.shift()!;
+      const last = lastToolResultOf(body);
+      if (last !== null && Object.entries(repeatWhile).every(([k, v]) => last[k] === v)) return head;
+      this.queue.shift();
+    }
     if (this.rule === null && this.matchRules.length === 0) return this.fallback;
     const text = lastUserText(body);
     const chosen = this.rule?.({ body, lastUserText: text, request });

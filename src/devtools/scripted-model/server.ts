@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { completionBody, errorBody, partialChunks, streamChunks, type ReplyContext } from './completion.js';
+import { completionBody, errorBody, lastToolResultOf, partialChunks, streamChunks, type ReplyContext } from './completion.js';
 import { ScriptState, type ChatRequestView, type RecordedRequest, type ScriptRule } from './script-state.js';
 import { parseRule, parseStep, ScriptError, type ReplyStep, type ScriptStep } from './steps.js';
 
@@ -99,6 +99,7 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
       requestBytes: raw.length,
       wantsUsage: body.stream_options?.include_usage === true,
       nextCallId: () => `call_${++callCount}`,
+      lastToolResult: lastToolResultOf(body),
     };
     const stream = body.stream === true;
     switch (step.kind) {

@@ -9,7 +9,12 @@ export interface ScriptedToolCall {
   /** Defaults to `call_<n>` (n counts calls served by this server). */
   readonly id?: string;
   readonly name: string;
-  /** An object is sent as its JSON text; a string is sent verbatim (so it may be invalid JSON on purpose). */
+  /**
+   * An object is sent as its JSON text; a string is sent verbatim (so it may be invalid JSON on purpose).
+   * In an object, a value `{ "$fromLastToolResult": "field" }` is replaced by that field of the last
+   * tool result the request carries (read as JSON), so a script can use an id the daemon made up —
+   * `workspace_poll` with the `commandId` its `workspace_exec` returned.
+   */
   readonly arguments: string | Record<string, unknown>;
   /** How many chunks the argument text is split into (default 2). */
   readonly fragments?: number;
@@ -41,6 +46,13 @@ export interface ReplyStep {
   readonly chunkChars?: number;
   /** Pause between streamed chunks; 0 (the default) writes the whole answer at once. */
   readonly delayMs?: number;
+  /**
+   * Serve this step again for as long as the request's last tool result has
+   * these field values (read as JSON), and drop it once it has not — e.g.
+   * `workspace_poll` while `{ running: true }`, so a script waits for a
+   * command without any clock.
+   */
+  readonly repeatWhileLastToolResult?: Record<string, unknown>;
 }
 
 /** An HTTP error with an OpenAI-style body `{error:{message,type,param,code}}`. */
@@ -116,6 +128,9 @@ export function parseStep(value: unknown, where = 'step'): ScriptStep {
       checkCount(`${where}.delayMs`, value.delayMs, 0, MAX_STEP_DELAY_MS);
       if (value.finishReason !== undefined && !['stop', 'length', 'tool_calls', 'content_filter'].includes(value.finishReason as string)) {
         throw new ScriptError(`${where}.finishReason must be stop, length, tool_calls or content_filter`);
+      }
+      if (value.repeatWhileLastToolResult !== undefined && !isObject(value.repeatWhileLastToolResult)) {
+        throw new ScriptError(`${where}.repeatWhileLastToolResult must be an object of field values`);
       }
       if (value.usage !== undefined && typeof value.usage !== 'boolean' && !isObject(value.usage)) {
         throw new ScriptError(`${where}.usage must be a boolean or an object of token counts`);

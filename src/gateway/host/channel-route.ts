@@ -13,7 +13,7 @@ export interface ChannelRouteDeps {
   readonly security: SecurityContext;
   readonly hub: ChannelHub;
   readonly log: Logger;
-  /** Seed 000 `limits.frameBytes`: a larger frame closes the channel with 1009. */
+  /** docs/gateway.md `limits.frameBytes`: a larger frame closes the channel with 1009. */
   readonly maxFrameBytes: number;
   readonly pingIntervalMs?: number;
 }
@@ -22,7 +22,7 @@ export interface ChannelRouteDeps {
 const CLOSE_HANDSHAKE_GRACE_MS = 2_000;
 
 /**
- * The B-side WebSocket face of the gateway channel (seed 000 `endpoint`),
+ * The B-side WebSocket face of the gateway channel (docs/gateway.md `endpoint`),
  * on the daemon's shared listener. It admits the upgrade (Origin, Host, no
  * query credentials, a channel token for exactly this workspace, the hub's
  * limits), sends `ready`, and translates frames to hub calls; the hub decides
@@ -49,7 +49,7 @@ export function channelUpgradeRoute(deps: ChannelRouteDeps): UpgradeRoute {
   };
 }
 
-/** The upgrade's checks, in the client API's order (spec §1): Origin → Host → query credentials → bearer scope. */
+/** The upgrade's checks, in the client API's order (docs/client-api.md §1): Origin → Host → query credentials → bearer scope. */
 function admit(request: IncomingMessage, security: SecurityContext): ChannelIdentity {
   const url = request.url ?? '/';
   const pathname = url.split('?')[0]!;

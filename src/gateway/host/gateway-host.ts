@@ -1,6 +1,6 @@
 import type { Core } from '../../core.js';
 import type { UpgradeRoute } from '../../net/upgrade.js';
-import type { GatewayCallRepository } from '../../store/repos/gateway-calls.js';
+import type { GatewayCallRepository } from './call-journal.js';
 import type { ToolDefinition } from '../../tools/types.js';
 import { channelUpgradeRoute } from './channel-route.js';
 import { ChannelHub } from './hub.js';
@@ -15,7 +15,7 @@ export interface GatewayHost {
 }
 
 /**
- * Builds B's side of seed 000 on a core: remote workspaces get the seed-000
+ * Builds B's side of the gateway channel (docs/gateway.md) on a core: remote workspaces get the gateway
  * tools (`workspaceTools`: the local builtins' definitions) running through
  * their channels, `/health?deep=1` gets the channel counters.
  */

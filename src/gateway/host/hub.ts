@@ -3,12 +3,12 @@ import type { Clock } from '../../clock.js';
 import { GATEWAY_JOURNAL_RETENTION_MS } from '../limits.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import type { Logger } from '../../log.js';
-import type { GatewayCallRepository } from '../../store/repos/gateway-calls.js';
+import type { GatewayCallRepository } from './call-journal.js';
 import { encodeFrame, GATEWAY_PROTOCOL, type ResultFrame } from '../../protocol/gateway/frames.js';
 import type { Channel, ChannelLink, OutgoingCall } from './outgoing-call.js';
 import { WorkspaceLine } from './workspace-line.js';
 
-/** The bounds of seed 000 `limits` (Config: maxChannels, maxChannelsPerToken, maxInflightCallsPerWorkspace, maxFrameBytes). */
+/** The bounds of docs/gateway.md `limits` (Config: maxChannels, maxChannelsPerToken, maxInflightCallsPerWorkspace, maxFrameBytes). */
 export interface HubLimits {
   readonly maxChannels: number;
   readonly maxChannelsPerToken: number;
@@ -20,7 +20,7 @@ export interface HubLimits {
 
 export interface ChannelHubDeps {
   readonly limits: HubLimits;
-  /** Remote workspace id → the launch intention B sends with each call (seed 000 `intention`). */
+  /** Remote workspace id → the launch intention B sends with each call (docs/gateway.md `intention`). */
   readonly intentions: ReadonlyMap<string, string>;
   readonly journal: GatewayCallRepository;
   readonly clock: Clock;
@@ -59,9 +59,9 @@ export interface RemoteCallRequest {
 }
 
 /**
- * B's side of the gateway channel, without any WebSocket (design.md: the core
+ * B's side of the gateway channel, without any WebSocket (docs/architecture.md: the core
  * knows nothing of sockets): which channels are open per workspace and token
- * (seed 000 limits), and the calls the remote tool host sends through them.
+ * (docs/gateway.md limits), and the calls the remote tool host sends through them.
  *
  * A restart of B abandons every call its journal still holds as `sent`: the
  * turns that made them died with the process, and sending them again would

@@ -27,7 +27,7 @@ export type CallSettlement = { readonly ok: true; readonly result: string } | { 
 /**
  * One call from B to a workspace owner, from submission to settlement.
  * `tokenId` is set when it is first sent and never changes: only the owner it
- * went to can say whether it ran (issue 5: each effect once or uncertain).
+ * went to can say whether it ran (docs/gateway.md, Receipts: each effect once or uncertain).
  */
 export interface OutgoingCall {
   readonly id: string;

@@ -7,7 +7,7 @@ import { decodeResult } from '../../protocol/gateway/result-text.js';
 import type { ChannelHub } from './hub.js';
 
 /**
- * The seed-000 tool set of a remote workspace: the same definitions the local
+ * The gateway tool set of a remote workspace: the same definitions the local
  * workspace tools have (so B's guard, approval mode and receipts judge a remote
  * call exactly like a local one, before anything is sent), each running
  * through the workspace's gateway channel.

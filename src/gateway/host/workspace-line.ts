@@ -1,7 +1,7 @@
 import type { Clock } from '../../clock.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import type { Logger } from '../../log.js';
-import type { GatewayCallRepository } from '../../store/repos/gateway-calls.js';
+import type { GatewayCallRepository } from './call-journal.js';
 import { CLOSE, type ResultFrame } from '../../protocol/gateway/frames.js';
 import type { Channel, OutgoingCall } from './outgoing-call.js';
 
@@ -9,7 +9,7 @@ export interface LineDeps {
   readonly journal: GatewayCallRepository;
   readonly clock: Clock;
   readonly log: Logger;
-  /** Seed 000 `limits.inFlightCallsPerWorkspace`. */
+  /** docs/gateway.md `limits.inFlightCallsPerWorkspace`. */
   readonly maxInflight: number;
   /** How long a call waits while no suitable channel is up (Config.channelWaitMs). */
   readonly waitMs: number;
@@ -19,7 +19,7 @@ export interface LineDeps {
  * The calls of one remote workspace and the channels that carry them.
  *
  * - At most `maxInflight` calls are sent and unanswered at once; the rest
- *   wait in submission order (seed 000 limits).
+ *   wait in submission order (docs/gateway.md limits).
  * - A new call goes to the open channel with the fewest unanswered calls
  *   (ties: the longest open), so parallel channels share the work.
  * - A call is journaled (`sent`) before its first frame leaves. When its
@@ -156,7 +156,7 @@ export class WorkspaceLine {
       this.disarm(call);
       const channel = this.pickChannel();
       try {
-        // Journaled before the frame leaves (issue 5), so a restart knows it may have been sent.
+        // Journaled before the frame leaves, so a restart knows it may have been sent.
         this.deps.journal.insert({
           id: call.id,
           workspaceId: this.workspaceId,

@@ -14,7 +14,7 @@ export interface OwnerApprovalOptions {
 }
 
 /**
- * A's owner approval (seed 000: "Validate … permissions before every
+ * A's owner approval (docs/gateway.md: "Validate … permissions before every
  * operation"): a write or critical call runs when `--approve` covers it, or
  * when the owner says yes at the terminal. Unattended and uncovered, it is
  * refused. `workspace_ask` questions go to the same terminal.

@@ -27,7 +27,7 @@ export interface OwnerCallHandlerDeps {
 }
 
 /**
- * A's answer to one `call` frame (seed 000 constraints): the workspace, the
+ * A's answer to one `call` frame (docs/gateway.md constraints): the workspace, the
  * session, the intention, then — in the tool layer's executor — the tool name,
  * the argument schema, the owner's guard, the receipt (a repeated id gets the
  * stored result, an interrupted one `uncertain_effect`) and the owner's

@@ -34,7 +34,7 @@ export class ChannelRefused extends Error {
 }
 
 /**
- * A's dial-out loop (seed 000: the owner opens the WebSocket). One channel at
+ * A's dial-out loop (docs/gateway.md: the owner opens the WebSocket). One channel at
  * a time; after it closes, dial again with exponential backoff and jitter
  * (reset once a channel reached `ready`). Never follows a redirect, sends no
  * credential but the channel token (in the Authorization header, never the

@@ -2,11 +2,10 @@ import { realpathSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { ConfigError, isIntention } from '../../config/config.js';
 import { MAX_INTENTION_CHARS } from '../../protocol/limits.js';
-import type { Db } from '../../store/db.js';
 import type { LocalWorkspace } from '../../workspace/types.js';
 import { REMOTE_WORKSPACE_ID } from '../../protocol/gateway/frames.js';
 
-/** What the owner pins before connecting (seed 000: "Pin one local project identity and launch intention"). */
+/** What the owner pins before connecting (docs/gateway.md: "Pin one local project identity and launch intention"). */
 export interface OwnerPin {
   /** The project as the tools see it: the canonical root, under the id B knows the workspace by. */
   readonly workspace: LocalWorkspace;
@@ -15,6 +14,12 @@ export interface OwnerPin {
 
 const pinKey = (workspaceId: string) => `gateway.owner.project:${workspaceId}`;
 
+/** Where the owner's home keeps its pins (the store's key/value table implements it). */
+export interface PinStore {
+  /** Keeps the first value stored under `key`; returns the value the key holds now. */
+  claim(key: string, value: string): string;
+}
+
 /**
  * Resolves and pins the project. The canonical root is recorded in the
  * owner's store the first time a workspace id is used from this home; a later
@@ -22,10 +27,10 @@ const pinKey = (workspaceId: string) => `gateway.owner.project:${workspaceId}`;
  * receipts kept here answer for that project's effects.
  *
  * The workspace id is B's label: it names the receipts and is compared with
- * every call, never joined into a path (seed 000: "Do not use the agent's
+ * every call, never joined into a path (docs/gateway.md: "Do not use the agent's
  * project label as a local path").
  */
-export function pinProject(db: Db, workspaceId: string, projectDir: string, intention: string): OwnerPin {
+export function pinProject(pins: PinStore, workspaceId: string, projectDir: string, intention: string): OwnerPin {
   if (!REMOTE_WORKSPACE_ID.test(workspaceId)) {
     throw new ConfigError(`--workspace-id takes 1-128 chars of [A-Za-z0-9._-], got ${JSON.stringify(workspaceId)}`);
   }
@@ -40,8 +45,7 @@ export function pinProject(db: Db, workspaceId: string, projectDir: string, inte
   }
   if (!statSync(root).isDirectory()) throw new ConfigError(`--project ${projectDir} is not a directory`);
 
-  db.prepare('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)').run(pinKey(workspaceId), root);
-  const pinned = (db.prepare('SELECT value FROM meta WHERE key = ?').get(pinKey(workspaceId)) as { value: string }).value;
+  const pinned = pins.claim(pinKey(workspaceId), root);
   if (pinned !== root) {
     throw new ConfigError(
       `workspace ${workspaceId} is pinned to ${pinned} in this --home; its receipts belong to that project. Use another --home for ${root}.`,

@@ -4,28 +4,28 @@ import type { HttpModule } from '../module.js';
 
 const pkg = createRequire(import.meta.url)('../../../package.json') as { version: string };
 
-/** `deep`, `deep=1`, `deep=true` ask for counters; any other value is the cheap probe (spec §12). */
+/** `deep`, `deep=1`, `deep=true` ask for counters; any other value is the cheap probe (docs/client-api.md §12). */
 function wantsDeep(query: Record<string, string | undefined>): boolean {
   if (!('deep' in query)) return false;
   const v = query.deep;
   return v === '' || v === '1' || v === 'true';
 }
 
-/** Tags beyond the route modules: Berth's other faces, and conditional ones (spec §3.2) while their switch is on. */
+/** Tags beyond the route modules: Berth's other faces, and conditional ones (docs/client-api.md §3.2) while their switch is on. */
 function conditionalFeatures(core: Core): string[] {
   const c = core.config;
-  // Berth's own faces beside the client API: the gateway channel (seed 000), the tool protocol
-  // (seed 003) and the module protocol (seed 004); each is always served.
+  // Berth's own faces beside the client API: the gateway channel (docs/gateway.md), the tool protocol
+  // (docs/tool-protocol.md) and the module protocol (docs/modules.md); each is always served.
   const tags: string[] = ['berth_gateway_channel', 'berth_tool_protocol', 'berth_module_protocol'];
   if (c.requireAuth) tags.push('require_auth');
   if (c.allowOrigins.length > 0) tags.push('allow_origin');
   if (c.promptDeadlineMs !== null) tags.push('prompt_absolute_deadline');
   if (c.rateLimits.length > 0) tags.push('rate_limit');
-  if (core.workspaces.list().length > 1) tags.push('multi_workspace_sessions');
+  if (core.workspaces.list().length > 1 || c.allowWorkspaceRoots.length > 0) tags.push('multi_workspace_sessions');
   return tags;
 }
 
-/** Seed 004: where a workspace's module socket listens; local workspaces only (issue 6). */
+/** docs/modules.md: where a workspace's module socket listens; local workspaces only. */
 function moduleSocketOf(core: Core, workspaceId: string): { moduleSocket?: string } {
   const path = core.messaging.socketPath(workspaceId);
   return path === null ? {} : { moduleSocket: path };

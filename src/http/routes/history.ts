@@ -4,14 +4,15 @@ import type { Core } from '../../core.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import { EXPORT_CSP } from '../../export/html.js';
 import { parseExportFormat } from '../../export/index.js';
-import { sessionListEntry } from '../../sessions/listing.js';
 import type { RestoreAction } from '../../sessions/restore.js';
-import { restoredSessionBody } from '../../sessions/restore-view.js';
 import { parsePageQuery } from '../../transcript/page-query.js';
 import { clientIdOf } from '../client-id.js';
 import { parseBody } from '../contract.js';
 import type { HttpModule } from '../module.js';
 import { objectBody, param, query } from '../params.js';
+import { sessionListEntry } from '../views/listing.js';
+import { restoredSessionBody } from '../views/restored.js';
+import { turnIndexBody } from '../views/turn-index.js';
 
 interface RestoreBody {
   cwd?: string;
@@ -21,9 +22,9 @@ interface RestoreBody {
 
 /**
  * Reads a load/resume body. The SDK also sends `compactedReplayMode` on load,
- * which the contract schema omits (spec §5.3, §14.8): it is checked here and
+ * which the contract schema omits (docs/client-api.md §5.3, §14.8): it is checked here and
  * taken out before the schema sees the body. Resume validates the replay modes
- * and ignores `historyPageSize` as qwen does (spec §5.4). Berth has no nested
+ * and ignores `historyPageSize` as qwen does (docs/client-api.md §5.4). Berth has no nested
  * sub-agent detail, so `summary` and `full` replay the same events.
  */
 function restoreBody(raw: unknown, action: RestoreAction): RestoreBody {
@@ -50,12 +51,9 @@ function restoreBody(raw: unknown, action: RestoreAction): RestoreBody {
   return parseBody<RestoreBody>('RestoreSessionRequest', body, { liveReplayMode: 'invalid_live_replay_mode' });
 }
 
-/** Routes under `/session/:id` that read storage or restore, and so must not reopen a lost session first. */
-const STORAGE_ROUTES = /^\/session\/:id\/(load|resume|transcript|turn-index|export)$/;
-
 /**
  * OpenAPI operations 5, 6, 14 and 16 — load, resume, transcript, export
- * (spec §5.3, §5.4, §10) — plus two reads outside the 25: the turn index that
+ * (docs/client-api.md §5.3, §5.4, §10) — plus two reads outside the 25: the turn index that
  * hands out `atRecordId` snapshots (`session_turn_navigation`) and `GET
  * /sessions`, the owner's list of every stored session.
  */
@@ -71,23 +69,16 @@ export const historyModule: HttpModule = {
     'session_export',
   ],
   register(app, core: Core) {
-    // A session the daemon lost (crash or shutdown) comes back on first use by a live-session route,
-    // so an old SSE cursor is answered with a resync instead of a 404 (spec §5.10, §7.4).
-    app.addHook('preHandler', async (request: FastifyRequest) => {
-      const route = request.routeOptions.url;
-      if (route?.startsWith('/session/:id') && !STORAGE_ROUTES.test(route)) await core.restorer.reopen(param(request, 'id'));
-    });
-
     const restore = (action: RestoreAction) => async (request: FastifyRequest) => {
       const requestedClientId = clientIdOf(request);
       const body = restoreBody(objectBody(request), action);
-      const outcome = await core.restorer.restore({
+      const outcome = await core.sessions.restore({
         action,
         sessionId: param(request, 'id'),
         ...body,
         ...(requestedClientId ? { requestedClientId } : {}),
       });
-      return restoredSessionBody(outcome, core.transcripts.settledPrompts(outcome.session.id));
+      return restoredSessionBody(outcome);
     };
     app.post('/session/:id/load', restore('load'));
     app.post('/session/:id/resume', restore('resume'));
@@ -106,7 +97,7 @@ export const historyModule: HttpModule = {
         ...(q.start !== undefined ? { start: q.start } : {}),
         ...(q.limit !== undefined ? { limit: q.limit } : {}),
       });
-      return reply.header('Cache-Control', 'no-store').send(index);
+      return reply.header('Cache-Control', 'no-store').send(turnIndexBody(index));
     });
 
     app.get('/session/:id/export', async (request, reply) => {
@@ -122,10 +113,7 @@ export const historyModule: HttpModule = {
     });
 
     app.get('/sessions', async () => ({
-      sessions: core.transcripts.list().map((row) => {
-        const live = core.sessions.find(row.id);
-        return sessionListEntry(row, live !== undefined && !live.closed, core.workspaces.byId(row.workspaceId));
-      }),
+      sessions: core.sessions.stored().map(({ row, live }) => sessionListEntry(row, live, core.workspaces.byId(row.workspaceId))),
     }));
   },
 };

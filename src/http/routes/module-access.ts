@@ -8,11 +8,12 @@ import { objectBody, param } from '../params.js';
 import { readSessionIds, readTabSettings } from './module-settings.js';
 
 /**
- * A session's module access for its owner (issue 6, Deliver 2; outside the 25
- * operations of seed 002): its tab number, the workspace socket, and its
+ * A session's module access for its owner (Deliver 2; outside the 25
+ * operations of contract/openapi.json): its tab number, the workspace socket, and its
  * module token. The token is stored only as a hash, so it is shown when it is
  * issued — on the first `GET`, or by `POST …/module/token`, which replaces it —
- * and never again. A module token is refused here by name, even on a daemon
+ * and never again. `POST …/module/join` gives one more token for the same tab,
+ * for a second terminal (`berth msg --session ID`), and replaces nothing. A module token is refused here by name, even on a daemon
  * without an owner token, so one agent cannot read another session's token.
  */
 export const moduleAccessModule: HttpModule = {
@@ -34,28 +35,38 @@ export const moduleAccessModule: HttpModule = {
         token,
         ...(token !== null && tab.socket !== null ? { env: moduleEnvironment({ socket: tab.socket, token, sessionId: session.id }) } : {}),
         ...(token === null
-          ? { tokenNote: `The token was shown when it was issued; POST /session/${session.id}/module/token issues a new one.` }
+          ? {
+              tokenNote:
+                `The token was shown when it was issued. POST /session/${session.id}/module/join gives another terminal a token of its own ` +
+                `(berth msg --session ${session.id} does this for you); POST /session/${session.id}/module/token replaces every token of this tab.`,
+            }
           : {}),
       };
     };
 
     app.get('/session/:id/module', async (request) => {
       refuseModuleTokens(request);
-      const session = core.sessions.get(param(request, 'id'));
+      const session = await core.sessions.open(param(request, 'id'));
       const token = core.messaging.hasToken(session.id) ? null : core.messaging.issueToken(session.id);
       return view(session.id, token);
     });
 
     app.post('/session/:id/module/token', async (request) => {
       refuseModuleTokens(request);
-      const session = core.sessions.get(param(request, 'id'));
+      const session = await core.sessions.open(param(request, 'id'));
       return view(session.id, core.messaging.issueToken(session.id));
+    });
+
+    app.post('/session/:id/module/join', async (request) => {
+      refuseModuleTokens(request);
+      const session = core.sessions.get(param(request, 'id'));
+      return view(session.id, core.messaging.joinToken(session.id));
     });
 
     // The owner says how a tab reads its messages and whether it reaches the network (docs in README.md).
     app.patch('/session/:id/module', async (request) => {
       refuseModuleTokens(request);
-      const session = core.sessions.get(param(request, 'id'));
+      const session = await core.sessions.open(param(request, 'id'));
       core.messaging.declare(session.id, readTabSettings(objectBody(request)));
       return view(session.id, null);
     });
@@ -63,7 +74,8 @@ export const moduleAccessModule: HttpModule = {
     // One token for several tabs of one workspace; each question names its tab with `session`.
     app.post('/module/token', async (request) => {
       refuseModuleTokens(request);
-      const sessionIds = readSessionIds(objectBody(request)).map((id) => core.sessions.get(id).id);
+      const sessionIds: string[] = [];
+      for (const id of readSessionIds(objectBody(request))) sessionIds.push((await core.sessions.open(id)).id);
       const token = core.messaging.shareToken(sessionIds);
       const tabs = sessionIds.map((id) => core.messaging.describe(id)!);
       return {

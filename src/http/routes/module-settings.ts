@@ -3,7 +3,7 @@ import type { TabDeclaration } from '../../messaging/tabs.js';
 
 /**
  * Most sessions one shared module token may speak for. A shared token stands
- * for one external server's tabs (seed 004: one server, every tab of its
+ * for one external server's tabs (docs/modules.md: one server, every tab of its
  * profile); a hundred is far beyond that, and keeps the body and the store
  * write small.
  */

@@ -9,7 +9,7 @@ function parseVote(body: unknown): Vote {
   return parseBody<Vote>('PermissionResponse', body, { '*': 'invalid_permission_response', answers: 'invalid_permission_response' });
 }
 
-/** OpenAPI tag "Permissions": the per-session vote route and the legacy primary one (spec §9.3, §9.4). */
+/** OpenAPI tag "Permissions": the per-session vote route and the legacy primary one (docs/client-api.md §9.3, §9.4). */
 export const permissionsModule: HttpModule = {
   name: 'permissions',
   features: () => ['session_permission_vote', 'permission_vote', 'permission_mediation'],
@@ -19,7 +19,7 @@ export const permissionsModule: HttpModule = {
     app.post('/session/:id/permission/:requestId', async (request, reply) => {
       const vote = parseVote(objectBody(request));
       const clientId = clientIdOf(request);
-      const session = sessions.get(param(request, 'id'));
+      const session = await sessions.open(param(request, 'id'));
       voteInSession(session, param(request, 'requestId'), vote, clientId);
       return reply.code(200).send({});
     });

@@ -2,7 +2,7 @@ import type { ContentBlock } from '../../agents/driver.js';
 import { MAX_PROMPT_MEDIA_BLOCKS } from '../limits.js';
 import type { Core } from '../../core.js';
 import { BerthError } from '../../protocol/errors/index.js';
-import { pendingPrompts } from '../../sessions/views.js';
+import { pendingPrompts } from '../views/status.js';
 import { clientIdOf } from '../client-id.js';
 import type { HttpModule } from '../module.js';
 import { objectBody, param } from '../params.js';
@@ -14,7 +14,7 @@ interface PromptBody {
 }
 
 /**
- * spec §6.1 validation, in the order qwen applies it, each with its code:
+ * docs/client-api.md §6.1 validation, in the order qwen applies it, each with its code:
  * `invalid_prompt`, `invalid_deadline_ms`, `invalid_event_detail_mode`, `channel_delivery_invalid`.
  */
 function parsePrompt(body: unknown): PromptBody {
@@ -50,7 +50,7 @@ function parsePrompt(body: unknown): PromptBody {
   return { prompt: prompt as ContentBlock[], ...(b.deadlineMs !== undefined ? { deadlineMs: b.deadlineMs as number } : {}) };
 }
 
-/** OpenAPI tag "Prompts and events": admission, cancel, pending prompts (spec §6). */
+/** OpenAPI tag "Prompts and events": admission, cancel, pending prompts (docs/client-api.md §6). */
 export const promptsModule: HttpModule = {
   name: 'prompts',
   features: () => ['session_prompt', 'non_blocking_prompt', 'session_cancel'],
@@ -60,7 +60,7 @@ export const promptsModule: HttpModule = {
     app.post('/session/:id/prompt', async (request, reply) => {
       const body = parsePrompt(objectBody(request));
       const clientId = clientIdOf(request);
-      const session = sessions.get(param(request, 'id'));
+      const session = await sessions.open(param(request, 'id'));
       session.clients.require(clientId);
       const accepted = session.submit(body.prompt, {
         ...(clientId ? { clientId } : {}),
@@ -71,7 +71,7 @@ export const promptsModule: HttpModule = {
 
     app.post('/session/:id/cancel', async (request, reply) => {
       const clientId = clientIdOf(request);
-      const session = sessions.get(param(request, 'id'));
+      const session = await sessions.open(param(request, 'id'));
       session.clients.require(clientId);
       session.cancel(clientId);
       return reply.code(204).send();
@@ -79,7 +79,7 @@ export const promptsModule: HttpModule = {
 
     app.get('/session/:id/pending-prompts', async (request) => {
       const clientId = clientIdOf(request);
-      const session = sessions.get(param(request, 'id'));
+      const session = await sessions.open(param(request, 'id'));
       session.clients.require(clientId);
       return { pendingPrompts: pendingPrompts(session) };
     });

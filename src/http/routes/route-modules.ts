@@ -2,6 +2,7 @@ import type { HttpModule } from '../module.js';
 import { createDiscoveryModule } from './discovery.js';
 import { eventsModule } from './events.js';
 import { historyModule } from './history.js';
+import { landingModule } from './landing.js';
 import { moduleAccessModule } from './module-access.js';
 import { permissionsModule } from './permissions.js';
 import { promptsModule } from './prompts.js';
@@ -21,4 +22,5 @@ export const httpModules: readonly HttpModule[] = [
   workspaceToolsModule,
   workspaceReadsModule,
   moduleAccessModule,
+  landingModule,
 ];

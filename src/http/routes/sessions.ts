@@ -2,9 +2,10 @@ import type { Core } from '../../core.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import { isSessionId } from '../../sessions/ids.js';
 import type { CreateSessionRequest } from '../../sessions/manager.js';
-import { switchModel, updateMetadata } from '../../sessions/settings.js';
 import { withCheckedDisplayName } from '../../sessions/metadata.js';
-import { sessionBody, sessionSummary, workspaceCwdOf } from '../../sessions/views.js';
+import { metadataResult, modelSwitchResult } from '../views/settings.js';
+import { sessionBody, sessionContext } from '../views/session.js';
+import { sessionSummary } from '../views/status.js';
 import { clientIdOf } from '../client-id.js';
 import { parseBody } from '../contract.js';
 import type { HttpModule } from '../module.js';
@@ -12,7 +13,7 @@ import { objectBody, param } from '../params.js';
 
 /**
  * OpenAPI tag "Sessions": create/attach, close, heartbeat, metadata, model,
- * status, context (spec §5). Each handler parses, calls the session manager,
+ * status, context (docs/client-api.md §5). Each handler parses, calls the session manager,
  * and encodes; the rules live in src/sessions.
  */
 export const sessionsModule: HttpModule = {
@@ -37,7 +38,7 @@ export const sessionsModule: HttpModule = {
     app.post('/session', async (request) => {
       const clientId = clientIdOf(request);
       const raw = objectBody(request);
-      // spec §5.1: a null sessionId equals omission.
+      // docs/client-api.md §5.1: a null sessionId equals omission.
       if (raw && typeof raw === 'object' && !Array.isArray(raw) && (raw as Record<string, unknown>).sessionId === null) {
         delete (raw as Record<string, unknown>).sessionId;
       }
@@ -56,13 +57,15 @@ export const sessionsModule: HttpModule = {
     });
 
     app.delete('/session/:id', async (request, reply) => {
-      sessions.close(param(request, 'id'), clientIdOf(request));
+      const clientId = clientIdOf(request);
+      const session = await sessions.open(param(request, 'id'));
+      sessions.close(session.id, clientId);
       return reply.code(204).send();
     });
 
     app.post('/session/:id/heartbeat', async (request) => {
       const clientId = clientIdOf(request);
-      const session = sessions.get(param(request, 'id'));
+      const session = await sessions.open(param(request, 'id'));
       session.clients.require(clientId);
       const now = core.clock.now();
       if (clientId) session.clients.touch(clientId, now);
@@ -72,38 +75,37 @@ export const sessionsModule: HttpModule = {
 
     app.patch('/session/:id/metadata', async (request) => {
       const id = param(request, 'id');
-      // spec §5.6, §13.2: this route checks the path id's shape first.
+      // docs/client-api.md §5.6, §13.2: this route checks the path id's shape first.
       if (!isSessionId(id)) throw new BerthError('invalid_session_id', `"${id}" is not a session id`, { sessionId: id });
       const clientId = clientIdOf(request);
-      const session = sessions.get(id);
+      const session = await sessions.open(id);
       session.clients.require(clientId);
       const body = parseBody<{ displayName?: string; pr?: { number: number; url: string; state?: 'open' | 'merged' | 'closed' } }>(
         'SessionMetadataRequest',
         withCheckedDisplayName(objectBody(request)),
         { '*': 'invalid_metadata' },
       );
-      return updateMetadata(session, body, clientId);
+      return metadataResult(session.id, session.updateMetadata(body, clientId));
     });
 
     app.post('/session/:id/model', async (request) => {
       const clientId = clientIdOf(request);
-      const session = sessions.get(param(request, 'id'));
+      const session = await sessions.open(param(request, 'id'));
       session.clients.require(clientId);
       const body = parseBody<{ modelId: string }>('SessionModelRequest', objectBody(request), {
         '*': 'invalid_model_id',
       });
       if (body.modelId.trim() === '') throw new BerthError('invalid_model_id');
-      return switchModel(session, body.modelId, clientId);
+      return modelSwitchResult(await session.switchModel(body.modelId, clientId));
     });
 
     // Status and context take no X-Qwen-Client-Id in the seed OpenAPI (it lists no 400 for them), though the
-    // SDK sends one (spec §5.8, §5.9): the header is accepted and not read. Where spec §2.6 names status among
-    // the routes that check the id, the seed wins on the wire (design.md).
-    app.get('/session/:id/status', async (request) => sessionSummary(sessions.get(param(request, 'id'))));
+    // SDK sends one (docs/client-api.md §5.8, §5.9): the header is accepted and not read. Where docs/client-api.md §2.6 names status among
+    // the routes that check the id, the seed wins on the wire (docs/architecture.md).
+    app.get('/session/:id/status', async (request) => sessionSummary(await sessions.open(param(request, 'id'))));
 
     app.get('/session/:id/context', async (request) => {
-      const session = sessions.get(param(request, 'id'));
-      return { v: 1, sessionId: session.id, workspaceCwd: workspaceCwdOf(session), state: session.state() };
+      return sessionContext(await sessions.open(param(request, 'id')));
     });
   },
 };

@@ -14,9 +14,9 @@ import type { HttpModule } from '../module.js';
 /**
  * The "Workspace reads" tag of the client API except `/workspace/tools`
  * (OpenAPI `readWorkspaceFile`, `readWorkspaceFileBytes`, `statWorkspacePath`,
- * `listWorkspaceDirectory`, `globWorkspace`; spec §11). Parse the query,
+ * `listWorkspaceDirectory`, `globWorkspace`; docs/client-api.md §11). Parse the query,
  * call src/workspace, encode; every refusal is a catalogue error with an
- * `errorKind` (spec §11.1).
+ * `errorKind` (docs/client-api.md §11.1).
  */
 
 type Query = Record<string, string | string[] | undefined>;
@@ -36,7 +36,7 @@ function required(query: Query, name: string): string {
   return v;
 }
 
-/** spec §11.2: integers are plain decimal digits; anything else, or out of range, is `parse_error`. */
+/** docs/client-api.md §11.2: integers are plain decimal digits; anything else, or out of range, is `parse_error`. */
 function integer(query: Query, name: string, min: number, max: number, rule: string): number | undefined {
   const v = single(query, name);
   if (v === undefined) return undefined;
@@ -45,7 +45,7 @@ function integer(query: Query, name: string, min: number, max: number, rule: str
   return n;
 }
 
-/** spec §11.1: `includeIgnored` is on for `1` or `true`; any other value is off. */
+/** docs/client-api.md §11.1: `includeIgnored` is on for `1` or `true`; any other value is off. */
 function flag(query: Query, name: string): boolean {
   const v = single(query, name);
   return v === '1' || v === 'true';

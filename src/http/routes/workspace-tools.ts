@@ -2,7 +2,7 @@ import type { Core } from '../../core.js';
 import type { HttpModule } from '../module.js';
 
 /**
- * `GET /workspace/tools` (OpenAPI `getWorkspaceTools`, spec §11.7): the
+ * `GET /workspace/tools` (OpenAPI `getWorkspaceTools`, docs/client-api.md §11.7): the
  * primary workspace's tool catalog. Berth's tools live in the daemon itself,
  * so the backend is always initialized and live. The route carries no
  * capability tag (`x-qwen-capability: null`).

@@ -4,8 +4,8 @@
  * Every refusal anywhere in the daemon is a `BerthError` carrying one of these
  * codes. Faces map it to the wire in exactly one place each: HTTP in
  * `src/http/errors.ts`, protocol frames in their own encoders. Codes that the
- * seed OpenAPI (`contract/openapi.json`, `Error.code` / `errorKind`) or
- * `shared/spec/daemon-protocol.md` §13 name are kept verbatim, since clients
+ * OpenAPI contract (`contract/openapi.json`, `Error.code` / `errorKind`) or
+ * docs/client-api.md §13 name are kept verbatim, since clients
  * branch on them; Berth-only codes follow the same snake_case style.
  *
  * `status` is the HTTP status when the error reaches the client API; frame
@@ -27,6 +27,7 @@ export const ERROR_CATALOG = spec({
   invalid_json: { status: 400, message: 'Invalid JSON in request body' },
   invalid_request: { status: 400, message: 'The request does not match the contract' },
   body_too_large: { status: 413, message: 'Request body too large' },
+  nesting_too_deep: { status: 400, message: 'The JSON value is nested too deeply' },
   route_not_found: { status: 404, message: 'No such route' },
 
   // ── auth and browser checks (§2) ────────────────────────────────────────
@@ -165,7 +166,7 @@ export const ERROR_CATALOG = spec({
   io_error: { status: 503, message: 'Filesystem I/O failure', errorKind: 'io_error', retryable: true },
   internal_error: { status: 500, message: 'Internal error', errorKind: 'internal_error' },
 
-  // ── tools (seed 003 tool.error codes, seed 000 results) ─────────────────
+  // ── tools (docs/tool-protocol.md tool.error codes, docs/gateway.md results) ─────────────────
   unknown_tool: { status: 404, message: 'Unknown tool' },
   invalid_arguments: { status: 400, message: 'The arguments do not match the tool schema' },
   policy_denied: { status: 403, message: 'The tool policy is above what this caller may run' },
@@ -180,6 +181,12 @@ export const ERROR_CATALOG = spec({
   stale_hash: { status: 409, message: 'The file changed since it was read', errorKind: 'hash_mismatch' },
   file_exists: { status: 409, message: 'The file already exists; supply its SHA-256 to replace it' },
   unknown_command: { status: 404, message: 'Unknown command id' },
+  spawn_failed: {
+    status: 503,
+    message: 'The command could not be started',
+    retryable: true,
+    retryAfterSeconds: 5,
+  },
   command_not_running: { status: 409, message: 'The command is not running' },
   command_limit_exceeded: {
     status: 429,
@@ -197,6 +204,7 @@ export const ERROR_CATALOG = spec({
     message: 'This call id was already used for a different tool or different arguments',
   },
   tool_cancelled: { status: 409, message: 'The call was cancelled before it ran' },
+  schema_too_complex: { status: 400, message: 'The tool input schema is larger or deeper than the daemon compiles' },
   tool_name_conflict: { status: 409, message: 'Another application already publishes a tool with this name here' },
 
   // ── wire protocols (seeds 000, 003, 004) ────────────────────────────────

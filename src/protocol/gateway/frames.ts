@@ -2,16 +2,16 @@ import { MAX_CALL_ID_CHARS, MAX_INTENTION_CHARS, MAX_TOOL_NAME_CHARS } from '../
 import { BerthError } from '../errors/index.js';
 
 /**
- * The gateway channel's frames, exactly as seed 000 (`contract/gateway-v1.json`)
+ * The gateway channel's frames, exactly as docs/gateway.md (`contract/gateway-v1.json`)
  * gives them, for both ends: B (the agent host) sends `ready` then `call`
  * frames, A (the workspace owner) answers `result` frames. Every frame is one
- * JSON text message; a frame is taken whole or refused whole (style.md §7).
+ * JSON text message; a frame is taken whole or refused whole (docs/gateway.md, Frames).
  */
 
-/** Seed 000 `protocol`. */
+/** docs/gateway.md `protocol`. */
 export const GATEWAY_PROTOCOL = 1;
 
-/** Seed 000 `endpoint`, with the workspace id as one percent-encoded path segment. */
+/** docs/gateway.md `endpoint`, with the workspace id as one percent-encoded path segment. */
 export const CHANNEL_PATH = /^\/api\/ai-gateway\/v1\/workspaces\/([^/]+)\/channel$/;
 
 export function channelPath(workspaceId: string): string {

@@ -1,8 +1,10 @@
+import { MAX_JSON_DEPTH } from '../limits.js';
 import { BerthError, isErrorCode } from '../errors/index.js';
+import { exceedsJsonDepth } from '../json-depth.js';
 import type { ToolContent, ToolOutcome, ToolResult } from '../tools/types.js';
 
 /**
- * The `result` JSON text of seed 000: "a tool result or an error object with
+ * The `result` JSON text of docs/gateway.md: "a tool result or an error object with
  * code, message, retryable". A success is the tool's value; when the tool also
  * rendered model-facing blocks (`workspace_image`'s picture) they travel in the
  * value's `contentBlocks` member, so nothing the agent would see locally is lost
@@ -26,7 +28,7 @@ export function encodeResult(outcome: ToolOutcome): string {
   return JSON.stringify(value ?? null);
 }
 
-/** Whether a parsed result is the error object of seed 000. */
+/** Whether a parsed result is the error object of docs/gateway.md. */
 function isErrorObject(v: unknown): v is { code: string; message: string; retryable: boolean; details?: Record<string, unknown> } {
   return (
     isObject(v) &&
@@ -56,6 +58,13 @@ export function decodeResult(text: string): ToolResult {
     parsed = JSON.parse(text);
   } catch {
     throw new BerthError('protocol_error', 'The owner answered with a result that is not JSON text');
+  }
+  // A result nested thousands deep would overflow the stack of whatever walks it
+  // next (the transcript, the model request) and end the turn; it is the tool's error instead.
+  if (exceedsJsonDepth(parsed, MAX_JSON_DEPTH)) {
+    throw new BerthError('nesting_too_deep', `The owner's result nests deeper than ${MAX_JSON_DEPTH} levels`, {
+      limit: MAX_JSON_DEPTH,
+    });
   }
   if (isErrorObject(parsed)) {
     const details = { ...(parsed.details ?? {}) };

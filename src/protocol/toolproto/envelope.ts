@@ -3,7 +3,7 @@ import { BerthError } from '../errors/index.js';
 import { assertMatches } from '../tools/arguments.js';
 
 /**
- * Seed 003 (Envelope): every message is one JSON object with `type`, `id`,
+ * docs/tool-protocol.md (Envelope): every message is one JSON object with `type`, `id`,
  * `replyTo`, `sessionId`, `sentAt`, `capability` and `payload`. Shared by the
  * daemon (host) and the `berth/app` SDK, so it stays free of Node modules.
  */
@@ -17,7 +17,7 @@ export interface Envelope {
   readonly payload?: unknown;
 }
 
-/** What the host sends (seed 003: the host asks). */
+/** What the host sends (docs/tool-protocol.md: the host asks). */
 export const HOST_FRAME_TYPES = ['tool.query', 'tool.call', 'tool.batch'] as const;
 /** What the application answers; a `tool.catalog` without `replyTo` announces a change (Berth's choice). */
 export const APP_FRAME_TYPES = ['tool.catalog', 'tool.result', 'tool.error', 'tool.batch.result'] as const;

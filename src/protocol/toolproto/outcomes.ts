@@ -3,7 +3,7 @@ import type { BatchItem, BatchReport } from '../tools/batch.js';
 import type { ToolContent, ToolOutcome, ToolResult } from '../tools/types.js';
 
 /**
- * Seed 003 (Calls and Results, Batches) ⇄ the tool layer's outcomes. Shared
+ * docs/tool-protocol.md (Calls and Results, Batches) ⇄ the tool layer's outcomes. Shared
  * by the daemon and the `berth/app` SDK so both read and write the same shapes.
  */
 

@@ -4,8 +4,8 @@ import { assertMatches } from '../tools/arguments.js';
 import { CATALOG_SCHEMA } from '../tools/catalog.js';
 
 /**
- * The payload shapes of seed 003's messages, as JSON Schema, checked after a
- * payload is decoded (seed 003: "decode the wrapper before interpreting").
+ * The payload shapes of the tool protocol's messages, as JSON Schema, checked after a
+ * payload is decoded (docs/tool-protocol.md: "decode the wrapper before interpreting").
  * Each payload is accepted whole or refused whole with `protocol_error`.
  * Unknown members are tolerated (newer peers add hints); wrong types are not.
  */
@@ -120,7 +120,7 @@ export const BATCH_RESULT_PAYLOAD = {
 };
 
 /**
- * Post-call evidence a host may ask for (seed 003, Calls and Results:
+ * Post-call evidence a host may ask for (docs/tool-protocol.md, Calls and Results:
  * `after`): a visual tree and/or a screenshot, taken `delayMilliseconds`
  * (0–2000) after the call; the tool-specific argument objects refine them.
  */
@@ -131,7 +131,7 @@ export interface EvidenceRequest {
   readonly screenshotArguments?: Record<string, unknown>;
 }
 
-/** Seed 003 `after`: which evidence, and a delay of 0 through 2000 ms. */
+/** docs/tool-protocol.md `after`: which evidence, and a delay of 0 through 2000 ms. */
 export const AFTER = {
   type: 'object',
   required: ['include'],

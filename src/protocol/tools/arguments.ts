@@ -1,30 +1,82 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { BerthError, type ErrorCode } from '../errors/index.js';
 import { schemaErrorField } from '../errors/schema-field.js';
+import { ajvLinearRegExp } from './safe-regexp.js';
+import { checkSchemaBounds } from './schema-bounds.js';
 import type { JsonSchema } from './types.js';
 
 /**
- * JSON Schema validation for tool arguments and protocol payloads (issue 2:
- * the executor validates arguments against the tool's inputSchema with ajv).
- * `addUsedSchema: false` keeps one application's `$id` from colliding with
- * another's; formats are not enforced (no format vocabulary is bundled), so a
- * `format` keyword is documentation only.
+ * JSON Schema validation for tool arguments and protocol payloads (the
+ * executor validates arguments against the tool's inputSchema with ajv).
+ * Formats are not enforced (no format vocabulary is bundled), so a `format`
+ * keyword is documentation only. Every `pattern` runs on the linear-time
+ * engine (safe-regexp.ts), never on a backtracking one.
  */
-const ajv = new Ajv({ strict: false, allErrors: false, validateFormats: false, addUsedSchema: false });
+const OPTIONS = {
+  strict: false,
+  allErrors: false,
+  validateFormats: false,
+  addUsedSchema: false,
+  code: { regExp: ajvLinearRegExp, optimize: false },
+} as const;
 
-/** Compiled validators per schema object: a tool's schema is compiled once, not per call. */
+/**
+ * The daemon's own schemas (protocol payloads, built-in tools): a fixed set,
+ * so one shared instance may keep them all. It also checks application schemas
+ * against the meta-schema, which compiles nothing of theirs.
+ */
+const ownAjv = new Ajv(OPTIONS);
+
+/** Compiled validators per schema object, held only as long as the schema itself is. */
 const compiled = new WeakMap<object, ValidateFunction>();
 
 /**
- * Compiles a schema, refusing one that is not valid JSON Schema with
- * `invalid_request` (an application publishing a broken tool is refused whole).
+ * Compiles one of the daemon's own schemas, refusing one that is not valid JSON
+ * Schema with `invalid_request`.
  */
 export function compileSchema(schema: JsonSchema, what = 'input schema'): ValidateFunction {
   const known = compiled.get(schema);
   if (known) return known;
   let validate: ValidateFunction;
   try {
-    validate = ajv.compile(schema);
+    validate = ownAjv.compile(schema);
+  } catch (err) {
+    throw new BerthError('invalid_request', `Invalid ${what}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  compiled.set(schema, validate);
+  return validate;
+}
+
+/**
+ * The cheap check an application's tool schema gets when it is announced:
+ * its size, depth and patterns are bounded and it is valid JSON
+ * Schema. Nothing is compiled; a 1,000-tool catalog costs a walk per tool.
+ */
+export function checkToolSchema(schema: JsonSchema, what: string): void {
+  if (checked.has(schema)) return;
+  checkSchemaBounds(schema, what);
+  if (!ownAjv.validateSchema(schema)) {
+    const first = ownAjv.errors?.[0];
+    throw new BerthError('invalid_request', `${what}: invalid input schema: ${first ? `${first.instancePath} ${first.message}` : 'not JSON Schema'}`);
+  }
+  checked.add(schema);
+}
+
+/** Schemas that passed `checkToolSchema`, so the registry's own check of a pre-checked catalog costs nothing. */
+const checked = new WeakSet<object>();
+
+/**
+ * A tool's validator, compiled on the tool's first call (not when it is
+ * announced) by an Ajv instance of its own, so nothing of it outlives the
+ * schema object: Ajv keeps every schema and compiled function an instance ever
+ * compiled, and a shared instance would hold every announced catalog forever.
+ */
+export function toolValidator(schema: JsonSchema, what = 'input schema'): ValidateFunction {
+  const known = compiled.get(schema);
+  if (known) return known;
+  let validate: ValidateFunction;
+  try {
+    validate = new Ajv({ ...OPTIONS, meta: false, validateSchema: false }).compile(schema);
   } catch (err) {
     throw new BerthError('invalid_request', `Invalid ${what}: ${err instanceof Error ? err.message : String(err)}`);
   }
@@ -47,14 +99,14 @@ export function assertMatches(schema: JsonSchema, value: unknown, code: ErrorCod
 
 /**
  * Checks a successful call's `result` against the tool's outputSchema, when it
- * has one (seed 003: results are validated against the published schemas).
+ * has one (docs/tool-protocol.md: results are checked against the published schemas).
  * A mismatch is `tool_failed`: the call ran — its effect, if any, happened —
  * but what came back is not what the tool promised, so nothing should be built
  * on it. `details.outputSchema` tells it apart from other failures.
  */
 export function validateResult(def: { readonly name: string; readonly outputSchema?: JsonSchema }, result: unknown): void {
   if (!def.outputSchema) return;
-  const validate = compileSchema(def.outputSchema, 'output schema');
+  const validate = toolValidator(def.outputSchema, 'output schema');
   if (validate(result)) return;
   const violation = validate.errors![0]!;
   const field = schemaErrorField(violation);
@@ -72,8 +124,13 @@ export function validateArguments(
   args: unknown,
 ): asserts args is Record<string, unknown> {
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-    // Seed 003 (Calls and Results): "arguments must be a JSON object".
+    // docs/tool-protocol.md (Calls and Results): "arguments must be a JSON object".
     throw new BerthError('invalid_arguments', `Arguments of ${def.name} must be a JSON object`);
   }
-  assertMatches(def.inputSchema, args, 'invalid_arguments', `the arguments of ${def.name}`);
+  const validate = toolValidator(def.inputSchema);
+  if (validate(args)) return;
+  const violation = validate.errors![0]!;
+  const field = schemaErrorField(violation);
+  const where = field ? `\`${field}\`` : `the arguments of ${def.name}`;
+  throw new BerthError('invalid_arguments', `${where} ${violation.message ?? 'is invalid'}`, field ? { field } : {});
 }

@@ -3,7 +3,7 @@ import { BerthError } from '../errors/index.js';
 import { assertMatches } from './arguments.js';
 import type { ToolOutcome } from './types.js';
 
-/** One call of a `tool.batch` (seed 003, Batches). */
+/** One call of a `tool.batch` (docs/tool-protocol.md, Batches). */
 export interface BatchCall {
   readonly callId?: string;
   readonly toolId: string;
@@ -24,7 +24,7 @@ export interface BatchItem {
   readonly outcome: ToolOutcome;
 }
 
-/** The `tool.batch.result` facts (seed 003): results in input order, and how far the batch got. */
+/** The `tool.batch.result` facts (docs/tool-protocol.md): results in input order, and how far the batch got. */
 export interface BatchReport {
   readonly success: boolean;
   readonly completed: number;

@@ -3,8 +3,8 @@ import { sha256Hex } from './sha256.js';
 /**
  * Canonical JSON: object keys sorted by code unit, no whitespace, `undefined`
  * members dropped (as JSON.stringify drops them). Two equal JSON values always
- * give the same text, so hashes over it are stable (issue 2: definition and
- * catalog revisions, receipt argument digests).
+ * give the same text, so hashes over it are stable (definition and catalog
+ * revisions, receipt argument digests).
  */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') {
@@ -22,7 +22,7 @@ export function canonicalJson(value: unknown): string {
   return `{${members.join(',')}}`;
 }
 
-/** `sha256:` + lowercase hex SHA-256 of the value's canonical JSON (seed 003 revision format). */
+/** `sha256:` + lowercase hex SHA-256 of the value's canonical JSON (docs/tool-protocol.md revision format). */
 export function sha256Revision(value: unknown): string {
   return `sha256:${sha256Hex(canonicalJson(value))}`;
 }

@@ -2,7 +2,7 @@ import { MAX_CATALOG_QUERY_CHARS, MAX_CATALOG_TOOLS } from '../limits.js';
 import { assertMatches } from './arguments.js';
 import type { Policy, ToolAvailability, ToolDefinition } from './types.js';
 
-/** What a caller may ask of a catalog (seed 003 `tool.query` payload). */
+/** What a caller may ask of a catalog (docs/tool-protocol.md `tool.query` payload). */
 export interface CatalogQuery {
   /** `full` (the default, also when omitted), `index`, or `definitions`. */
   readonly detail?: CatalogDetail;
@@ -55,7 +55,7 @@ export interface CatalogEntryState {
 
 /**
  * Applies `ids`, `policy`, `executableOnly`, `query`, `feature` and
- * `limit`/`maxResults` (seed 003: "applied … before serialization"). The
+ * `limit`/`maxResults` (docs/tool-protocol.md: "applied … before serialization"). The
  * limit is capped at MAX_CATALOG_TOOLS.
  */
 export function filterCatalog<T extends CatalogEntryState>(states: readonly T[], q: CatalogQuery): T[] {

@@ -4,11 +4,11 @@ import { availabilityOf, definitionRevision, wireDefinition, wireRuntime, type W
 import { guardPermits, type ToolGuard } from './guard.js';
 import type { CatalogTool } from './types.js';
 
-/** Seed 003: the catalog schema name, part of every answer and of the revision. */
+/** docs/tool-protocol.md: the catalog schema name, part of every answer and of the revision. */
 export const CATALOG_SCHEMA = 'ansight.tool-catalog.v3';
 
 /**
- * The `tool.catalog` payload, shaped exactly as seed 003 sends it. Members
+ * The `tool.catalog` payload, shaped exactly as the tool protocol sends it (docs/tool-protocol.md). Members
  * that are protocol defaults are absent, never `false`/empty.
  */
 export type CatalogPayload = Record<string, unknown> & {
@@ -21,7 +21,7 @@ interface EntryState extends CatalogEntryState {
   readonly runtime: WireRuntime | undefined;
 }
 
-/** Revision of the static catalog: schema, guard, visible ids and their definition revisions (seed 003). */
+/** Revision of the static catalog: schema, guard, visible ids and their definition revisions (docs/tool-protocol.md). */
 export function catalogRevision(guard: ToolGuard, states: readonly EntryState[]): string {
   return sha256Revision({
     schema: CATALOG_SCHEMA,
@@ -39,7 +39,7 @@ export function availabilityRevision(states: readonly EntryState[]): string {
  * Answers one catalog query over a tool set under a guard, at `now` (ms).
  * Nothing here reads a clock; `now` only stamps `evaluatedAtUtc`.
  *
- * Seed 003 (Catalog Discovery): when both revisions the caller holds match,
+ * docs/tool-protocol.md (Catalog Discovery): when both revisions the caller holds match,
  * the answer is exactly `{schema, revision, unchanged: true}`; when only
  * availability moved, it adds the new `availabilityRevision`, one
  * `evaluatedAtUtc` and `changes` (a replacement snapshot of the non-default
@@ -96,7 +96,7 @@ function visibleStates(tools: readonly CatalogTool[], guard: ToolGuard): EntrySt
     });
 }
 
-/** Index entries omit schemas (seed 003): id, name, description, category, policy, revision, prerequisites. */
+/** Index entries omit schemas (docs/tool-protocol.md): id, name, description, category, policy, revision, prerequisites. */
 function indexEntry(s: EntryState): Record<string, unknown> {
   const d = wireDefinition(s.def);
   return {

@@ -3,7 +3,7 @@ import { toProtocolSchema } from './protocol-schema.js';
 import type { ToolAvailability, ToolDefinition } from './types.js';
 
 /**
- * A tool definition as seed 003 publishes it (`detail: "definitions"`): the
+ * A tool definition as the tool protocol publishes it (docs/tool-protocol.md) (`detail: "definitions"`): the
  * stable id, a display name, and everything a caller needs to call the tool.
  * Our `ToolDefinition.name` is the stable id; `title` is the display name.
  */
@@ -20,7 +20,7 @@ export interface WireDefinition {
   readonly argumentEncoding?: string;
 }
 
-/** A tool's runtime state as the catalog shows it; omitted entirely when available (seed 003 defaults). */
+/** A tool's runtime state as the catalog shows it; omitted entirely when available (docs/tool-protocol.md defaults). */
 export interface WireRuntime {
   readonly available: false;
   readonly code?: string;
@@ -32,7 +32,7 @@ export interface WireRuntime {
 
 export const AVAILABLE: ToolAvailability = { available: true };
 
-/** The static part of a definition, with protocol defaults omitted (seed 003, Catalog Discovery). */
+/** The static part of a definition, with protocol defaults omitted (docs/tool-protocol.md, Catalog Discovery). */
 export function wireDefinition(def: ToolDefinition): WireDefinition {
   const prerequisites = [...new Set((def.prerequisiteToolIds ?? []).map((id) => id.trim()).filter(Boolean))].sort();
   const annotations = Object.keys(def.annotations ?? {}).length > 0 ? { ...def.annotations } : undefined;
@@ -51,8 +51,8 @@ export function wireDefinition(def: ToolDefinition): WireDefinition {
 }
 
 /**
- * `sha256:` + SHA-256 of the definition's canonical JSON (issue 2). Computed
- * over what the wire shows, so a caller that caches by revision (seed 003:
+ * `sha256:` + SHA-256 of the definition's canonical JSON. Computed
+ * over what the wire shows, so a caller that caches by revision (docs/tool-protocol.md:
  * "cache each response by definitionRevision") caches exactly what it saw.
  */
 export function definitionRevision(def: ToolDefinition): string {

@@ -2,7 +2,7 @@ import { BerthError } from '../errors/index.js';
 import { policyAllows, policyRank, type Policy, type ToolDefinition } from './types.js';
 
 /**
- * The maximum policy a caller may discover and run (seed 003, Authorization).
+ * The maximum policy a caller may discover and run (docs/tool-protocol.md, Authorization).
  * The guard filters discovery and refuses execution above it.
  */
 export interface ToolGuard {
@@ -13,7 +13,7 @@ export const FULL_ACCESS: ToolGuard = { maxPolicy: 'critical' };
 
 /**
  * The effective guard for a caller: its own maximum can lower the local guard
- * but never raise it (seed 003: "maxToolPolicy can lower the effective
+ * but never raise it (docs/tool-protocol.md: "maxToolPolicy can lower the effective
  * maximum but cannot raise the app's local guard").
  */
 export function lowerGuard(local: ToolGuard, callerMax?: Policy | null): ToolGuard {

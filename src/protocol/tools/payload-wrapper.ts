@@ -2,7 +2,7 @@ import { COMPRESSION_THRESHOLD_BYTES } from '../limits.js';
 import { BerthError } from '../errors/index.js';
 
 /**
- * Seed 003 (Large JSON Payload Encoding): the rules of the `gzip-base64-json`
+ * docs/tool-protocol.md (Large JSON Payload Encoding): the rules of the `gzip-base64-json`
  * wrapper, without a gzip codec. The daemon pairs them with zlib
  * (compression.ts, synchronous); the `berth/app` SDK with the web-standard
  * CompressionStream (app/codec.ts), so it also runs in a browser. One set of
@@ -25,7 +25,7 @@ export function worthCompressing(jsonBytes: number, thresholdBytes = COMPRESSION
   return jsonBytes >= thresholdBytes;
 }
 
-/** The wrapper for a gzip stream, or null when base64 of it is not smaller than the original (seed 003). */
+/** The wrapper for a gzip stream, or null when base64 of it is not smaller than the original (docs/tool-protocol.md). */
 export function wrapperFor(originalByteCount: number, compressedByteCount: number, base64: string): CompressedPayload | null {
   if (base64.length >= originalByteCount) return null;
   return { $ansightEncoding: GZIP_BASE64_JSON, contentType: 'application/json', originalByteCount, compressedByteCount, data: base64 };

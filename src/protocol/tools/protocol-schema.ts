@@ -1,7 +1,7 @@
 import type { JsonSchema } from './types.js';
 
 /**
- * Seed 003 (Catalog Discovery): "additionalProperties: false [is a] protocol
+ * docs/tool-protocol.md (Catalog Discovery): "additionalProperties: false [is a] protocol
  * default and [is] omitted". A schema on the wire therefore means the
  * opposite of plain JSON Schema when it says nothing: no keyword = closed.
  * These two functions translate between the two readings so meaning survives

@@ -1,6 +1,6 @@
 /**
  * SHA-256 of a string's UTF-8 bytes, as lowercase hex, synchronously, in Node
- * and in browsers. Revisions (seed 003) are computed by the daemon and by the
+ * and in browsers. Revisions (docs/tool-protocol.md) are computed by the daemon and by the
  * `berth/app` SDK with one implementation (canonical-json.ts), and the SDK
  * must load in a browser, where `node:crypto` does not exist and WebCrypto's
  * digest is asynchronous. So: Node's hash when the runtime offers it

@@ -1,5 +1,5 @@
 /**
- * Tool policy, ordered read < write < critical (seed 003, Authorization).
+ * Tool policy, ordered read < write < critical (docs/tool-protocol.md, Authorization).
  * critical: destructive, secret-bearing or arbitrary-code operations.
  */
 export type Policy = 'read' | 'write' | 'critical';
@@ -22,9 +22,9 @@ export interface ToolAnnotations {
   readonly openWorldHint?: boolean;
 }
 
-/** What a tool is, independent of where it runs (design.md, Tool; seed 003 definitions). */
+/** What a tool is, independent of where it runs (docs/architecture.md, Tool; docs/tool-protocol.md definitions). */
 export interface ToolDefinition {
-  /** Stable id; the seed-000 name for workspace tools, the application's tool id for app tools. */
+  /** Stable id; the gateway name for workspace tools, the application's tool id for app tools. */
   readonly name: string;
   readonly title?: string;
   readonly description: string;
@@ -32,23 +32,23 @@ export interface ToolDefinition {
   readonly policy: Policy;
   readonly inputSchema: JsonSchema;
   readonly annotations: ToolAnnotations;
-  /** Tools that should be discovered or called first (seed 003 `prerequisiteToolIds`). */
+  /** Tools that should be discovered or called first (docs/tool-protocol.md `prerequisiteToolIds`). */
   readonly prerequisiteToolIds?: readonly string[];
   /** The shape of a successful call's `result`, when the tool publishes one; results are checked against it. */
   readonly outputSchema?: JsonSchema;
   /**
-   * Seed 003: a tool that declares `flattened-string` receives its arguments
+   * docs/tool-protocol.md: a tool that declares `flattened-string` receives its arguments
    * as one string, the compact JSON text of the arguments object. Absent means
    * the default, a JSON object.
    */
   readonly argumentEncoding?: ArgumentEncoding;
 }
 
-/** The one non-default argument encoding of seed 003 (the default, JSON, is never written out). */
+/** The one non-default argument encoding of the tool protocol (the default, JSON, is never written out). */
 export type ArgumentEncoding = 'flattened-string';
 export const FLATTENED_STRING: ArgumentEncoding = 'flattened-string';
 
-/** Runtime executability, evaluated again right before each call (seed 003). */
+/** Runtime executability, evaluated again right before each call (docs/tool-protocol.md). */
 export interface ToolAvailability {
   readonly available: boolean;
   readonly code?: string;
@@ -59,7 +59,7 @@ export interface ToolAvailability {
 }
 
 /**
- * A tool's successful result. `value` is JSON (what seed 000 `result` frames
+ * A tool's successful result. `value` is JSON (what docs/gateway.md `result` frames
  * carry, as text). `content` optionally gives the model-facing rendering
  * (images travel as ACP image blocks).
  */

@@ -1,7 +1,7 @@
 import type { Migration } from '../migration.js';
 
 /**
- * Tool-call receipts (design.md, Receipt; seed 000 constraints: "Persist an
+ * Tool-call receipts (docs/architecture.md, Receipt; docs/gateway.md constraints: "Persist an
  * executing receipt before an effect, and persist its result before
  * acknowledging it"). Keyed by (namespace, call id): sessions, the gateway
  * owner and applications each keep their own id space. `tool_name` and

@@ -1,8 +1,8 @@
 import type { Migration } from '../migration.js';
 
 /**
- * Sessions, their transcript records and the prompt ledger (design.md,
- * Persistence; issue 4). A session row exists from creation, so an id is
+ * Sessions, their transcript records and the prompt ledger (docs/architecture.md,
+ * Persistence). A session row exists from creation, so an id is
  * never reused; transcript records are appended as a turn runs; the prompt
  * ledger lets a restart report every admitted prompt's fate.
  */

@@ -1,7 +1,7 @@
 import type { Migration } from '../migration.js';
 
 /**
- * B's journal of outgoing gateway calls (seed 000; issue 5: "B journals each
+ * B's journal of outgoing gateway calls (docs/gateway.md: "B journals each
  * outgoing call before sending it"). A row is written before the call's first
  * frame leaves, so after a reconnect every call still `sent` is sent again
  * with the same id, and a duplicate result finds its call already `answered`.

@@ -1,7 +1,7 @@
 import type { Migration } from '../migration.js';
 
 /**
- * The module protocol's durable state (seed 004; design.md, Persistence):
+ * The module protocol's durable state (docs/modules.md; docs/architecture.md, Persistence):
  * each session's tab number, the hashes of module tokens, and the inboxes.
  *
  * - `module_tabs`: a tab number is unique in its workspace and never given to

@@ -1,48 +1,27 @@
-import type { Db } from '../db.js';
+import type { Db } from '../sqlite.js';
 
-/** Where an outgoing gateway call stands (migration 5). */
-export type GatewayCallState = 'sent' | 'answered' | 'abandoned';
+/** Where an outgoing gateway call stands: `sent`, `answered` or `abandoned`. */
+type CallState = 'sent' | 'answered' | 'abandoned';
 
-/** One call B sent (or is about to send) to a workspace owner over a channel. */
-export interface GatewayCallRecord {
+/**
+ * One outgoing-call row as stored. The gateway host owns the type it reads
+ * (`GatewayCallRecord` in gateway/host/call-journal.ts); this is its twin.
+ */
+export interface StoredGatewayCall {
   readonly id: string;
   readonly workspaceId: string;
   readonly sessionId: string;
   readonly tool: string;
-  /** The `args` JSON text exactly as framed. */
   readonly args: string;
-  /** The channel token the call went out under; it is re-sent only to channels of that token. */
   readonly tokenId: string;
-  readonly state: GatewayCallState;
-  /** The `result` JSON text A answered with; null until answered. */
+  readonly state: CallState;
   readonly result: string | null;
   readonly sends: number;
   readonly sentAt: number;
   readonly settledAt: number | null;
 }
 
-export type GatewayCallStart = Pick<GatewayCallRecord, 'id' | 'workspaceId' | 'sessionId' | 'tool' | 'args' | 'tokenId' | 'sentAt'>;
-
-/** The outgoing-call journal behind an interface, like every store (design.md, Persistence). */
-export interface GatewayCallRepository {
-  /** Writes a `sent` row; throws when the id exists (ids are fresh per call). */
-  insert(start: GatewayCallStart): void;
-  /** Counts one more frame sent for a call still `sent`. */
-  resent(id: string): void;
-  /**
-   * Records A's result. True when the call was `sent` and is now `answered`;
-   * false for a duplicate (already answered) or for an abandoned call, whose
-   * result is kept for audit but reaches nobody.
-   */
-  answer(id: string, result: string, at: number): boolean;
-  /** Marks a call nobody waits for any more; false when it had already settled. */
-  abandon(id: string, at: number): boolean;
-  find(id: string): GatewayCallRecord | undefined;
-  /** Abandons every call still `sent` (B restarted: the turns that made them are gone). Returns how many. */
-  abandonAllSent(at: number): number;
-  /** Deletes settled rows older than `time`. */
-  pruneSettledBefore(time: number): number;
-}
+export type StoredGatewayCallStart = Pick<StoredGatewayCall, 'id' | 'workspaceId' | 'sessionId' | 'tool' | 'args' | 'tokenId' | 'sentAt'>;
 
 interface Raw {
   id: string;
@@ -51,14 +30,14 @@ interface Raw {
   tool: string;
   args: string;
   token_id: string;
-  state: GatewayCallState;
+  state: CallState;
   result: string | null;
   sends: number;
   sent_at: number;
   settled_at: number | null;
 }
 
-const fromRaw = (r: Raw): GatewayCallRecord => ({
+const fromRaw = (r: Raw): StoredGatewayCall => ({
   id: r.id,
   workspaceId: r.workspace_id,
   sessionId: r.session_id,
@@ -72,7 +51,8 @@ const fromRaw = (r: Raw): GatewayCallRecord => ({
   settledAt: r.settled_at,
 });
 
-export class SqliteGatewayCallRepository implements GatewayCallRepository {
+/** The outgoing-call journal in SQLite. */
+export class SqliteGatewayCallRepository {
   private readonly insertStmt;
   private readonly resentStmt;
   private readonly answerStmt;
@@ -102,7 +82,7 @@ export class SqliteGatewayCallRepository implements GatewayCallRepository {
     this.pruneStmt = db.prepare(`DELETE FROM gateway_calls WHERE state != 'sent' AND settled_at < ?`);
   }
 
-  insert(s: GatewayCallStart): void {
+  insert(s: StoredGatewayCallStart): void {
     this.insertStmt.run(s.id, s.workspaceId, s.sessionId, s.tool, s.args, s.tokenId, s.sentAt);
   }
 
@@ -120,7 +100,7 @@ export class SqliteGatewayCallRepository implements GatewayCallRepository {
     return this.abandonStmt.run(at, id).changes === 1;
   }
 
-  find(id: string): GatewayCallRecord | undefined {
+  find(id: string): StoredGatewayCall | undefined {
     const row = this.findStmt.get(id) as Raw | undefined;
     return row ? fromRaw(row) : undefined;
   }

@@ -1,36 +1,21 @@
-import type { Db } from '../db.js';
+import type { Db } from '../sqlite.js';
 
-/** The kinds of seed 004 (`Kind`); `info` when a question names none. */
-export type MessageKind = 'info' | 'question' | 'task' | 'report' | 'answer';
-
-/** One message waiting in a tab's inbox (migration 6). */
-export interface InboxMessage {
+/**
+ * One inbox row as stored (migration 6). The messaging module owns the type it
+ * reads (`InboxMessage` in messaging/records.ts) and the kind vocabulary, kept here as text.
+ */
+export interface StoredMessage<Kind extends string = string> {
   readonly id: string;
   readonly toSessionId: string;
   readonly fromSessionId: string;
   readonly fromTab: number;
-  /** How the sender is named to the receiver, e.g. `built-in · reviewer`. */
   readonly fromLabel: string;
-  readonly kind: MessageKind;
+  readonly kind: Kind;
   readonly text: string;
-  /** The message's step in its chain of messages (src/messaging/rules.ts). */
   readonly hop: number;
   readonly sentAt: number;
 }
 
-/** Inboxes behind an interface, so a shared server database can serve several daemons later. */
-export interface ModuleInboxRepository {
-  add(message: InboxMessage): void;
-  /** The session's messages, oldest first, without taking them. */
-  list(sessionId: string): InboxMessage[];
-  /** The oldest message, without taking it. */
-  oldest(sessionId: string): InboxMessage | undefined;
-  count(sessionId: string): number;
-  /** Takes every message of the session, oldest first. */
-  takeAll(sessionId: string): InboxMessage[];
-  /** Takes one message by id; false when it was already gone. */
-  take(id: string): boolean;
-}
 
 interface Raw {
   id: string;
@@ -38,25 +23,26 @@ interface Raw {
   from_session_id: string;
   from_tab: number;
   from_label: string;
-  kind: MessageKind;
+  kind: string;
   text: string;
   hop: number;
   sent_at: number;
 }
 
-const fromRaw = (r: Raw): InboxMessage => ({
+const fromRaw = <Kind extends string>(r: Raw): StoredMessage<Kind> => ({
   id: r.id,
   toSessionId: r.to_session_id,
   fromSessionId: r.from_session_id,
   fromTab: r.from_tab,
   fromLabel: r.from_label,
-  kind: r.kind,
+  kind: r.kind as Kind,
   text: r.text,
   hop: r.hop,
   sentAt: r.sent_at,
 });
 
-export class SqliteModuleInboxRepository implements ModuleInboxRepository {
+/** Tab inboxes in SQLite. */
+export class SqliteModuleInboxRepository<Kind extends string = string> {
   private readonly insertStmt;
   private readonly listStmt;
   private readonly oldestStmt;
@@ -76,24 +62,24 @@ export class SqliteModuleInboxRepository implements ModuleInboxRepository {
     this.deleteStmt = db.prepare('DELETE FROM module_inbox WHERE id = ?');
   }
 
-  add(message: InboxMessage): void {
+  add(message: StoredMessage<Kind>): void {
     this.insertStmt.run(message);
   }
 
-  list(sessionId: string): InboxMessage[] {
-    return (this.listStmt.all(sessionId) as Raw[]).map(fromRaw);
+  list(sessionId: string): StoredMessage<Kind>[] {
+    return (this.listStmt.all(sessionId) as Raw[]).map((r) => fromRaw<Kind>(r));
   }
 
-  oldest(sessionId: string): InboxMessage | undefined {
+  oldest(sessionId: string): StoredMessage<Kind> | undefined {
     const r = this.oldestStmt.get(sessionId) as Raw | undefined;
-    return r ? fromRaw(r) : undefined;
+    return r ? fromRaw<Kind>(r) : undefined;
   }
 
   count(sessionId: string): number {
     return this.countStmt.get(sessionId) as number;
   }
 
-  takeAll(sessionId: string): InboxMessage[] {
+  takeAll(sessionId: string): StoredMessage<Kind>[] {
     return this.db.transaction(() => {
       const taken = this.list(sessionId);
       this.deleteAllStmt.run(sessionId);

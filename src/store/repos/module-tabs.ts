@@ -1,23 +1,8 @@
-import type { Db } from '../db.js';
+import type { Db } from '../sqlite.js';
 
-/**
- * Tab numbers and module-token hashes (migration 6), behind an interface so a
- * shared server database can serve several daemons later.
- */
-export interface ModuleTabRepository {
-  /** The session's tab number and workspace, or undefined when it never had a tab. */
-  find(sessionId: string): { tab: number; workspaceId: string } | undefined;
-  /** Gives the session the next free number of its workspace (numbers are never reused); idempotent. */
-  assign(sessionId: string, workspaceId: string, now: number): number;
-  /** Sessions a token hash speaks for. */
-  sessionsForToken(hash: string): string[];
-  /** Whether the session holds any token. */
-  hasToken(sessionId: string): boolean;
-  /** Makes `hash` speak for each of `sessionIds`, after dropping what they held before. */
-  replaceTokens(hash: string, sessionIds: readonly string[], now: number): void;
-}
 
-export class SqliteModuleTabRepository implements ModuleTabRepository {
+/** Tab numbers and module-token hashes in SQLite (migration 6). */
+export class SqliteModuleTabRepository {
   private readonly tabStmt;
   private readonly nextStmt;
   private readonly insertTabStmt;
@@ -56,6 +41,10 @@ export class SqliteModuleTabRepository implements ModuleTabRepository {
 
   hasToken(sessionId: string): boolean {
     return this.hasTokenStmt.get(sessionId) !== undefined;
+  }
+
+  addToken(hash: string, sessionId: string, now: number): void {
+    this.insertTokenStmt.run(hash, sessionId, now);
   }
 
   replaceTokens(hash: string, sessionIds: readonly string[], now: number): void {

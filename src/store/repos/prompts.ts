@@ -1,9 +1,11 @@
-import type { Db } from '../db.js';
+import type { Db } from '../sqlite.js';
 
-/** How an admitted prompt ended (the durable prompt ledger, spec §5.3 `promptTerminals`). */
-export type PromptTerminal = 'completed' | 'cancelled' | 'error' | 'interrupted' | 'removed';
-
-export interface PromptRow {
+/**
+ * A prompt ledger row as stored (migration 3). The sessions module owns the
+ * type it reads (`PromptRow` in sessions/records.ts); the terminal vocabulary is
+ * its own too, kept here as text.
+ */
+export interface StoredPrompt<Terminal extends string = string> {
   readonly id: string;
   readonly sessionId: string;
   readonly content: readonly unknown[];
@@ -11,17 +13,9 @@ export interface PromptRow {
   readonly queuedAt: number;
   readonly startedAt: number | null;
   readonly settledAt: number | null;
-  readonly terminal: PromptTerminal | null;
+  readonly terminal: Terminal | null;
   readonly stopReason: string | null;
   readonly errorCode: string | null;
-}
-
-export interface PromptRepository {
-  admit(row: Pick<PromptRow, 'id' | 'sessionId' | 'content' | 'originatorClientId' | 'queuedAt'>): void;
-  started(id: string, at: number): void;
-  settle(id: string, at: number, terminal: PromptTerminal, stopReason: string | null, errorCode: string | null): void;
-  unsettled(sessionId?: string): PromptRow[];
-  settled(sessionId: string): PromptRow[];
 }
 
 interface Raw {
@@ -32,12 +26,12 @@ interface Raw {
   queued_at: number;
   started_at: number | null;
   settled_at: number | null;
-  terminal: PromptTerminal | null;
+  terminal: string | null;
   stop_reason: string | null;
   error_code: string | null;
 }
 
-const fromRaw = (r: Raw): PromptRow => ({
+const fromRaw = <Terminal extends string>(r: Raw): StoredPrompt<Terminal> => ({
   id: r.id,
   sessionId: r.session_id,
   content: JSON.parse(r.content) as unknown[],
@@ -45,12 +39,13 @@ const fromRaw = (r: Raw): PromptRow => ({
   queuedAt: r.queued_at,
   startedAt: r.started_at,
   settledAt: r.settled_at,
-  terminal: r.terminal,
+  terminal: r.terminal as Terminal | null,
   stopReason: r.stop_reason,
   errorCode: r.error_code,
 });
 
-export class SqlitePromptRepository implements PromptRepository {
+/** The durable prompt ledger in SQLite. */
+export class SqlitePromptRepository<Terminal extends string = string> {
   private readonly admitStmt;
   private readonly startStmt;
   private readonly settleStmt;
@@ -65,7 +60,7 @@ export class SqlitePromptRepository implements PromptRepository {
     );
   }
 
-  admit(row: Pick<PromptRow, 'id' | 'sessionId' | 'content' | 'originatorClientId' | 'queuedAt'>): void {
+  admit(row: Pick<StoredPrompt<Terminal>, 'id' | 'sessionId' | 'content' | 'originatorClientId' | 'queuedAt'>): void {
     this.admitStmt.run(row.id, row.sessionId, JSON.stringify(row.content), row.originatorClientId, row.queuedAt);
   }
 
@@ -73,20 +68,20 @@ export class SqlitePromptRepository implements PromptRepository {
     this.startStmt.run(at, id);
   }
 
-  settle(id: string, at: number, terminal: PromptTerminal, stopReason: string | null, errorCode: string | null): void {
+  settle(id: string, at: number, terminal: Terminal, stopReason: string | null, errorCode: string | null): void {
     this.settleStmt.run(at, terminal, stopReason, errorCode, id);
   }
 
-  unsettled(sessionId?: string): PromptRow[] {
+  unsettled(sessionId?: string): StoredPrompt<Terminal>[] {
     const rows = sessionId
       ? this.db.prepare('SELECT * FROM prompts WHERE settled_at IS NULL AND session_id = ? ORDER BY queued_at').all(sessionId)
       : this.db.prepare('SELECT * FROM prompts WHERE settled_at IS NULL ORDER BY queued_at').all();
-    return (rows as Raw[]).map(fromRaw);
+    return (rows as Raw[]).map((r) => fromRaw<Terminal>(r));
   }
 
-  settled(sessionId: string): PromptRow[] {
+  settled(sessionId: string): StoredPrompt<Terminal>[] {
     return (
       this.db.prepare('SELECT * FROM prompts WHERE settled_at IS NOT NULL AND session_id = ? ORDER BY queued_at').all(sessionId) as Raw[]
-    ).map(fromRaw);
+    ).map((r) => fromRaw<Terminal>(r));
   }
 }

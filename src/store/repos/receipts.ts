@@ -1,32 +1,22 @@
-import type { ToolOutcome } from '../../protocol/tools/types.js';
-import type { Db } from '../db.js';
+import type { Db } from '../sqlite.js';
 
-/** One durable record of an effectful tool call (design.md, Receipt). */
-export interface Receipt {
+/**
+ * One receipt row as stored (migration 2). The tool layer owns the type it
+ * reads (`Receipt` in tools/receipt-journal.ts) and the outcome's shape; the
+ * store keeps the outcome as JSON, so the caller names the type it reads back.
+ */
+export interface StoredReceipt<Outcome = unknown> {
   readonly namespace: string;
   readonly callId: string;
   readonly toolName: string;
   readonly argsDigest: string;
-  /** `executing` is written before the effect; `completed` once the outcome is known. */
   readonly status: 'executing' | 'completed';
-  /** The settled outcome; null while executing. */
-  readonly outcome: ToolOutcome | null;
+  readonly outcome: Outcome | null;
   readonly startedAt: number;
   readonly finishedAt: number | null;
 }
 
-export type ReceiptStart = Pick<Receipt, 'namespace' | 'callId' | 'toolName' | 'argsDigest' | 'startedAt'>;
-
-/** Receipt storage behind an interface, so a shared server database can serve it later (design.md, Persistence). */
-export interface ReceiptRepository {
-  find(namespace: string, callId: string): Receipt | undefined;
-  /** Writes an `executing` receipt; false (and nothing written) when one exists for this key. */
-  begin(start: ReceiptStart): boolean;
-  /** Records the outcome of an executing receipt. */
-  complete(namespace: string, callId: string, outcome: ToolOutcome, finishedAt: number): void;
-  /** Deletes completed receipts finished before `time`; executing ones are kept (they answer uncertain). */
-  pruneCompletedBefore(time: number): number;
-}
+export type StoredReceiptStart = Pick<StoredReceipt, 'namespace' | 'callId' | 'toolName' | 'argsDigest' | 'startedAt'>;
 
 interface Raw {
   namespace: string;
@@ -39,18 +29,19 @@ interface Raw {
   finished_at: number | null;
 }
 
-const fromRaw = (r: Raw): Receipt => ({
+const fromRaw = <Outcome>(r: Raw): StoredReceipt<Outcome> => ({
   namespace: r.namespace,
   callId: r.call_id,
   toolName: r.tool_name,
   argsDigest: r.args_digest,
   status: r.status,
-  outcome: r.outcome === null ? null : (JSON.parse(r.outcome) as ToolOutcome),
+  outcome: r.outcome === null ? null : (JSON.parse(r.outcome) as Outcome),
   startedAt: r.started_at,
   finishedAt: r.finished_at,
 });
 
-export class SqliteReceiptRepository implements ReceiptRepository {
+/** Receipts in SQLite. */
+export class SqliteReceiptRepository<Outcome = unknown> {
   private readonly findStmt;
   private readonly beginStmt;
   private readonly completeStmt;
@@ -70,16 +61,16 @@ export class SqliteReceiptRepository implements ReceiptRepository {
     this.pruneStmt = db.prepare(`DELETE FROM receipts WHERE status = 'completed' AND finished_at < ?`);
   }
 
-  find(namespace: string, callId: string): Receipt | undefined {
+  find(namespace: string, callId: string): StoredReceipt<Outcome> | undefined {
     const row = this.findStmt.get(namespace, callId) as Raw | undefined;
-    return row ? fromRaw(row) : undefined;
+    return row ? fromRaw<Outcome>(row) : undefined;
   }
 
-  begin(s: ReceiptStart): boolean {
+  begin(s: StoredReceiptStart): boolean {
     return this.beginStmt.run(s.namespace, s.callId, s.toolName, s.argsDigest, s.startedAt).changes === 1;
   }
 
-  complete(namespace: string, callId: string, outcome: ToolOutcome, finishedAt: number): void {
+  complete(namespace: string, callId: string, outcome: Outcome, finishedAt: number): void {
     this.completeStmt.run(JSON.stringify(outcome), finishedAt, namespace, callId);
   }
 

@@ -1,7 +1,11 @@
-import type { Db } from '../db.js';
+import type { Db } from '../sqlite.js';
 
-/** A session as persisted: everything needed to list it and bring it back after a restart. */
-export interface SessionRow {
+/**
+ * A session row as stored. The sessions module owns the type it reads
+ * (`StoredSession` in sessions/records.ts); this is its column-level twin, and the
+ * wiring that hands this repository to the sessions module checks they agree.
+ */
+export interface StoredSession {
   readonly id: string;
   readonly workspaceId: string;
   readonly scope: 'single' | 'thread';
@@ -21,20 +25,9 @@ export interface SessionRow {
   readonly closeReason: string | null;
 }
 
-export type SessionPatch = Partial<
-  Pick<SessionRow, 'displayName' | 'titleSource' | 'prs' | 'modelId' | 'approvalMode' | 'closedAt' | 'closeReason'>
+export type StoredSessionPatch = Partial<
+  Pick<StoredSession, 'displayName' | 'titleSource' | 'prs' | 'modelId' | 'approvalMode' | 'closedAt' | 'closeReason'>
 >;
-
-/** Sessions behind an interface, so a shared server database can serve several daemons later. */
-export interface SessionRepository {
-  insert(row: SessionRow): void;
-  get(id: string): SessionRow | undefined;
-  update(id: string, patch: SessionPatch, now: number): void;
-  listByWorkspace(workspaceId: string): SessionRow[];
-  listAll(): SessionRow[];
-  /** Marks every session not yet closed as closed at `now` for `reason`; returns how many. */
-  closeAllOpen(reason: string, now: number): number;
-}
 
 interface Raw {
   id: string;
@@ -58,7 +51,7 @@ interface Raw {
 
 const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
 
-function fromRaw(r: Raw): SessionRow {
+function fromRaw(r: Raw): StoredSession {
   return {
     id: r.id,
     workspaceId: r.workspace_id,
@@ -80,7 +73,7 @@ function fromRaw(r: Raw): SessionRow {
   };
 }
 
-const COLUMNS: Record<keyof SessionPatch, string> = {
+const COLUMNS: Record<keyof StoredSessionPatch, string> = {
   displayName: 'display_name',
   titleSource: 'title_source',
   prs: 'prs',
@@ -90,7 +83,8 @@ const COLUMNS: Record<keyof SessionPatch, string> = {
   closeReason: 'close_reason',
 };
 
-export class SqliteSessionRepository implements SessionRepository {
+/** Sessions in SQLite (migration 3). */
+export class SqliteSessionRepository {
   private readonly insertStmt;
   private readonly getStmt;
   private readonly closeOpenStmt;
@@ -106,7 +100,7 @@ export class SqliteSessionRepository implements SessionRepository {
     this.closeOpenStmt = db.prepare('UPDATE sessions SET closed_at = ?, close_reason = ?, updated_at = ? WHERE closed_at IS NULL');
   }
 
-  insert(row: SessionRow): void {
+  insert(row: StoredSession): void {
     this.insertStmt.run({
       id: row.id,
       workspace_id: row.workspaceId,
@@ -128,15 +122,15 @@ export class SqliteSessionRepository implements SessionRepository {
     });
   }
 
-  get(id: string): SessionRow | undefined {
+  get(id: string): StoredSession | undefined {
     const r = this.getStmt.get(id) as Raw | undefined;
     return r ? fromRaw(r) : undefined;
   }
 
-  update(id: string, patch: SessionPatch, now: number): void {
+  update(id: string, patch: StoredSessionPatch, now: number): void {
     const sets: string[] = ['updated_at = @now'];
     const params: Record<string, unknown> = { id, now };
-    for (const [key, column] of Object.entries(COLUMNS) as [keyof SessionPatch, string][]) {
+    for (const [key, column] of Object.entries(COLUMNS) as [keyof StoredSessionPatch, string][]) {
       if (!(key in patch)) continue;
       sets.push(`${column} = @${column}`);
       params[column] = key === 'prs' ? JSON.stringify(patch.prs) : patch[key];
@@ -144,13 +138,8 @@ export class SqliteSessionRepository implements SessionRepository {
     this.db.prepare(`UPDATE sessions SET ${sets.join(', ')} WHERE id = @id`).run(params);
   }
 
-  listByWorkspace(workspaceId: string): SessionRow[] {
-    return (this.db.prepare('SELECT * FROM sessions WHERE workspace_id = ? ORDER BY created_at').all(workspaceId) as Raw[]).map(
-      fromRaw,
-    );
-  }
 
-  listAll(): SessionRow[] {
+  listAll(): StoredSession[] {
     return (this.db.prepare('SELECT * FROM sessions ORDER BY created_at').all() as Raw[]).map(fromRaw);
   }
 

@@ -1,13 +1,10 @@
-import type { Db } from '../db.js';
+import type { Db } from '../sqlite.js';
 
 /**
- * One transcript record (issue 4): something a session said or did, with a
- * stable id. Kinds: `user_prompt`, `agent_message`, `agent_thought`,
- * `tool_call`, `tool_result`, `plan`, `permission_request`,
- * `permission_outcome`, `model_switch`, `metadata`, `approval_mode`, `turn_end`
- * (`interrupted: true` when a restart found the turn unfinished), `module_message`.
+ * A transcript row as stored (migration 3). The transcript module owns the
+ * type it reads (`TranscriptRecord` in transcript/records.ts); this is its twin.
  */
-export interface TranscriptRecord {
+export interface StoredRecord {
   readonly sessionId: string;
   readonly seq: number;
   readonly recordId: string;
@@ -19,26 +16,7 @@ export interface TranscriptRecord {
   readonly unreadable?: true;
 }
 
-export type NewTranscriptRecord = Omit<TranscriptRecord, 'seq' | 'unreadable'>;
-
-export interface TranscriptRepository {
-  /** Appends records in order; returns them with their sequence numbers. */
-  append(records: readonly NewTranscriptRecord[]): TranscriptRecord[];
-  count(sessionId: string): number;
-  /** Records with seq in [fromSeq, toSeq), ascending. */
-  range(sessionId: string, fromSeq: number, toSeq: number): TranscriptRecord[];
-  all(sessionId: string): TranscriptRecord[];
-  seqOf(recordId: string): { sessionId: string; seq: number } | undefined;
-  /**
-   * The highest seq stored for the session, read from the table (not the append cache), so a
-   * transcript page sees exactly what storage holds now.
-   */
-  lastSeq(sessionId: string): number;
-  /** The record id stored at one position, if any: what a frozen transcript snapshot checks. */
-  recordIdAt(sessionId: string, seq: number): string | undefined;
-  /** Records of one kind with seq <= toSeq, ascending (e.g. the prompts of a turn index). */
-  ofKind(sessionId: string, kind: string, toSeq: number): TranscriptRecord[];
-}
+export type NewStoredRecord = Omit<StoredRecord, 'seq' | 'unreadable'>;
 
 interface Raw {
   session_id: string;
@@ -60,13 +38,14 @@ function parseData(text: string): Record<string, unknown> | undefined {
 }
 
 /** One damaged row must not hide the rest of a transcript: it comes back marked `unreadable`. */
-const fromRaw = (r: Raw): TranscriptRecord => {
+const fromRaw = (r: Raw): StoredRecord => {
   const data = parseData(r.data);
   const base = { sessionId: r.session_id, seq: r.seq, recordId: r.record_id, kind: r.kind, promptId: r.prompt_id, at: r.at };
   return data ? { ...base, data } : { ...base, data: {}, unreadable: true };
 };
 
-export class SqliteTranscriptRepository implements TranscriptRepository {
+/** Transcripts in SQLite: appends keep a per-session seq cache that advances only on commit. */
+export class SqliteTranscriptRepository {
   private readonly insertStmt;
   private readonly maxSeqStmt;
   private readonly rangeStmt;
@@ -95,9 +74,9 @@ export class SqliteTranscriptRepository implements TranscriptRepository {
     return next;
   }
 
-  append(records: readonly NewTranscriptRecord[]): TranscriptRecord[] {
+  append(records: readonly NewStoredRecord[]): StoredRecord[] {
     if (records.length === 0) return [];
-    const out: TranscriptRecord[] = [];
+    const out: StoredRecord[] = [];
     // The seq cache advances only after the transaction commits, so a failed write leaves no gap.
     const pending = new Map<string, number>();
     this.db.transaction(() => {
@@ -116,11 +95,11 @@ export class SqliteTranscriptRepository implements TranscriptRepository {
     return this.seqFor(sessionId) - 1;
   }
 
-  range(sessionId: string, fromSeq: number, toSeq: number): TranscriptRecord[] {
+  range(sessionId: string, fromSeq: number, toSeq: number): StoredRecord[] {
     return (this.rangeStmt.all(sessionId, fromSeq, toSeq) as Raw[]).map(fromRaw);
   }
 
-  all(sessionId: string): TranscriptRecord[] {
+  all(sessionId: string): StoredRecord[] {
     return this.range(sessionId, 1, Number.MAX_SAFE_INTEGER);
   }
 
@@ -139,7 +118,7 @@ export class SqliteTranscriptRepository implements TranscriptRepository {
     return (this.recordIdAtStmt.get(sessionId, seq) as { record_id: string } | undefined)?.record_id;
   }
 
-  ofKind(sessionId: string, kind: string, toSeq: number): TranscriptRecord[] {
+  ofKind(sessionId: string, kind: string, toSeq: number): StoredRecord[] {
     return (this.ofKindStmt.all(sessionId, kind, toSeq) as Raw[]).map(fromRaw);
   }
 }

@@ -29,7 +29,7 @@ export function optionalInteger(args: Record<string, unknown>, key: string, min:
 
 const SHA256_HEX = /^[a-f0-9]{64}$/;
 
-/** `expectedSha256`: 64 lowercase hex digits, or null (seed 000 write/patch/delete). */
+/** `expectedSha256`: 64 lowercase hex digits, or null (docs/gateway.md write/patch/delete). */
 export function expectedSha256(args: Record<string, unknown>): string | null {
   const v = args.expectedSha256;
   if (v === null) return null;
@@ -39,7 +39,7 @@ export function expectedSha256(args: Record<string, unknown>): string | null {
   return v;
 }
 
-/** seed 000 `commandId`: a UUID in lowercase hex. */
+/** docs/gateway.md `commandId`: a UUID in lowercase hex. */
 const COMMAND_ID = /^[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}$/;
 
 export function commandIdArg(args: Record<string, unknown>): string {

@@ -3,7 +3,7 @@ import { requiredString } from './args.js';
 import { seedToolDefinition } from './seed-tools.js';
 
 /**
- * `workspace_ask` (seed 000): a question for the owner. How it reaches a person
+ * `workspace_ask` (docs/gateway.md): a question for the owner. How it reaches a person
  * is the permission hook's business (`ctx.ask`); an unanswered question
  * rejects with that hook's BerthError, which propagates unchanged.
  */

@@ -10,7 +10,7 @@ import { seedToolDefinition } from './seed-tools.js';
 import { confineToolPath, localWorkspaceOf, regularFileStats, sha256File, staleHash } from './workspace-files.js';
 
 /**
- * What `expectedSha256: null` means for a delete (the seed's schema allows it
+ * What `expectedSha256: null` means for a delete (contract/gateway-v1.json allows it
  * and its text does not say): no revision check — the regular file is deleted
  * whatever it holds. Directories, links and missing files are refused as
  * always, and it stays a `critical` call under the usual permission rules.
@@ -20,7 +20,7 @@ export const DELETE_NULL_NOTE =
   'Berth: expectedSha256 null deletes the regular file whatever its content, without comparing revisions.';
 
 /**
- * `workspace_delete` (seed 000): delete one regular file whose SHA-256 still
+ * `workspace_delete` (docs/gateway.md): delete one regular file whose SHA-256 still
  * matches. Directories and symbolic links are refused (`not_regular_file`):
  * removing a link by its path is not what "delete this file" means, and
  * directories would need a recursive rule the seed does not give.

@@ -6,7 +6,7 @@ import { seedToolDefinition } from './seed-tools.js';
 import { decodeCapped } from '../../workspace/text-decode.js';
 import { localWorkspaceOf, readWholeToolFile } from './workspace-files.js';
 
-/** Seed 000 `workspace_document.page` maximum. */
+/** docs/gateway.md `workspace_document.page` maximum. */
 const MAX_PAGE_NUMBER = 10_000;
 /** The PDF header may follow a little junk; readers look for it within the first KiB. */
 const PDF_HEADER_WINDOW = 1024;
@@ -34,7 +34,7 @@ const SAFE_PDF_OPTIONS = {
 } as const;
 
 /**
- * `workspace_document` (seed 000): one PDF page's text and the page count.
+ * `workspace_document` (docs/gateway.md): one PDF page's text and the page count.
  * A page past the end is `invalid_page` (with the count); anything pdf.js
  * cannot open is `invalid_document`. Page text beyond MAX_PAGE_TEXT_BYTES is
  * cut on a character boundary and reported `truncated`.

@@ -8,12 +8,12 @@ import { mapWorkspaceError } from '../../workspace/fs-errors.js';
 import { seedToolDefinition } from './seed-tools.js';
 import { confineToolPath, localWorkspaceOf } from './workspace-files.js';
 
-/** Seed 000 `workspace_exec.timeoutMs` bounds. */
+/** docs/gateway.md `workspace_exec.timeoutMs` bounds. */
 const MIN_EXEC_TIMEOUT_MS = 1000;
 const MAX_EXEC_TIMEOUT_MS = 600_000;
 
 /**
- * `workspace_exec` (seed 000): start a shell command and return its id at once;
+ * `workspace_exec` (docs/gateway.md): start a shell command and return its id at once;
  * output is read with `workspace_poll`. `cwd` is confined to the workspace like
  * any path. The command belongs to the calling session (`ctx.sessionId`) and
  * to the call's turn: it is stopped when the call's signal aborts (a cancel).
@@ -33,7 +33,7 @@ export function workspaceExecTool(commands: CommandManager): Tool {
       });
       if (!st.isDirectory()) throw new BerthError('not_regular_file', `cwd ${cwd.rel} is not a directory`);
       ctx.signal.throwIfAborted();
-      const started = commands.start({ owner: ctx.sessionId, command, cwdAbs: cwd.abs, cwdRel: cwd.rel, timeoutMs });
+      const started = await commands.start({ owner: ctx.sessionId, command, cwdAbs: cwd.abs, cwdRel: cwd.rel, timeoutMs });
       started.stopOnAbort(ctx.signal);
       return { value: { commandId: started.id, running: true, cwd: cwd.rel, timeoutMs } };
     },
@@ -41,7 +41,7 @@ export function workspaceExecTool(commands: CommandManager): Tool {
 }
 
 /**
- * `workspace_poll` (seed 000): output from a byte `offset` of the command's
+ * `workspace_poll` (docs/gateway.md): output from a byte `offset` of the command's
  * combined stdout+stderr, plus its status. Output older than the bounded tail
  * is gone; `outputDropped` says so when the requested offset fell in it.
  */
@@ -58,7 +58,7 @@ export function workspacePollTool(commands: CommandManager): Tool {
   };
 }
 
-/** `workspace_input` (seed 000): text to a running command's stdin. */
+/** `workspace_input` (docs/gateway.md): text to a running command's stdin. */
 export function workspaceInputTool(commands: CommandManager): Tool {
   return {
     ...seedToolDefinition('workspace_input', { policy: 'critical', category: 'process' }),
@@ -72,11 +72,11 @@ export function workspaceInputTool(commands: CommandManager): Tool {
 }
 
 /**
- * `workspace_stop` (seed 000): SIGTERM to the command's whole process group,
+ * `workspace_stop` (docs/gateway.md): SIGTERM to the command's whole process group,
  * SIGKILL after the grace; answers once it has ended. Stopping a finished
  * command is not an error: it reports the status it ended with.
  *
- * A `read` tool, as the seed's `readOnlyHint` says: it can only stop a command
+ * A `read` tool, as contract/gateway-v1.json's `readOnlyHint` says: it can only stop a command
  * the calling session itself started (`commands.get` answers any other id as
  * `unknown_command`), so it reaches nothing the session could not already
  * end by cancelling its turn. Like every read tool it is not journaled: a

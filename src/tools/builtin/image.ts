@@ -7,7 +7,7 @@ import { requiredString } from './args.js';
 import { seedToolDefinition } from './seed-tools.js';
 import { localWorkspaceOf, readWholeToolFile } from './workspace-files.js';
 
-/** The encoded image may take this many bytes: its base64 (4/3 larger) plus headroom fills one seed-000 frame. */
+/** The encoded image may take this many bytes: its base64 (4/3 larger) plus headroom fills one gateway frame. */
 export const MAX_IMAGE_PAYLOAD_BYTES = Math.floor(((DEFAULT_FRAME_BYTES - IMAGE_FRAME_HEADROOM_BYTES) * 3) / 4);
 /** Each further attempt shrinks the sides by this factor more than the byte ratio suggests. */
 const SCALE_MARGIN = 0.9;
@@ -26,8 +26,8 @@ export function sniffImageFormat(head: Uint8Array): ImageFormat | null {
 }
 
 /**
- * `workspace_image` (seed 000): an image as ACP image content. An image whose
- * base64 would not fit one 2 MiB frame (seed 000 `limits.frameBytes`) is
+ * `workspace_image` (docs/gateway.md): an image as ACP image content. An image whose
+ * base64 would not fit one 2 MiB frame (docs/gateway.md `limits.frameBytes`) is
  * scaled down and re-encoded until it does — PNG stays PNG when it has
  * transparency, otherwise JPEG; animated images keep their first frame.
  */

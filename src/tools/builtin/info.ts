@@ -18,7 +18,7 @@ export const INSTRUCTION_FILES = ['AGENTS.md', 'CLAUDE.md', 'QWEN.md'] as const;
 const MAX_GIT_HEAD_BYTES = 1024;
 
 /**
- * `workspace_info` (seed 000): project identity, platform and instructions.
+ * `workspace_info` (docs/gateway.md): project identity, platform and instructions.
  * The project is named by its root's basename, never its absolute path (seed
  * 000: "Do not use the agent's project label as a local path").
  */

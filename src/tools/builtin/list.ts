@@ -11,7 +11,7 @@ import { mapWorkspaceError } from '../../workspace/fs-errors.js';
 import { seedToolDefinition } from './seed-tools.js';
 import { confineToolPath, localWorkspaceOf } from './workspace-files.js';
 
-/** Seed 000 `workspace_list.offset` maximum. */
+/** docs/gateway.md `workspace_list.offset` maximum. */
 const MAX_LIST_OFFSET = 100_000;
 
 interface ListEntry {
@@ -22,7 +22,7 @@ interface ListEntry {
 }
 
 /**
- * `workspace_list` (seed 000): one directory, sorted by name so that `offset`
+ * `workspace_list` (docs/gateway.md): one directory, sorted by name so that `offset`
  * pages are stable, MAX_LIST_ENTRIES per page. Ignored entries (`.gitignore`,
  * `.berthignore`) are listed and marked `ignored` rather than hidden: an agent
  * should know `node_modules` is there and that it is not project source. The

@@ -19,8 +19,8 @@ export interface LocalWorkspaceToolDeps {
 }
 
 /**
- * The seed-000 workspace tools that run on a local workspace (issue 2,
- * deliverable 6), in seed order. `workspace_tools` and `workspace_tool` belong
+ * The gateway workspace tools that run on a local workspace in the
+ * order `contract/gateway-v1.json` lists them. `workspace_tools` and `workspace_tool` belong
  * to the tool layer. Categories: `workspace` for files, `process` for
  * commands, `interaction` for questions to the owner.
  */

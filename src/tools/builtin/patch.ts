@@ -9,7 +9,7 @@ import { sha256Hex } from '../../protocol/tools/sha256.js';
 import { localWorkspaceOf, readWholeToolFile, staleHash } from './workspace-files.js';
 
 /**
- * What `expectedSha256: null` means for a patch (the seed's schema allows it
+ * What `expectedSha256: null` means for a patch (contract/gateway-v1.json allows it
  * and its text does not say): no revision check. The file must still exist
  * and `oldText` still occur in it exactly once; the patch is applied to the
  * file as it is when the call runs. It stays a `write` call under the usual
@@ -20,7 +20,7 @@ export const PATCH_NULL_NOTE =
   'oldText must still occur exactly once, and a change made while the call runs still refuses it.';
 
 /**
- * `workspace_patch` (seed 000): replace exactly one occurrence of `oldText`.
+ * `workspace_patch` (docs/gateway.md): replace exactly one occurrence of `oldText`.
  * Occurrences are counted overlapping ("aa" occurs twice in "aaa"), so
  * "exactly one" means there is no other place the edit could have meant.
  * A patch never creates a file: that is `workspace_write`'s job.

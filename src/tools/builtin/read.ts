@@ -18,7 +18,7 @@ const MAX_CHAR_SHIFT = 3;
 const SCAN_CHUNK_BYTES = 64 * 1024;
 
 /**
- * `workspace_read` (seed 000): a byte window of a UTF-8 file plus the SHA-256
+ * `workspace_read` (docs/gateway.md): a byte window of a UTF-8 file plus the SHA-256
  * of the whole file, which write/patch/delete expect back. The window never
  * splits a character: its start moves back and its end moves back to the
  * nearest boundary, and the range actually returned is reported, with

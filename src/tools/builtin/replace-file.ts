@@ -18,7 +18,7 @@ export interface ReplaceRequest {
 
 /**
  * Writes a file so that a reader never sees half of it and a concurrent change
- * refuses the edit (seed 000 `workspace_write`). The content goes to a temp
+ * refuses the edit (docs/gateway.md `workspace_write`). The content goes to a temp
  * file beside the target; the revision is checked as late as possible, right
  * before the temp file takes the target's place.
  *

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { JsonSchema, Policy, ToolAnnotations, ToolDefinition } from '../types.js';
 
-/** One tool as seed 000 publishes it: the name, description, schema and hints an agent sees. */
+/** One tool as contract/gateway-v1.json publishes it: the name, description, schema and hints an agent sees. */
 interface SeedTool {
   readonly name: string;
   readonly description: string;
@@ -10,8 +10,8 @@ interface SeedTool {
 }
 
 /**
- * Seed 000 (`contract/gateway-v1.json`) is the single source of the workspace
- * tools' names, descriptions, input schemas and annotations (style.md §3); they
+ * docs/gateway.md (`contract/gateway-v1.json`) is the single source of the workspace
+ * tools' names, descriptions, input schemas and annotations (one schema, one source); they
  * are read from it, never retyped.
  */
 const SEED_000_TOOLS: readonly SeedTool[] = JSON.parse(
@@ -24,13 +24,13 @@ export interface BerthToolPlacement {
   readonly category: string;
   /**
    * Berth's definition of something the seed leaves open, appended to the
-   * seed's description so the agent reads it where it reads the rest
+   * contract's description so the agent reads it where it reads the rest
    * (docs/workspace-tools.md explains each one).
    */
   readonly note?: string;
 }
 
-/** The full definition of seed-000 tool `name`, with Berth's policy, category and note. */
+/** The full definition of gateway tool `name`, with Berth's policy, category and note. */
 export function seedToolDefinition(name: string, placement: BerthToolPlacement): ToolDefinition {
   const seed = SEED_000_TOOLS.find((t) => t.name === name);
   if (!seed) throw new Error(`seed 000 defines no tool named ${name}`);

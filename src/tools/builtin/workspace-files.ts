@@ -12,7 +12,7 @@ import type { ToolContext } from '../types.js';
 
 /**
  * The workspace a local tool works on. These tools read the disk of this
- * machine; a remote workspace's calls travel the gateway channel (seed 000)
+ * machine; a remote workspace's calls travel the gateway channel (docs/gateway.md)
  * and never reach them, so meeting one here is a wiring error, refused whole.
  */
 export function localWorkspaceOf(ctx: ToolContext): LocalWorkspace {
@@ -28,7 +28,7 @@ export function isGitInternal(rel: string): boolean {
 }
 
 /**
- * Confines an agent-supplied path (design.md, Security rules) and keeps the
+ * Confines an agent-supplied path (docs/architecture.md, Security rules) and keeps the
  * tools out of `.git`: its internals are not project files, and writing there
  * (hooks, config) would run code outside any command the owner approved.
  */
@@ -121,7 +121,7 @@ export async function sha256File(abs: string, rel: string, maxBytes: number, sig
   return hash.digest('hex');
 }
 
-/** The refusal for a revision that no longer matches (seed 000: "A concurrent change refuses the edit"). */
+/** The refusal for a revision that no longer matches (docs/gateway.md: "A concurrent change refuses the edit"). */
 export function staleHash(rel: string): BerthError {
   return new BerthError(
     'stale_hash',

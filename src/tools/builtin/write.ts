@@ -12,7 +12,7 @@ import { sha256Hex } from '../../protocol/tools/sha256.js';
 import { confineToolPath, localWorkspaceOf, regularFileStats, staleHash } from './workspace-files.js';
 
 /**
- * `workspace_write` (seed 000): create or replace a UTF-8 file. `expectedSha256`
+ * `workspace_write` (docs/gateway.md): create or replace a UTF-8 file. `expectedSha256`
  * null means "create" and refuses an existing file (`file_exists`); otherwise
  * it must be the current revision (`stale_hash`). Missing parent directories
  * are created inside the workspace.

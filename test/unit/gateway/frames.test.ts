@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { BerthError } from '../../../src/protocol/errors/index.js';
+import { BerthError } from '../../../src/protocol/errors/index.js';
 import { parseHostFrame, parseOwnerFrame, RefusedCall, UnreadableFrame } from '../../../src/protocol/gateway/frames.js';
 import { reconnectDelay } from '../../../src/gateway/owner/backoff.js';
 import { channelUrl } from '../../../src/gateway/owner/channel-url.js';
@@ -101,4 +101,14 @@ describe('the owner dials', () => {
     assert.throws(() => channelUrl('http://h/?token=x', 'proj'), /no query string/);
     assert.throws(() => channelUrl('ftp://h', 'proj'), /http, https, ws or wss/);
   });
+});
+
+test('an owner result nested thousands deep is the tool error nesting_too_deep, not a value that ends the turn', () => {
+  let text = '1';
+  for (let i = 0; i < 5000; i++) text = `{"a":${text}}`;
+  assert.throws(
+    () => decodeResult(text),
+    (err: unknown) => err instanceof BerthError && err.code === 'nesting_too_deep' && !err.retryable,
+  );
+  assert.deepEqual(decodeResult('{"a":{"b":[1]}}'), { value: { a: { b: [1] } } });
 });

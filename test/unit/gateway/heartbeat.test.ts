@@ -11,6 +11,7 @@ import { SqliteGatewayCallRepository } from '../../../src/store/repos/gateway-ca
 import { TokenService } from '../../../src/tokens/tokens.js';
 import { until } from '../../support/gateway.js';
 import { fixedClock, tempStore } from '../../support/tools.js';
+import { sqliteRepositories } from '../../../src/main/repositories.js';
 
 /**
  * B notices a dead owner: a peer that completed the handshake but answers no
@@ -27,7 +28,7 @@ before(async () => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
   const config = resolveConfig({ port, hostname: '127.0.0.1', home: store.home, workspaces: [store.home], remoteWorkspaces: ['proj'], modelServices: [] }, {});
-  const tokens = new TokenService(store.store.db, null);
+  const tokens = new TokenService(sqliteRepositories(store.store.db).tokens, null);
   token = tokens.createChannelToken('proj').token;
   hub = new ChannelHub({
     limits: { maxChannels: 20, maxChannelsPerToken: 4, maxInflightCallsPerWorkspace: 4, maxFrameBytes: 2 * 1024 * 1024, channelWaitMs: 1000 },

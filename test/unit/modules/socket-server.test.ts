@@ -132,3 +132,24 @@ describe('module socket placement', () => {
     assert.equal(socketPlace(home, '0123456789abcdef').fallback, false);
   });
 });
+
+describe('a silent module peer holds its slot for the documented read timeout, not twice it', () => {
+  it('once the read timeout has passed, the slot a silent peer took serves the next peer', async () => {
+    const home = tempDir('berth-sock-');
+    const readTimeoutMs = 400;
+    const server = await listenModuleSocket({ place: socketPlace(home, 'ws1'), log: silentLogger(), answer: echo, readTimeoutMs, maxConnections: 1 });
+    // allowHalfOpen: the peer never closes its own side, as a stuck or hostile tab would not.
+    const silent = createConnection({ path: server.path, allowHalfOpen: true });
+    silent.on('error', () => undefined);
+    try {
+      await new Promise((r) => silent.once('connect', r));
+      await new Promise((r) => setTimeout(r, readTimeoutMs + 150));
+      const answer = await exchangeLine(server.path, 'hello\n').catch((err: Error) => `refused: ${err.message}`);
+      assert.match(answer, /read 5 bytes: hello/);
+    } finally {
+      silent.destroy();
+      await server.close();
+      removeDir(home);
+    }
+  });
+});

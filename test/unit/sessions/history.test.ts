@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Conversation } from '../../../src/agents/builtin/conversation.js';
 import { historyFromRecords } from '../../../src/sessions/history.js';
-import type { TranscriptRecord } from '../../../src/store/repos/transcript.js';
+import type { TranscriptRecord } from '../../../src/transcript/records.js';
 
 let seq = 0;
 const rec = (kind: string, data: Record<string, unknown>, extra: Partial<TranscriptRecord> = {}): TranscriptRecord => ({

@@ -7,15 +7,14 @@ import { BerthError } from '../../../src/protocol/errors/index.js';
 import { EventBus } from '../../../src/events/bus.js';
 import { silentLogger } from '../../../src/log.js';
 import { SessionManager } from '../../../src/sessions/manager.js';
-import { SessionRestorer } from '../../../src/sessions/restore.js';
 import { openStore, type Store } from '../../../src/store/db.js';
-import { SqlitePromptRepository } from '../../../src/store/repos/prompts.js';
 import { SqliteSessionRepository } from '../../../src/store/repos/sessions.js';
 import { SqliteTranscriptRepository } from '../../../src/store/repos/transcript.js';
 import { WorkspaceRegistry } from '../../../src/workspace/registry.js';
 import { ManualClock } from '../../support/events.js';
 import { closedSessionRow } from '../../support/history.js';
 import { removeDir, tempDir } from '../../support/tmp.js';
+import { sqliteRepositories } from '../../../src/main/repositories.js';
 
 /** A driver that only remembers what it was restored from (the restorer is under test, not the agent). */
 class RememberingDriver implements AgentDriver {
@@ -45,7 +44,7 @@ describe('concurrent restores of one session', () => {
   let home: string;
   let workspace: string;
   let store: Store;
-  let restorer: SessionRestorer;
+  let manager: SessionManager;
   let sessions: SqliteSessionRepository;
   let transcript: SqliteTranscriptRepository;
   let gate: { open: () => void; fail: (err: Error) => void; entered: Promise<void> } | null = null;
@@ -75,9 +74,9 @@ describe('concurrent restores of one session', () => {
     const workspaces = new WorkspaceRegistry(config.workspaces);
     sessions = new SqliteSessionRepository(store.db);
     transcript = new SqliteTranscriptRepository(store.db);
-    const stores = { sessions, transcript, prompts: new SqlitePromptRepository(store.db) };
+    const stores = { sessions, transcript, prompts: sqliteRepositories(store.db).prompts };
     const log = silentLogger();
-    const manager = new SessionManager({
+    manager = new SessionManager({
       config,
       clock,
       log,
@@ -99,7 +98,6 @@ describe('concurrent restores of one session', () => {
         toolsFor: () => ({ definitions: () => [], run: async () => ({ ok: true, result: { value: null } }) }),
       },
     });
-    restorer = new SessionRestorer({ manager, stores, workspaces, clock, log });
   });
   after(() => {
     store.close();
@@ -122,9 +120,9 @@ describe('concurrent restores of one session', () => {
     const id = storedSession();
     held = holdNextDriver();
     const entered = gate!.entered;
-    const first = restorer.restore({ action: 'load', sessionId: id });
+    const first = manager.restore({ action: 'load', sessionId: id });
     await entered;
-    const racing = await restorer.restore({ action: 'resume', sessionId: id }).then(
+    const racing = await manager.restore({ action: 'resume', sessionId: id }).then(
       () => assert.fail('the resume was admitted during the load'),
       (e: unknown) => e,
     );
@@ -135,7 +133,7 @@ describe('concurrent restores of one session', () => {
       { reason: racing.details.reason, activeAction: racing.details.activeAction, requestedAction: racing.details.requestedAction },
       { reason: 'restore_in_progress', activeAction: 'load', requestedAction: 'resume' },
     );
-    const second = restorer.restore({ action: 'load', sessionId: id });
+    const second = manager.restore({ action: 'load', sessionId: id });
     gate!.open();
     const [a, b] = await Promise.all([first, second]);
     assert.equal(a.attached, false);
@@ -148,7 +146,7 @@ describe('concurrent restores of one session', () => {
       { kind: 'assistant', text: 'hi there', toolCalls: [] },
     ]);
     // Once live, a resume is an attach (the SDK's self-heal relies on it).
-    const resumed = await restorer.restore({ action: 'resume', sessionId: id });
+    const resumed = await manager.restore({ action: 'resume', sessionId: id });
     assert.equal(resumed.attached, true);
   });
 
@@ -156,28 +154,35 @@ describe('concurrent restores of one session', () => {
     const id = storedSession();
     held = holdNextDriver();
     const entered = gate!.entered;
-    const first = restorer.restore({ action: 'resume', sessionId: id });
+    const first = manager.restore({ action: 'resume', sessionId: id });
     await entered;
-    const second = restorer.restore({ action: 'resume', sessionId: id });
+    const second = manager.restore({ action: 'resume', sessionId: id });
     gate!.fail(new BerthError('model_not_configured', 'no model'));
     for (const outcome of await Promise.allSettled([first, second])) {
       assert.equal(outcome.status, 'rejected');
       assert.equal((outcome as PromiseRejectedResult).reason.code, 'model_not_configured');
     }
-    const retry = await restorer.restore({ action: 'resume', sessionId: id });
+    const retry = await manager.restore({ action: 'resume', sessionId: id });
     assert.equal(retry.attached, false);
   });
 
-  test('reopen brings back a session the daemon lost, and leaves one closed on purpose closed', async () => {
+  test('open brings back a session the daemon lost, and leaves one closed on purpose closed', async () => {
     const lost = storedSession();
     sessions.update(lost, { closeReason: 'daemon_lost' }, 3);
     const closed = storedSession();
-    await restorer.reopen(lost);
-    await restorer.reopen(closed);
-    await restorer.reopen('not-a-session-id');
-    const again = await restorer.restore({ action: 'load', sessionId: lost });
+    const reopened = await manager.open(lost);
+    assert.equal(reopened.id, lost);
+    assert.equal(sessions.get(lost)?.closeReason, null, 'the stored row says open again');
+    const refusal = (id: string) =>
+      manager.open(id).then(
+        () => assert.fail(`session ${id} was opened`),
+        (e: unknown) => e,
+      );
+    assert.equal(((await refusal(closed)) as BerthError).code, 'session_not_found');
+    assert.equal(((await refusal('not-a-session-id')) as BerthError).code, 'session_not_found');
+    const again = await manager.restore({ action: 'load', sessionId: lost });
     assert.equal(again.attached, true, 'the reopened session was live');
-    const fresh = await restorer.restore({ action: 'load', sessionId: closed });
+    const fresh = await manager.restore({ action: 'load', sessionId: closed });
     assert.equal(fresh.attached, false, 'the closed session was not reopened');
   });
 });

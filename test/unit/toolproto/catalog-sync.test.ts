@@ -32,7 +32,7 @@ describe('the host copy of an application catalog', () => {
   it('coalesces refreshes asked for while one waits to start into one query', async () => {
     const app = scriptedApplication(TOOLS);
     const published: IndexedTool[][] = [];
-    const sync = new CatalogSync({ query: (p) => app.query(p), cache: new DefinitionCache(), publish: (t) => published.push([...t]), hints: {} });
+    const sync = new CatalogSync({ query: (p) => app.query(p), cache: new DefinitionCache(), publish: (t) => void published.push([...t]), hints: {} });
     const open = app.hold();
     const first = sync.refresh();
     const second = sync.refresh();

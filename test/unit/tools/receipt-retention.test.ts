@@ -5,6 +5,7 @@ import { openStore } from '../../../src/store/db.js';
 import { SqliteReceiptRepository } from '../../../src/store/repos/receipts.js';
 import { openReceiptJournal } from '../../../src/tools/receipt-journal.js';
 import { removeDir, tempDir } from '../../support/tmp.js';
+import { sqliteRepositories } from '../../../src/main/repositories.js';
 
 test('opening the journal prunes old completed receipts but never an uncertain one', () => {
   const home = tempDir('berth-receipts-');
@@ -21,7 +22,7 @@ test('opening the journal prunes old completed receipts but never an uncertain o
     repo.begin(start('recent-done', now - 1000));
     repo.complete('n', 'recent-done', ok, now - 1000);
 
-    const journal = openReceiptJournal(store.db, now);
+    const journal = openReceiptJournal(sqliteRepositories(store.db).receipts, now);
     assert.equal(journal.find('n', 'old-done'), undefined);
     assert.equal(journal.find('n', 'old-uncertain')?.status, 'executing');
     assert.equal(journal.find('n', 'recent-done')?.status, 'completed');

@@ -7,6 +7,7 @@ import { after, describe, it } from 'node:test';
 import { systemClock } from '../../../src/clock.js';
 import { openStore } from '../../../src/store/db.js';
 import { SqliteReceiptRepository } from '../../../src/store/repos/receipts.js';
+import type { ToolOutcome } from '../../../src/tools/types.js';
 import { allowWithoutAsking } from '../../../src/tools/permission.js';
 import { ReceiptJournal } from '../../../src/tools/receipt-journal.js';
 import { ToolService } from '../../../src/tools/service.js';
@@ -51,7 +52,7 @@ describe('receipts across a process crash', () => {
 
     const store = openStore(home);
     try {
-      const repo = new SqliteReceiptRepository(store.db);
+      const repo = new SqliteReceiptRepository<ToolOutcome>(store.db);
       assert.equal(repo.find('crash-test', 'call-1')?.status, 'executing', 'the receipt was written before the effect');
 
       const tools = new ToolService({ journal: new ReceiptJournal(repo), clock: systemClock });

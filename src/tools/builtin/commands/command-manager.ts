@@ -13,7 +13,7 @@ export interface CommandManagerOptions {
   readonly retentionMs?: number;
   readonly maxPerSession?: number;
   readonly killGraceMs?: number;
-  /** Command ids; UUID v4 by default (seed 000 `commandId` pattern). */
+  /** Command ids; UUID v4 by default (docs/gateway.md `commandId` pattern). */
   readonly newId?: () => string;
 }
 
@@ -27,11 +27,11 @@ export interface StartCommand {
 
 /**
  * The commands `workspace_exec` started, owned by the session that started
- * them (seed 000: "an owned command id"). Bounded three ways: output per
+ * them (docs/gateway.md: "an owned command id"). Bounded three ways: output per
  * command (a tail), finished commands are reaped after the retention, and a
  * session keeps at most `maxPerSession` commands (the oldest finished one
  * makes room; if all are running the start is refused). Reaping happens
- * whenever the manager is used, reading the injected clock (style.md §5).
+ * whenever the manager is used, reading the injected clock.
  */
 export class CommandManager {
   private readonly commands = new Map<string, WorkspaceCommand>();
@@ -52,7 +52,8 @@ export class CommandManager {
     this.newId = options.newId ?? randomUUID;
   }
 
-  start(req: StartCommand): WorkspaceCommand {
+  /** Starts a command; rejects with `spawn_failed` (and remembers nothing) when the shell cannot be started. */
+  async start(req: StartCommand): Promise<WorkspaceCommand> {
     if (this.disposed) throw new BerthError('daemon_shutdown', 'commands cannot start while the daemon shuts down');
     this.reap();
     this.makeRoom(req.owner);
@@ -71,6 +72,12 @@ export class CommandManager {
       now: () => this.options.clock.now(),
     });
     this.commands.set(command.id, command);
+    try {
+      await command.started;
+    } catch (err) {
+      this.commands.delete(command.id);
+      throw err;
+    }
     return command;
   }
 

@@ -1,4 +1,5 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { shellArgsDyingWith } from './die-with-daemon.js';
 
 /** The shell `workspace_exec` runs commands with (also reported by `workspace_info`). */
 export const EXEC_SHELL = '/bin/sh';
@@ -8,8 +9,15 @@ export const EXEC_SHELL = '/bin/sh';
  * group (detached → setsid), so the whole tree it spawns can be signalled at
  * once and none of it has a terminal to prompt on.
  */
-export function spawnGroup(command: string, cwd: string, env: NodeJS.ProcessEnv): ChildProcessWithoutNullStreams {
-  return spawn(EXEC_SHELL, ['-c', command], { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+export function spawnGroup(
+  command: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  onError: (err: Error) => void,
+): ChildProcess {
+  const child = spawn(EXEC_SHELL, shellArgsDyingWith(EXEC_SHELL, command), { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+  child.on('error', onError);
+  return child;
 }
 
 /** Signals every process in the group led by `pid`; false when none is left. */

@@ -1,4 +1,4 @@
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { BerthError } from '../../../protocol/errors/index.js';
 import { completeUtf8Length, isUtf8Continuation } from '../utf8.js';
 import { OutputTail } from './output-tail.js';
@@ -56,7 +56,7 @@ export class WorkspaceCommand {
   readonly owner: string | null;
   readonly startedAt: number;
   finishedAt: number | null = null;
-  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly child: ChildProcess;
   private readonly output: OutputTail;
   private readonly exited: Promise<void>;
   private exitCode: number | null = null;
@@ -67,6 +67,9 @@ export class WorkspaceCommand {
   private stopped = false;
   private terminating = false;
   private markFinished: () => void = () => undefined;
+  private rejectStart: (err: BerthError) => void = () => undefined;
+  /** Settles once the shell has started, or rejects with `spawn_failed` (the tool's error). */
+  readonly started: Promise<void>;
   private readonly timeoutTimer: NodeJS.Timeout;
 
   constructor(private readonly spec: CommandSpec) {
@@ -77,30 +80,32 @@ export class WorkspaceCommand {
     this.exited = new Promise((resolve) => {
       this.markFinished = resolve;
     });
-    this.child = spawnGroup(spec.command, spec.cwdAbs, spec.env);
+    // The 'error' listener goes on before anything else: when the spawn itself
+    // fails (EMFILE, ENFILE, EAGAIN, ENOENT) Node emits 'error' on the next tick
+    // and, for EMFILE/ENFILE, leaves stdin/stdout/stderr unset.
+    this.child = spawnGroup(spec.command, spec.cwdAbs, spec.env, (err) => this.failSpawn(err));
+    this.started = new Promise((resolve, reject) => {
+      this.child.once('spawn', () => resolve());
+      this.rejectStart = reject;
+    });
+    // Whoever does not await the start must not turn its refusal into an unhandled rejection.
+    this.started.catch(() => undefined);
     const append = (chunk: Buffer): void => this.output.append(chunk);
-    this.child.stdout.on('data', append);
-    this.child.stderr.on('data', append);
+    this.child.stdout?.on('data', append);
+    this.child.stderr?.on('data', append);
     // A command that closes its stdin early must not crash the daemon when input arrives.
-    this.child.stdin.on('error', () => undefined);
+    this.child.stdin?.on('error', () => undefined);
     this.child.once('exit', (code, signal) => {
       this.exitCode = code;
       this.exitSignal = signal;
       this.shellExited = true;
       clearTimeout(this.timeoutTimer);
-      this.child.stdin.destroy();
+      this.child.stdin?.destroy();
       // The shell is gone; anything it left running in its group goes too.
       this.terminate();
     });
     // Finished only once the pipes are drained, so the last poll sees all the output.
     this.child.once('close', () => this.finish());
-    this.child.once('error', (err) => {
-      if (this.child.pid !== undefined) return;
-      this.spawnError = err.message;
-      this.shellExited = true;
-      clearTimeout(this.timeoutTimer);
-      this.finish();
-    });
     this.timeoutTimer = setTimeout(() => {
       if (this.shellExited) return;
       this.timedOut = true;
@@ -150,7 +155,7 @@ export class WorkspaceCommand {
   /** Writes to the command's stdin; refuses once the command has ended or closed its input. */
   async write(text: string): Promise<number> {
     const stdin = this.child.stdin;
-    if (this.shellExited || stdin.destroyed || stdin.writableEnded) throw notRunning(this.id);
+    if (this.shellExited || !stdin || stdin.destroyed || stdin.writableEnded) throw notRunning(this.id);
     const bytes = Buffer.from(text, 'utf8');
     await new Promise<void>((resolve, reject) => {
       stdin.write(bytes, (err) => (err ? reject(notRunning(this.id)) : resolve()));
@@ -170,7 +175,7 @@ export class WorkspaceCommand {
   /**
    * Stops the command when `signal` aborts: a command belongs to the turn that
    * started it, so cancelling that turn (or its deadline passing) stops it too
-   * (issue 3). The listener is dropped once the command has exited.
+   *. The listener is dropped once the command has exited.
    */
   stopOnAbort(signal: AbortSignal): void {
     if (signal.aborted) {
@@ -204,12 +209,29 @@ export class WorkspaceCommand {
     const groupAlive = signalGroup(pid, 'SIGTERM');
     const kill = setTimeout(() => {
       if (groupAlive) signalGroup(pid, 'SIGKILL');
-      this.child.stdout.destroy();
-      this.child.stderr.destroy();
-      this.child.stdin.destroy();
+      this.child.stdout?.destroy();
+      this.child.stderr?.destroy();
+      this.child.stdin?.destroy();
       if (this.shellExited) this.finish();
     }, this.spec.killGraceMs);
     kill.unref();
+  }
+
+  private failSpawn(err: Error): void {
+    if (this.child && this.child.pid !== undefined) return;
+    const code = (err as NodeJS.ErrnoException).code;
+    this.spawnError = err.message;
+    this.shellExited = true;
+    clearTimeout(this.timeoutTimer);
+    this.finish();
+    this.rejectStart(
+      new BerthError(
+        'spawn_failed',
+        `the command could not be started: ${err.message}`,
+        { ...(code ? { cause: code } : {}) },
+        'try again later; the daemon may be short of file descriptors or processes',
+      ),
+    );
   }
 
   private finish(): void {

@@ -1,5 +1,5 @@
-import type { SessionRow } from '../store/repos/sessions.js';
-import type { Workspace } from '../workspace/types.js';
+import type { SessionRow } from '../../sessions/records.js';
+import type { Workspace } from '../../workspace/types.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -8,7 +8,21 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * operations): every stored session, `live` or `persisted` — after a crash and
  * restart every one of them is listed and loadable.
  */
-export function sessionListEntry(row: SessionRow, live: boolean, workspace: Workspace | undefined): Record<string, unknown> {
+export interface SessionListEntry {
+  readonly sessionId: string;
+  readonly workspaceId: string;
+  readonly workspaceCwd?: string;
+  readonly state: 'live' | 'persisted';
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly displayName?: string;
+  readonly modelId?: string;
+  readonly approvalMode: string;
+  readonly closedAt?: string;
+  readonly closeReason?: string | null;
+}
+
+export function sessionListEntry(row: SessionRow, live: boolean, workspace: Workspace | undefined): SessionListEntry {
   return {
     sessionId: row.id,
     workspaceId: row.workspaceId,

@@ -1,0 +1,48 @@
+/**
+ * The outgoing-call journal of B's gateway (migration 5): the host's own
+ * interface, which `store/` implements.
+ */
+
+/** Where an outgoing gateway call stands (migration 5). */
+export type GatewayCallState = 'sent' | 'answered' | 'abandoned';
+
+/** One call B sent (or is about to send) to a workspace owner over a channel. */
+export interface GatewayCallRecord {
+  readonly id: string;
+  readonly workspaceId: string;
+  readonly sessionId: string;
+  readonly tool: string;
+  /** The `args` JSON text exactly as framed. */
+  readonly args: string;
+  /** The channel token the call went out under; it is re-sent only to channels of that token. */
+  readonly tokenId: string;
+  readonly state: GatewayCallState;
+  /** The `result` JSON text A answered with; null until answered. */
+  readonly result: string | null;
+  readonly sends: number;
+  readonly sentAt: number;
+  readonly settledAt: number | null;
+}
+
+export type GatewayCallStart = Pick<GatewayCallRecord, 'id' | 'workspaceId' | 'sessionId' | 'tool' | 'args' | 'tokenId' | 'sentAt'>;
+
+/** Where outgoing calls are journalled. */
+export interface GatewayCallRepository {
+  /** Writes a `sent` row; throws when the id exists (ids are fresh per call). */
+  insert(start: GatewayCallStart): void;
+  /** Counts one more frame sent for a call still `sent`. */
+  resent(id: string): void;
+  /**
+   * Records A's result. True when the call was `sent` and is now `answered`;
+   * false for a duplicate (already answered) or for an abandoned call, whose
+   * result is kept for audit but reaches nobody.
+   */
+  answer(id: string, result: string, at: number): boolean;
+  /** Marks a call nobody waits for any more; false when it had already settled. */
+  abandon(id: string, at: number): boolean;
+  find(id: string): GatewayCallRecord | undefined;
+  /** Abandons every call still `sent` (B restarted: the turns that made them are gone). Returns how many. */
+  abandonAllSent(at: number): number;
+  /** Deletes settled rows older than `time`. */
+  pruneSettledBefore(time: number): number;
+}

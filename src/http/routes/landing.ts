@@ -1,0 +1,62 @@
+import { createRequire } from 'node:module';
+import type { Core } from '../../core.js';
+import type { HttpModule } from '../module.js';
+
+const pkg = createRequire(import.meta.url)('../../../package.json') as { version: string };
+
+/**
+ * `/` (issue 11): the URL `berth serve` prints should say what answers there
+ * and where to go, not `404 Cannot GET /`. A short page for a browser, the same
+ * facts as JSON for anything else. A built-in web app takes `/` over later;
+ * `--no-web` (Config.web false) keeps this page.
+ */
+export function landing(core: Core): Record<string, unknown> {
+  return {
+    name: 'berth',
+    version: pkg.version,
+    what: 'A self-hosted daemon where coding agents work on projects. This port serves its client API (REST + Server-Sent Events, compatible with qwen serve).',
+    web: core.config.web
+      ? 'No web app is built into this daemon yet: use a client such as the @qwen-code/sdk DaemonClient, or the routes below.'
+      : 'The web app is turned off (--no-web): use a client such as the @qwen-code/sdk DaemonClient, or the routes below.',
+    routes: {
+      '/health': 'is the daemon up',
+      '/capabilities': 'features, limits and workspaces (with their module sockets)',
+      '/sessions': 'every stored session',
+      'POST /session': 'create a session; then /session/{id}/prompt, /session/{id}/events',
+    },
+    docs: 'README.md of the berth package: Quick start, then Sessions and the client API',
+  };
+}
+
+const escape = (text: string) => text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+
+function page(info: ReturnType<typeof landing>): string {
+  const routes = Object.entries(info.routes as Record<string, string>)
+    .map(([route, what]) => `<li><code>${escape(route)}</code> — ${escape(what)}</li>`)
+    .join('');
+  return (
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Berth</title>' +
+    '<meta name="viewport" content="width=device-width, initial-scale=1"></head><body>' +
+    `<h1>Berth ${escape(String(info.version))}</h1><p>${escape(String(info.what))}</p>` +
+    `<p>${escape(String(info.web))}</p><ul>${routes}</ul><p>${escape(String(info.docs))}.</p></body></html>`
+  );
+}
+
+export const landingModule: HttpModule = {
+  name: 'landing',
+  features: () => [],
+  register(app, core: Core) {
+    app.get('/', async (request, reply) => {
+      const info = landing(core);
+      const accept = String(request.headers.accept ?? '');
+      if (/\btext\/html\b/.test(accept)) {
+        // No script and nothing fetched: the page cannot do anything but be read.
+        return reply
+          .header('content-security-policy', "default-src 'none'")
+          .type('text/html; charset=utf-8')
+          .send(page(info));
+      }
+      return info;
+    });
+  },
+};

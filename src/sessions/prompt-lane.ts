@@ -1,0 +1,206 @@
+import type { ContentBlock } from '../agents/driver.js';
+import type { Clock } from '../clock.js';
+import { BerthError } from '../protocol/errors/index.js';
+import type { PublishInput } from '../events/types.js';
+import type { Logger } from '../log.js';
+import { newPromptId } from './ids.js';
+import { PromptQueue, promptText, type PromptEntry } from './prompt-queue.js';
+import type { PromptRepository } from './records.js';
+import type { PromptAccepted, TurnErrorInfo } from './session-init.js';
+
+/** A prompt's one terminal: a stop reason, or an error. */
+export type PromptTerminalInput = { stopReason: string } | { error: TurnErrorInfo };
+
+/** What a session's prompt lane needs from the session that owns it. */
+export interface PromptLanePorts {
+  readonly sessionId: string;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly prompts: PromptRepository;
+  readonly maxPending: number;
+  /** The server's prompt deadline, or null for none. */
+  readonly deadlineMs: number | null;
+  /** The bus position a 202 reports: every event of the new prompt comes after it. */
+  cursor(): { readonly lastEventId: number; readonly eventEpoch: string };
+  publish(input: PublishInput): void;
+  /** Runs one admitted prompt to its terminal (turn.ts). */
+  runTurn(entry: PromptEntry): Promise<void>;
+  /** Cancels the open interactions of a prompt (a deadline or a cancel ends them with it). */
+  cancelInteractions(reason: 'deadline' | 'cancelled', promptId: string): void;
+  isClosing(): boolean;
+  /** Told just before a failed prompt's `turn_error` is published. */
+  failed(error: TurnErrorInfo): void;
+  /** Told once per settled prompt, last: whether it had started running. */
+  settled(ran: boolean, now: number): void;
+  /** Told when the FIFO has drained. */
+  idle(): void;
+}
+
+/**
+ * One session's prompts (docs/client-api.md §6): admission into the FIFO, one turn at a
+ * time, deadlines, cancel, and exactly one terminal event per prompt.
+ */
+export class PromptLane {
+  private readonly queue: PromptQueue;
+  private pumping = false;
+
+  constructor(private readonly ports: PromptLanePorts) {
+    this.queue = new PromptQueue(ports.sessionId, ports.maxPending);
+  }
+
+  get size(): number {
+    return this.queue.size;
+  }
+
+  /** Admitted prompts not yet settled or removed, running first. */
+  all(): readonly PromptEntry[] {
+    return this.queue.all();
+  }
+
+  running(): PromptEntry | undefined {
+    return this.queue.running();
+  }
+
+  submit(content: readonly ContentBlock[], opts: { clientId?: string; deadlineMs?: number }): PromptAccepted {
+    const { ports } = this;
+    this.queue.checkRoom();
+    const now = ports.clock.now();
+    const configured = ports.deadlineMs;
+    // docs/client-api.md §6.2: a request may shorten the server deadline, never create or extend one.
+    const deadline = configured === null ? null : Math.min(configured, opts.deadlineMs ?? configured);
+    const entry: PromptEntry = {
+      promptId: newPromptId(),
+      content,
+      text: promptText(content),
+      originatorClientId: opts.clientId,
+      queuedAt: now,
+      deadlineAt: deadline === null ? null : now + deadline,
+      waited: false,
+      state: 'queued',
+      settled: false,
+    };
+    // Captured before any event of this prompt exists: every event of the turn has a larger id.
+    const cursor = ports.cursor();
+    const accepted: PromptAccepted = { promptId: entry.promptId, lastEventId: cursor.lastEventId, eventEpoch: cursor.eventEpoch };
+    ports.prompts.admit({
+      id: entry.promptId,
+      sessionId: ports.sessionId,
+      content,
+      originatorClientId: opts.clientId ?? null,
+      queuedAt: now,
+    });
+    const busy = this.queue.size > 0;
+    this.queue.push(entry);
+    if (deadline !== null) {
+      entry.deadlineTimer = setTimeout(() => this.expire(entry), deadline);
+      entry.deadlineTimer.unref?.();
+    }
+    if (busy) {
+      entry.waited = true;
+      ports.publish({
+        type: 'pending_prompt_added',
+        promptId: entry.promptId,
+        originatorClientId: opts.clientId,
+        data: { sessionId: ports.sessionId, promptId: entry.promptId, text: entry.text, queuedAt: now },
+      });
+    }
+    // The turn starts after the 202 is on its way (a microtask would run the turn's first
+    // synchronous stretch before the reply is written); the FIFO keeps one turn at a time.
+    setImmediate(() => void this.pump());
+    return accepted;
+  }
+
+  private async pump(): Promise<void> {
+    if (this.pumping) return;
+    const { ports } = this;
+    this.pumping = true;
+    try {
+      for (let entry = this.queue.nextQueued(); entry && !ports.isClosing(); entry = this.queue.nextQueued()) {
+        try {
+          await ports.runTurn(entry);
+        } catch (err) {
+          // The turn settles every failure of its own; this is for the store or bus failing
+          // around it. The prompt still gets its one terminal event and the FIFO moves on.
+          ports.log.error({ err, sessionId: ports.sessionId, promptId: entry.promptId }, 'prompt failed outside its turn');
+          if (!ports.isClosing()) {
+            this.settle(entry, { error: { message: 'The daemon failed to run this prompt', code: 'internal_error' } });
+          }
+        }
+        this.queue.remove(entry);
+      }
+    } finally {
+      this.pumping = false;
+    }
+    if (!ports.isClosing() && this.queue.size === 0) ports.idle();
+  }
+
+  /** Publishes a prompt's one terminal event and settles it everywhere (never twice). */
+  settle(entry: PromptEntry, terminal: PromptTerminalInput, extra: Record<string, unknown> = {}): void {
+    if (entry.settled) return;
+    const { ports } = this;
+    entry.settled = true;
+    if (entry.deadlineTimer) clearTimeout(entry.deadlineTimer);
+    const now = ports.clock.now();
+    const base = { sessionId: ports.sessionId, promptId: entry.promptId };
+    const stamp = { promptId: entry.promptId, originatorClientId: entry.originatorClientId };
+    if ('stopReason' in terminal) {
+      ports.publish({ type: 'turn_complete', ...stamp, data: { ...base, stopReason: terminal.stopReason, ...extra } });
+      const cancelled = terminal.stopReason === 'cancelled';
+      ports.prompts.settle(entry.promptId, now, cancelled ? 'cancelled' : 'completed', terminal.stopReason, null);
+    } else {
+      const { message, code, errorKind } = terminal.error;
+      ports.failed(terminal.error);
+      ports.publish({
+        type: 'turn_error',
+        ...stamp,
+        data: { ...base, message, ...(code ? { code } : {}), ...(errorKind ? { errorKind } : {}), ...extra },
+      });
+      ports.prompts.settle(entry.promptId, now, 'error', null, code ?? null);
+    }
+    if (entry.waited) {
+      ports.publish({
+        type: 'pending_prompt_completed',
+        ...stamp,
+        data: { ...base, state: entry.state === 'running' ? 'completed' : 'removed' },
+      });
+    }
+    if (entry.state === 'queued') this.queue.remove(entry);
+    ports.settled(entry.state === 'running', now);
+  }
+
+  private expire(entry: PromptEntry): void {
+    if (entry.settled) return;
+    entry.abort?.abort(new BerthError('prompt_deadline_exceeded'));
+    this.ports.cancelInteractions('deadline', entry.promptId);
+    this.settle(entry, {
+      error: {
+        message: 'The prompt deadline passed before the turn finished',
+        code: 'prompt_deadline_exceeded',
+        errorKind: 'prompt_deadline_exceeded',
+      },
+    });
+  }
+
+  /** Cancels only the running prompt (docs/client-api.md §6.3); queued prompts stay and run afterwards. */
+  cancel(clientId: string | undefined): void {
+    const running = this.queue.running();
+    this.ports.publish({
+      type: 'prompt_cancelled',
+      ...(running ? { promptId: running.promptId } : {}),
+      originatorClientId: clientId,
+      data: { sessionId: this.ports.sessionId },
+    });
+    if (!running || running.settled) return;
+    running.cancelRequestedAt = this.ports.clock.now();
+    this.ports.cancelInteractions('cancelled', running.promptId);
+    running.abort?.abort(new BerthError('session_busy', 'cancelled'));
+  }
+
+  /** Ends every pending or running prompt with `turn_error` of this code (the session is closing). */
+  endAll(code: 'session_closed' | 'daemon_shutdown', reason: string): void {
+    for (const entry of [...this.queue.all()]) {
+      entry.abort?.abort(new BerthError(code));
+      this.settle(entry, { error: { message: `The session was closed (${reason})`, code } });
+    }
+  }
+}

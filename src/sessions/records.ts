@@ -1,0 +1,63 @@
+/**
+ * What the sessions module keeps durably, and the repositories it keeps it in.
+ * The interfaces are the sessions module's own; `store/` implements them
+ * (SQLite today, a shared server database later), synchronously.
+ */
+
+/** A session as persisted: everything needed to list it and bring it back after a restart. */
+export interface SessionRow {
+  readonly id: string;
+  readonly workspaceId: string;
+  readonly scope: 'single' | 'thread';
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  readonly displayName: string | null;
+  readonly titleSource: string | null;
+  readonly prs: readonly unknown[];
+  readonly modelId: string | null;
+  readonly approvalMode: string;
+  readonly sourceType: string | null;
+  readonly sourceId: string | null;
+  readonly worktree: Record<string, unknown> | null;
+  readonly branch: Record<string, unknown> | null;
+  readonly currentCwd: string | null;
+  readonly closedAt: number | null;
+  readonly closeReason: string | null;
+}
+
+export type SessionPatch = Partial<
+  Pick<SessionRow, 'displayName' | 'titleSource' | 'prs' | 'modelId' | 'approvalMode' | 'closedAt' | 'closeReason'>
+>;
+
+export interface SessionRepository {
+  insert(row: SessionRow): void;
+  get(id: string): SessionRow | undefined;
+  update(id: string, patch: SessionPatch, now: number): void;
+  listAll(): SessionRow[];
+  /** Marks every session not yet closed as closed at `now` for `reason`; returns how many. */
+  closeAllOpen(reason: string, now: number): number;
+}
+
+/** How an admitted prompt ended (the durable prompt ledger, docs/client-api.md §5.3 `promptTerminals`). */
+export type PromptTerminal = 'completed' | 'cancelled' | 'error' | 'interrupted' | 'removed';
+
+export interface PromptRow {
+  readonly id: string;
+  readonly sessionId: string;
+  readonly content: readonly unknown[];
+  readonly originatorClientId: string | null;
+  readonly queuedAt: number;
+  readonly startedAt: number | null;
+  readonly settledAt: number | null;
+  readonly terminal: PromptTerminal | null;
+  readonly stopReason: string | null;
+  readonly errorCode: string | null;
+}
+
+export interface PromptRepository {
+  admit(row: Pick<PromptRow, 'id' | 'sessionId' | 'content' | 'originatorClientId' | 'queuedAt'>): void;
+  started(id: string, at: number): void;
+  settle(id: string, at: number, terminal: PromptTerminal, stopReason: string | null, errorCode: string | null): void;
+  unsettled(sessionId?: string): PromptRow[];
+  settled(sessionId: string): PromptRow[];
+}

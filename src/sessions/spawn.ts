@@ -1,0 +1,80 @@
+import type { Clock } from '../clock.js';
+import type { Config } from '../config/config.js';
+import type { Logger } from '../log.js';
+import type { SessionFactories, SessionStores } from './factories.js';
+import { TranscriptRecorder } from './recorder.js';
+import { runWorkspaceOf } from './run-workspace.js';
+import { Session, type SessionInit } from './session.js';
+
+export interface SpawnOptions {
+  readonly modelServiceId?: string;
+  readonly modelId?: string | null;
+  /** True for a session read back from the store (its row exists); false writes a fresh row. */
+  readonly persisted?: boolean;
+  /** Ids already used by a restored session's replay snapshot, so live ids continue after them. */
+  readonly lastEventId?: number;
+}
+
+export interface Spawned {
+  readonly session: Session;
+  readonly modelApplied?: boolean;
+  readonly modelError?: string;
+}
+
+/** What spawning needs from the registry of live sessions. */
+export interface SpawnHost {
+  readonly config: Config;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly stores: SessionStores;
+  readonly factories: SessionFactories;
+  /** Throws when the session may not become live now (its id taken meanwhile, or the limit reached). */
+  checkAdmissible(id: string): void;
+  onClosed(session: Session): void;
+}
+
+/**
+ * Builds a live session from its init: the driver (which may take a while,
+ * so admission is checked again after it), the bus, the transcript recorder,
+ * and for a fresh session its stored row.
+ */
+export async function spawnSession(host: SpawnHost, init: SessionInit, options: SpawnOptions): Promise<Spawned> {
+  const { config, clock, log, stores, factories } = host;
+  const runWorkspace = runWorkspaceOf(init);
+  const driverResult = await factories.createDriver({
+    sessionId: init.id,
+    workspace: runWorkspace,
+    modelServiceId: options.modelServiceId,
+    modelId: options.modelId,
+  });
+  try {
+    host.checkAdmissible(init.id);
+  } catch (err) {
+    driverResult.driver.dispose();
+    throw err;
+  }
+  const bus = factories.createBus(options.lastEventId ? { lastEventId: options.lastEventId } : undefined);
+  let session!: Session;
+  const transcript = new TranscriptRecorder(init.id, stores.transcript, clock, log, () => {
+    session.publish({ type: 'session_recording_degraded', data: { sessionId: init.id, reason: 'write_failed' } });
+  });
+  session = new Session(init, {
+    clock,
+    log,
+    config,
+    bus,
+    driver: driverResult.driver,
+    tools: factories.toolsFor(runWorkspace, init.id),
+    transcript,
+    prompts: stores.prompts,
+    sessions: stores.sessions,
+    onClosed: (s) => host.onClosed(s),
+    onIdle: (s) => factories.sessionIdle?.(s),
+  });
+  if (!options.persisted) session.recordCreated();
+  return {
+    session,
+    ...(driverResult.modelApplied !== undefined ? { modelApplied: driverResult.modelApplied } : {}),
+    ...(driverResult.modelError !== undefined ? { modelError: driverResult.modelError } : {}),
+  };
+}
