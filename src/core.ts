@@ -8,6 +8,7 @@ import type { MessagingService } from './messaging/service.js';
 import type { SessionManager } from './sessions/manager.js';
 import type { TokenService } from './tokens/tokens.js';
 import type { TranscriptService } from './transcript/service.js';
+import type { ConfinementReport } from './tools/builtin/commands/confinement.js';
 import type { ToolService } from './tools/service.js';
 import type { WorkspaceRegistry } from './workspace/registry.js';
 
@@ -37,6 +38,8 @@ export interface Core {
   readonly messaging: MessagingService;
   /** Counters of every session's event bus and open SSE streams. */
   readonly eventStats: EventBusStats;
+  /** How `workspace_exec` commands are confined: the sandbox in use (or why none), the workspaces without network. */
+  readonly confinement: ConfinementReport;
   /** Milliseconds since epoch when this process started serving. */
   readonly startedAt: number;
   /** Registers work to run once on shutdown, in reverse order of registration. */

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { ConfigError, parseRateLimits, parseRemoteWorkspace, resolveConfig, type ConfigInput } from '../config/config.js';
 import { startDaemon } from '../main/daemon.js';
+import { forgetTokenEnv, ownerTokenFrom } from './owner-token.js';
 import { startupSummary } from './startup-summary.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -35,7 +36,8 @@ export function registerServe(program: Command): void {
     )
     .option('--port <port>', 'TCP port to listen on (0 picks a free one)', integer('--port'), 4170)
     .option('--hostname <host>', 'address to bind; anything but loopback requires a token', '127.0.0.1')
-    .option('--token <token>', 'owner bearer token for the client API (default: $BERTH_TOKEN)')
+    .option('--token-file <file>', 'a file holding the owner bearer token for the client API (default: $BERTH_TOKEN)')
+    .option('--token <token>', 'the owner token itself (deprecated: every local user can read a command line; use --token-file)')
     .option('--require-auth', 'require the token for /health too (with a token, every other route already needs it)', false)
     .option(
       '--workspace <dir>',
@@ -79,10 +81,12 @@ export function registerServe(program: Command): void {
     .option('--channel-wait-ms <ms>', 'how long a remote tool call waits for a channel', integer('--channel-wait-ms'))
     .option('--log-level <level>', 'trace, debug, info, warn, error or silent (default: $BERTH_LOG_LEVEL or info)')
     .action(async (opts: Record<string, unknown>) => {
+      const owner = ownerTokenFrom({ token: opts.token as string | undefined, tokenFile: opts.tokenFile as string | undefined });
+      for (const warning of owner.warnings) process.stderr.write(`berth: warning: ${warning}\n`);
       const input: ConfigInput = {
         port: opts.port as number,
         hostname: opts.hostname as string,
-        token: (opts.token as string | undefined) ?? undefined,
+        token: owner.token,
         requireAuth: opts.requireAuth as boolean,
         workspaces: opts.workspace as string[] | undefined,
         allowWorkspaceRoots: opts.allowWorkspaceRoot as string[] | undefined,
@@ -107,6 +111,8 @@ export function registerServe(program: Command): void {
         logLevel: opts.logLevel as string | undefined,
       };
       const config = resolveConfig(input);
+      // Read once; commands and agents the daemon starts must not inherit it (issue 16).
+      forgetTokenEnv();
       const daemon = await startDaemon({ config });
       // Last resort: a promise nobody awaited must not take every session down with it.
       process.on('unhandledRejection', (err) => daemon.core.log.error({ err }, 'unhandled rejection'));

@@ -4,6 +4,7 @@ import { DEFAULT_FRAME_BYTES, MAX_INTENTION_CHARS } from '../protocol/limits.js'
 import * as L from './defaults.js';
 import { checkHttpLimits, DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-limits.js';
 import { checkModelServices, loadModelServices, ModelConfigError, type ModelServiceSpec } from './model-services.js';
+import { checkWorkspaceSettings, loadWorkspaceSettings, WorkspaceSettingsError, type WorkspaceSettings } from './workspace-settings.js';
 
 /** One rate-limit tier: at most `max` requests per `windowMs`, counted per client id (or remote address). */
 export interface RateLimitTier {
@@ -54,6 +55,8 @@ export interface Config {
   readonly maxTurnIterations: number;
   /** OpenAI-compatible model services ($BERTH_HOME/config.json and OPENAI_* env); the first is the default. */
   readonly modelServices: readonly ModelServiceSpec[];
+  /** Per local workspace (by root or id): what its commands get — env and network ($BERTH_HOME/config.json `workspaces`). */
+  readonly workspaceSettings: Readonly<Record<string, WorkspaceSettings>>;
 
   readonly maxChannels: number;
   readonly maxChannelsPerToken: number;
@@ -110,6 +113,7 @@ export function resolveConfig(input: ConfigInput, env: NodeJS.ProcessEnv = proce
     sessionReapIntervalMs: input.sessionReapIntervalMs ?? 60_000,
     maxTurnIterations: input.maxTurnIterations ?? L.DEFAULT_MAX_TURN_ITERATIONS,
     modelServices: resolveModelServices(input.modelServices, home, env),
+    workspaceSettings: resolveWorkspaceSettings(input.workspaceSettings, home),
     maxChannels: input.maxChannels ?? L.MAX_CHANNELS,
     maxChannelsPerToken: input.maxChannelsPerToken ?? L.MAX_CHANNELS_PER_TOKEN,
     maxInflightCallsPerWorkspace: input.maxInflightCallsPerWorkspace ?? L.MAX_INFLIGHT_CALLS_PER_WORKSPACE,
@@ -133,6 +137,18 @@ function resolveModelServices(
     return given;
   } catch (err) {
     if (err instanceof ModelConfigError) throw new ConfigError(err.message);
+    throw err;
+  }
+}
+
+function resolveWorkspaceSettings(
+  given: Readonly<Record<string, WorkspaceSettings>> | undefined,
+  home: string,
+): Readonly<Record<string, WorkspaceSettings>> {
+  try {
+    return given === undefined ? loadWorkspaceSettings(home) : checkWorkspaceSettings(given, 'workspaceSettings option');
+  } catch (err) {
+    if (err instanceof WorkspaceSettingsError) throw new ConfigError(err.message);
     throw err;
   }
 }
@@ -179,11 +195,17 @@ function validate(c: Config): void {
     }
   }
   if (c.requireAuth && c.token === null) {
-    throw new ConfigError('--require-auth needs a token: pass --token or set BERTH_TOKEN');
+    throw new ConfigError('--require-auth needs a token: pass --token-file or set BERTH_TOKEN');
   }
   if (!isLoopbackHost(c.hostname) && c.token === null) {
     throw new ConfigError(
-      `binding to ${c.hostname} (not loopback) needs a token: pass --token or set BERTH_TOKEN`,
+      `binding to ${c.hostname} (not loopback) needs a token: pass --token-file or set BERTH_TOKEN`,
+    );
+  }
+  // Any web page may call a daemon that allows every Origin; without a token that page drives it (issue 16).
+  if (c.allowOrigins.includes('*') && c.token === null) {
+    throw new ConfigError(
+      '--allow-origin * lets any web page call the daemon; it needs a token: pass --token-file or set BERTH_TOKEN',
     );
   }
   for (const origin of c.allowOrigins) {

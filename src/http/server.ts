@@ -5,7 +5,8 @@ import { exceedsJsonDepth } from '../protocol/json-depth.js';
 import type { Core } from '../core.js';
 import { BerthError } from '../protocol/errors/index.js';
 import { createBoundedServer } from './connection-limits.js';
-import { installErrorHandlers } from './errors.js';
+import { installErrorHandlers, sendError } from './errors.js';
+import { installLocalUserCheck } from './local-peer.js';
 import { installRateLimit } from './rate-limit.js';
 import { installSecurity } from './security.js';
 import { httpModules } from './routes/index.js';
@@ -20,6 +21,12 @@ export function createHttpServer(core: Core, boundPort: () => number): FastifyIn
     forceCloseConnections: true,
     // Request, header, idle and keep-alive deadlines and the connection caps.
     serverFactory: (handler) => createBoundedServer(core.config.httpLimits, handler),
+    // A path fastify cannot decode (bad percent-encoding) or a parameter over the length limit is the
+    // client's error: answer it with the contract's Error body like any other refusal, not fastify's own.
+    frameworkErrors: (err, _request, reply) => {
+      const message = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter is too long' : 'The path is not valid percent-encoded UTF-8';
+      void sendError(reply, new BerthError('invalid_request', message));
+    },
   });
 
   // Empty bodies are `{}` (the SDK sends `{}` or nothing); malformed JSON is 400 `invalid_json`.
@@ -46,6 +53,8 @@ export function createHttpServer(core: Core, boundPort: () => number): FastifyIn
 
   installErrorHandlers(app, core.log);
   installSecurity(app, { config: core.config, tokens: core.tokens, port: boundPort });
+  // Anonymous loopback mode trusts this user's processes, not every local user's (issue 16, finding 7).
+  installLocalUserCheck(app, { config: core.config, tokens: core.tokens });
   // After the security hook: refused requests are not counted against anyone's window.
   installRateLimit(app, { tiers: core.config.rateLimits, clock: core.clock, health: core.health });
   for (const m of httpModules) m.register(app, core);

@@ -22,7 +22,9 @@ import { transcriptSecret } from '../transcript/secret.js';
 import { TranscriptService } from '../transcript/service.js';
 import { TranscriptTokens } from '../transcript/tokens.js';
 import { WorkspaceRegistry } from '../workspace/registry.js';
+import type { SandboxProbe } from '../tools/builtin/commands/sandbox.js';
 import { advertisedLimits } from './advertised-limits.js';
+import { confineCommands } from './command-confinement.js';
 import { sqliteRepositories, type Repositories } from './repositories.js';
 
 /** The core and what only the wiring holds: the store itself and the local tools the gateway offers remote workspaces. */
@@ -37,7 +39,7 @@ export interface BuiltCore {
 }
 
 /** Opens the store and builds the core services on it; no face is started here. */
-export function buildCore(config: Config, log: Logger, clock: Clock): BuiltCore {
+export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: SandboxProbe): BuiltCore {
   const shutdownSteps: Array<() => Promise<void> | void> = [];
   const store = openStore(config.home);
   const repos = sqliteRepositories(store.db);
@@ -50,7 +52,8 @@ export function buildCore(config: Config, log: Logger, clock: Clock): BuiltCore 
     onDiscoveryFailed: (modelServiceId, error) => log.warn({ modelServiceId, error }, 'model discovery failed'),
   });
   const tools = new ToolService({ journal: openReceiptJournal(repos.receipts, clock.now()), clock });
-  const commands = new CommandManager({ clock });
+  const confinement = confineCommands(config, workspaces, log, sandbox);
+  const commands = new CommandManager({ clock, confinement });
   const localTools = localWorkspaceTools({ commands });
   tools.setHostTools('local', () => localTools);
   const messaging = new MessagingService({
@@ -86,7 +89,11 @@ export function buildCore(config: Config, log: Logger, clock: Clock): BuiltCore 
         messaging.closed(sessionId);
         void commands.releaseSession(sessionId);
       },
-      sessionOpened: (session) => messaging.opened(session),
+      sessionOpened: (session) => {
+        messaging.opened(session);
+        // Seed 004's network rule: a tab reaches the network only if its commands' sandbox does.
+        messaging.declare(session.id, { network: confinement.networkOf(session.workspace.id) });
+      },
       sessionIdle: (session) => messaging.idle(session),
     },
   });
@@ -112,6 +119,7 @@ export function buildCore(config: Config, log: Logger, clock: Clock): BuiltCore 
     transcripts,
     messaging,
     eventStats,
+    confinement: confinement.report(),
     startedAt: clock.now(),
     onShutdown: (fn) => shutdownSteps.push(fn),
   };

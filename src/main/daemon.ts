@@ -11,6 +11,7 @@ import type { Store } from '../store/db.js';
 import { bindLocalWorkspace } from '../toolproto/auth.js';
 import { toolProtocolEndpoint } from '../toolproto/endpoint.js';
 import { ToolProtocolHost } from '../toolproto/host.js';
+import type { SandboxProbe } from '../tools/builtin/commands/sandbox.js';
 import { sweepTempFiles } from '../workspace/temp-sweep.js';
 import { buildCore } from './core.js';
 import { lockHome, type HomeLock } from './home-lock.js';
@@ -19,6 +20,8 @@ export interface DaemonOptions {
   readonly config: Config;
   readonly log?: Logger;
   readonly clock?: Clock;
+  /** Whether commands can be sandboxed (default: bubblewrap probed on this machine); tests pass one to see both cases. */
+  readonly sandbox?: SandboxProbe;
 }
 
 /** A running daemon: its core, its bound address, and one idempotent teardown. */
@@ -54,7 +57,7 @@ async function startOnLockedHome(options: DaemonOptions, lock: HomeLock): Promis
   const { config } = options;
   const log = options.log ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
-  const { core, store, repos, localTools, shutdown } = buildCore(config, log, clock);
+  const { core, store, repos, localTools, shutdown } = buildCore(config, log, clock, options.sandbox);
 
   // The module protocol: one Unix socket per local workspace; shutdown runs in reverse, so it stops taking questions before sessions close.
   const moduleSockets = await startModuleSockets(core);

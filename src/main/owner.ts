@@ -7,6 +7,8 @@ import { sqliteRepositories } from './repositories.js';
 import { TokenService } from '../tokens/tokens.js';
 import { startApplicationListener } from '../toolproto/listener.js';
 import { CommandManager, localWorkspaceTools } from '../tools/builtin/index.js';
+import { CommandConfinement } from '../tools/builtin/commands/confinement.js';
+import { machineSandbox } from '../tools/builtin/commands/sandbox.js';
 import { openReceiptJournal } from '../tools/receipt-journal.js';
 import { ToolService } from '../tools/service.js';
 import type { Policy } from '../tools/types.js';
@@ -75,7 +77,16 @@ export function startOwner(options: OwnerOptions): RunningOwner {
     store.close();
     throw err;
   }
-  const commands = new CommandManager({ clock });
+  // B's agent runs these commands on A's machine: the same confinement as a daemon's own (issue 16).
+  const confinement = new CommandConfinement({
+    sandbox: machineSandbox(),
+    home: options.home,
+    workspaces: [{ id: pin.workspace.id, root: pin.workspace.root }],
+    settings: {},
+  });
+  const report = confinement.report();
+  if (report.sandbox === null) options.log.warn({ reason: report.reason }, 'commands run without a sandbox');
+  const commands = new CommandManager({ clock, confinement });
   const tools = new ToolService({ journal: openReceiptJournal(repos.receipts, clock.now()), clock });
   const localTools = localWorkspaceTools({ commands });
   tools.setHostTools('local', () => localTools);

@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { MIGRATIONS } from './migrations/all.js';
 import type { Migration } from './migration.js';
+import { privateFile, secureHome, tightenExisting } from './home-mode.js';
 import type { Db } from './sqlite.js';
 
 export type { Db };
@@ -17,10 +17,13 @@ export interface Store {
 export const STORE_FILE = 'berth.db';
 
 export function openStore(home: string, migrations: readonly Migration[] = MIGRATIONS): Store {
-  mkdirSync(home, { recursive: true, mode: 0o700 });
+  secureHome(home);
   const path = join(home, STORE_FILE);
+  // 0600 before SQLite opens it: SQLite gives its -wal and -shm files the database file's mode.
+  privateFile(path);
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
+  tightenExisting([`${path}-wal`, `${path}-shm`]);
   // NORMAL in WAL mode still survives a process crash (only an OS crash can lose the last commits);
   // receipts that must survive power loss use `durably()` below.
   db.pragma('synchronous = NORMAL');

@@ -5,6 +5,13 @@
 
 /** A workspace path longer than this is refused before it touches the file system (Linux PATH_MAX). */
 export const MAX_PATH_CHARS = 4096;
+/**
+ * A workspace path with one name longer than this many UTF-8 bytes (Linux
+ * NAME_MAX) is refused like an overlong path: the file system would answer
+ * ENAMETOOLONG, which docs/client-api.md §11.1 maps to a retryable 503, for
+ * what is the client's input and never succeeds on retry.
+ */
+export const MAX_NAME_BYTES = 255;
 /** docs/architecture.md Limits: a directory listing returns at most this many entries. */
 export const MAX_LIST_ENTRIES = 2000;
 /** docs/client-api.md §11.2: client-API text and byte windows are at most 256 KiB. */

@@ -1,7 +1,8 @@
 import { readdir } from 'node:fs/promises';
 import { MAX_LIST_ENTRIES } from './limits.js';
+import { openVerified } from './handle.js';
 import { loadIgnoreRules } from './ignore.js';
-import { confine } from './paths.js';
+import { confine, toRel } from './paths.js';
 import { kindOf, type EntryKind } from './stat.js';
 
 export interface ListOptions {
@@ -29,12 +30,20 @@ export interface DirectoryList {
  * entries in directory order, kinds not resolved (a link is `symlink`),
  * ignored entries hidden unless asked for. Everything inside an ignored
  * directory counts as ignored. A path that is not a directory is ENOTDIR
- * (400 `parse_error`).
+ * (400 `parse_error`). The directory read is the one opened and proven
+ * inside the root, not whatever the path names by then (a swapped link).
  */
 export async function listDirectory(root: string, userPath: string, options: ListOptions): Promise<DirectoryList> {
-  const target = await confine(root, userPath);
+  const confined = await confine(root, userPath);
+  const handle = await openVerified(root, confined.abs, { directory: true });
+  let dirents;
+  try {
+    dirents = await readdir(handle.via, { withFileTypes: true });
+  } finally {
+    await handle.close();
+  }
+  const target = { rel: toRel(root, handle.real) };
   const dirRel = target.rel === '.' ? '' : target.rel;
-  const dirents = await readdir(target.abs, { withFileTypes: true });
   const ignore = await loadIgnoreRules(root);
   await ignore.prepare(dirRel);
   const insideIgnored = dirRel !== '' && ignore.match(dirRel, true) !== null;

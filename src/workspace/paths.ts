@@ -1,6 +1,6 @@
 import { lstat, realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import { MAX_PATH_CHARS } from './limits.js';
+import { MAX_NAME_BYTES, MAX_PATH_CHARS } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
 
 /** A path proven to lie inside a workspace root. */
@@ -48,6 +48,9 @@ export async function confine(root: string, userPath: string, options: ConfineOp
     throw new BerthError('path_outside_workspace', 'the path is not a valid workspace path');
   }
   const lexical = resolve(root, userPath);
+  if (Buffer.byteLength(lexical) >= MAX_PATH_CHARS || lexical.split(sep).some((name) => Buffer.byteLength(name) > MAX_NAME_BYTES)) {
+    throw new BerthError('path_outside_workspace', 'the path is not a valid workspace path (a name or the whole path is too long)');
+  }
   if (!isInside(root, lexical)) {
     throw new BerthError('path_outside_workspace', `path is outside the workspace: ${userPath}`);
   }

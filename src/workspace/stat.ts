@@ -1,6 +1,6 @@
-import { lstat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
-import { confine } from './paths.js';
+import { openVerified } from './handle.js';
+import { confine, toRel } from './paths.js';
 
 export type EntryKind = 'file' | 'directory' | 'symlink' | 'other';
 
@@ -24,10 +24,17 @@ export interface PathStat {
 /**
  * Stats a workspace path (docs/client-api.md §11.4). In-workspace links are followed, so
  * `path` and `type` describe the target. `modifiedMs` is an integer, as the
- * OpenAPI types it (qwen sends the fractional mtime).
+ * OpenAPI types it (qwen sends the fractional mtime). The stat is taken of
+ * the opened object, proven inside the root, never of the path string again
+ * (a link swapped in meanwhile cannot answer for an outside file).
  */
 export async function statPath(root: string, userPath: string): Promise<PathStat> {
   const target = await confine(root, userPath);
-  const s = await lstat(target.abs);
-  return { kind: 'stat', path: target.rel, type: kindOf(s), sizeBytes: s.size, modifiedMs: Math.trunc(s.mtimeMs) };
+  const handle = await openVerified(root, target.abs);
+  try {
+    const s = await handle.stat();
+    return { kind: 'stat', path: toRel(root, handle.real), type: kindOf(s), sizeBytes: s.size, modifiedMs: Math.trunc(s.mtimeMs) };
+  } finally {
+    await handle.close();
+  }
 }

@@ -47,7 +47,7 @@ function serveToExit(args: string[]): Promise<{ code: number | null; stdout: str
   return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
 }
 
-test('a second berth serve on a live home is refused with the running daemon\'s URL and pid, and the running turn, its transcript, export and session list are untouched', { timeout: 90_000 }, async () => {
+test('a second berth serve on a live home is refused with the running daemon\'s URL and pid, and the running turn, its transcript, export and session list are untouched', { timeout: 180_000 }, async () => {
   model.enqueue(
     { kind: 'reply', text: 'Writing it.', toolCalls: [{ id: 'call_lock', name: 'workspace_write', arguments: { path: 'kept.txt', content: 'kept\n', expectedSha256: null } }] },
     { kind: 'reply', text: 'Written.' },
@@ -117,7 +117,7 @@ async function turnSurvivesSecondServe(first: SpawnedDaemon): Promise<void> {
   assert.equal(transcript.filter((e: any) => e.type === 'turn_error').length, 0);
 }
 
-test('once the daemon that held a home has stopped, the next one takes it, even after a SIGKILL left no chance to let go', { timeout: 60_000 }, async () => {
+test('once the daemon that held a home has stopped, the next one takes it, even after a SIGKILL left no chance to let go', { timeout: 180_000 }, async () => {
   const killed = await spawned.serve();
   await killed.kill();
   const next = await spawned.serve();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { MAX_PROMPT_MEDIA_BLOCKS } from '../../src/http/limits.js';
-import { MAX_PATH_CHARS } from '../../src/workspace/limits.js';
+import { MAX_NAME_BYTES, MAX_PATH_CHARS } from '../../src/workspace/limits.js';
 import { startTestDaemon, type TestDaemon } from '../support/daemon.js';
 import { newSession } from '../support/session-client.js';
 
@@ -45,4 +45,15 @@ test(`a workspace path longer than ${MAX_PATH_CHARS} characters is refused befor
   const refused = await d.json('GET', `/file?path=${encodeURIComponent(tooLong)}`);
   assert.equal(refused.status, 400);
   assert.equal(refused.body.code, 'path_outside_workspace');
+});
+
+test(`a workspace path with a name longer than ${MAX_NAME_BYTES} bytes is refused 400, not answered as a retryable I/O failure`, async () => {
+  // Found by the route fuzzing (issue 16): the file system's ENAMETOOLONG became 503 io_error, a 5xx from input alone.
+  for (const route of ['/file', '/stat', '/list', '/file/bytes']) {
+    const refused = await d.json('GET', `${route}?path=${encodeURIComponent('['.repeat(MAX_NAME_BYTES + 1))}`);
+    assert.equal(refused.status, 400, `${route}: ${JSON.stringify(refused.body)}`);
+    assert.equal(refused.body.code, 'path_outside_workspace');
+  }
+  const longest = await d.json('GET', `/stat?path=${encodeURIComponent('a'.repeat(MAX_NAME_BYTES))}`);
+  assert.equal(longest.status, 404, 'a name of the longest length is looked up');
 });

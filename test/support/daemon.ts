@@ -5,6 +5,7 @@ import type { Clock } from '../../src/clock.js';
 import { resolveConfig, type ConfigInput } from '../../src/config/config.js';
 import { startDaemon, type Daemon } from '../../src/main/daemon.js';
 import { silentLogger } from '../../src/log.js';
+import type { SandboxProbe } from '../../src/tools/builtin/commands/sandbox.js';
 import { removeDir, tempDir, writeTree } from './tmp.js';
 
 export interface TestDaemon {
@@ -35,6 +36,8 @@ export interface TestDaemonOptions {
   readonly workspace?: string;
   /** The daemon's clock (default: the system clock), for rules that are functions of time. */
   readonly clock?: Clock;
+  /** Whether the daemon may sandbox commands (default: what this machine offers). */
+  readonly sandbox?: SandboxProbe;
 }
 
 /**
@@ -49,7 +52,12 @@ export async function startTestDaemon(options: TestDaemonOptions = {}): Promise<
     { port: 0, hostname: '127.0.0.1', home, workspaces: [workspace], logLevel: 'silent', ...options.config },
     {},
   );
-  const daemon = await startDaemon({ config, log: silentLogger(), ...(options.clock ? { clock: options.clock } : {}) });
+  const daemon = await startDaemon({
+    config,
+    log: silentLogger(),
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.sandbox ? { sandbox: options.sandbox } : {}),
+  });
   const url = daemon.url;
   const token = config.token;
   const doFetch = (path: string, init: RequestInit = {}) => {

@@ -46,6 +46,8 @@ export function capabilities(core: Core, modules: readonly HttpModule[]): Record
     transports: ['rest'],
     policy: { permission: 'first-responder' },
     limits: core.limits,
+    // Berth's addition (issue 16): whether agent commands run in a sandbox, and which workspaces have no network.
+    commandSandbox: core.confinement,
     workspaces: core.workspaces.list().map((w) => ({
       id: w.id,
       cwd: w.kind === 'local' ? w.root : w.id,

@@ -59,5 +59,21 @@ export function isBerthError(value: unknown): value is BerthError {
 export function asBerthError(value: unknown): BerthError {
   if (value instanceof BerthError) return value;
   const message = value instanceof Error ? value.message : String(value);
+  const storage = storageCode(value);
+  if (storage) return new BerthError(storage, message, { cause: (value as { code: string }).code });
   return new BerthError('internal_error', message);
+}
+
+/**
+ * A storage failure is the client's to retry, not an internal error: a full
+ * disk (SQLite's SQLITE_FULL, ENOSPC, EDQUOT) answers 507 `storage_full`, a
+ * database that is busy, locked or failing I/O answers 503 `storage_unavailable`.
+ * Either way the write was refused before anything was acknowledged.
+ */
+function storageCode(value: unknown): 'storage_full' | 'storage_unavailable' | null {
+  const code = (value as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return null;
+  if (code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT') return 'storage_full';
+  if (/^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|READONLY|PROTOCOL|NOLFS)/.test(code)) return 'storage_unavailable';
+  return null;
 }

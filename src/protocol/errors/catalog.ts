@@ -36,6 +36,7 @@ export const ERROR_CATALOG = spec({
   token_scope_denied: { status: 403, message: 'This token is not allowed on this route' },
   cors_denied: { status: 403, message: 'Request denied by CORS policy' },
   invalid_host: { status: 403, message: 'Invalid Host header' },
+  local_user_denied: { status: 403, message: 'A daemon without a token serves only the local user it runs as' },
   credentials_in_query: { status: 400, message: 'Credentials are not accepted in the query string' },
 
   // ── client identity (§2.6) ──────────────────────────────────────────────
@@ -164,6 +165,18 @@ export const ERROR_CATALOG = spec({
   },
   not_regular_file: { status: 400, message: 'Not a regular file', errorKind: 'parse_error' },
   io_error: { status: 503, message: 'Filesystem I/O failure', errorKind: 'io_error', retryable: true },
+  storage_full: {
+    status: 507,
+    message: 'The daemon cannot store this now: its disk is full',
+    retryable: true,
+    retryAfterSeconds: 30,
+  },
+  storage_unavailable: {
+    status: 503,
+    message: 'The daemon cannot store this now',
+    retryable: true,
+    retryAfterSeconds: 5,
+  },
   internal_error: { status: 500, message: 'Internal error', errorKind: 'internal_error' },
 
   // ── tools (docs/tool-protocol.md tool.error codes, docs/gateway.md results) ─────────────────

@@ -33,7 +33,14 @@ export function workspaceExecTool(commands: CommandManager): Tool {
       });
       if (!st.isDirectory()) throw new BerthError('not_regular_file', `cwd ${cwd.rel} is not a directory`);
       ctx.signal.throwIfAborted();
-      const started = await commands.start({ owner: ctx.sessionId, command, cwdAbs: cwd.abs, cwdRel: cwd.rel, timeoutMs });
+      const started = await commands.start({
+        owner: ctx.sessionId,
+        command,
+        cwdAbs: cwd.abs,
+        cwdRel: cwd.rel,
+        timeoutMs,
+        workspace: { id: ws.id, root: ws.root },
+      });
       started.stopOnAbort(ctx.signal);
       return { value: { commandId: started.id, running: true, cwd: cwd.rel, timeoutMs } };
     },

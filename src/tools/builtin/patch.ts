@@ -58,7 +58,7 @@ async function patchWorkspaceFile(args: Record<string, unknown>, ctx: ToolContex
     throw new BerthError('file_too_large', `the patched ${rel} would exceed ${MAX_PATCH_FILE_BYTES} bytes`, { limit: MAX_PATCH_FILE_BYTES });
   }
   // With or without a hash from the caller, the file is replaced only if it is still the text patched here.
-  await replaceFile({ abs, rel, content: after, expectedSha256: current });
+  await replaceFile({ root: ws.root, abs, rel, content: after, expectedSha256: current });
   return {
     value: {
       path: rel,

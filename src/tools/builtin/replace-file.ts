@@ -1,12 +1,16 @@
-import { randomUUID } from 'node:crypto';
-import { chmod, link, lstat, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { createHash, randomUUID } from 'node:crypto';
+import { constants, type Stats } from 'node:fs';
+import { chmod, link, lstat, open, rename, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { MAX_HASHED_FILE_BYTES } from '../limits.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import { mapWorkspaceError } from '../../workspace/fs-errors.js';
-import { sha256File, staleHash } from './workspace-files.js';
+import { openVerified, type VerifiedHandle } from '../../workspace/handle.js';
+import { staleHash } from './workspace-files.js';
 
 export interface ReplaceRequest {
+  /** The workspace root the file must stay inside. */
+  readonly root: string;
   /** Confined absolute path of the file (its parent directory exists). */
   readonly abs: string;
   /** Workspace-relative path, for messages. */
@@ -22,6 +26,12 @@ export interface ReplaceRequest {
  * file beside the target; the revision is checked as late as possible, right
  * before the temp file takes the target's place.
  *
+ * Every step works inside the parent directory as opened and proven inside
+ * the root (workspace/handle.ts), never through the path string again: a
+ * symlink swapped into the path meanwhile cannot send the temp file, the link
+ * or the rename outside (issue 16, finding 5). The target name itself is
+ * never followed: a link in its place is refused, not written through.
+ *
  * Creating uses link(2), which fails atomically when the name exists, so a
  * create can never clobber. Replacing checks the hash, then rename(2)s: a
  * writer that changes the file in the instant between that check and the
@@ -29,28 +39,73 @@ export interface ReplaceRequest {
  * filesystem allows without locks the other writers do not take.
  */
 export async function replaceFile(req: ReplaceRequest): Promise<void> {
-  const temp = join(dirname(req.abs), `.${basename(req.abs)}.berth-${randomUUID()}.tmp`);
+  let dir: VerifiedHandle;
   try {
-    const mode = req.expectedSha256 === null ? 0o666 : (await stat(req.abs)).mode & 0o7777;
+    dir = await openVerified(req.root, dirname(req.abs), { directory: true });
+  } catch (err) {
+    if (err instanceof BerthError) throw err;
+    throw mapWorkspaceError(err, req.rel);
+  }
+  const name = basename(req.abs);
+  const target = join(dir.via, name);
+  const temp = join(dir.via, `.${name}.berth-${randomUUID()}.tmp`);
+  try {
+    const mode = req.expectedSha256 === null ? 0o666 : (await currentFile(target, req.rel)).mode & 0o7777;
     await writeFile(temp, req.content, { flag: 'wx', mode });
     if (req.expectedSha256 === null) {
-      await linkIntoPlace(temp, req.abs, req.rel);
+      await linkIntoPlace(temp, target, req.rel);
     } else {
       // Keep the replaced file's permissions exactly (the umask trimmed them at creation).
       await chmod(temp, mode);
-      const current = await sha256File(req.abs, req.rel, MAX_HASHED_FILE_BYTES).catch((err: unknown) => {
+      const current = await hashWithoutFollowing(target, req.rel).catch((err: unknown) => {
         if (err instanceof BerthError && err.code === 'path_not_found') throw staleHash(req.rel);
         throw err;
       });
       if (current !== req.expectedSha256) throw staleHash(req.rel);
-      await rename(temp, req.abs);
+      await rename(temp, target);
     }
   } catch (err) {
     if (err instanceof BerthError) throw err;
     throw mapWorkspaceError(err, req.rel);
   } finally {
     await unlink(temp).catch(() => undefined);
+    await dir.close();
   }
+}
+
+/** The file being replaced, not followed: a link in its place is refused. */
+async function currentFile(target: string, rel: string): Promise<Stats> {
+  const st = await lstat(target);
+  if (st.isSymbolicLink()) throw new BerthError('symlink_escape', `${rel} became a symlink`);
+  return st;
+}
+
+/** SHA-256 of the file at `target`, opened without following a link, bounded like every hash. */
+async function hashWithoutFollowing(target: string, rel: string): Promise<string> {
+  let fh;
+  try {
+    fh = await open(target, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new BerthError('symlink_escape', `${rel} became a symlink`);
+    throw mapWorkspaceError(err, rel);
+  }
+  const hash = createHash('sha256');
+  let seen = 0;
+  try {
+    for await (const chunk of fh.createReadStream({ autoClose: false, start: 0 }) as AsyncIterable<Buffer>) {
+      seen += chunk.length;
+      if (seen > MAX_HASHED_FILE_BYTES) {
+        throw new BerthError('file_too_large', `${rel} is larger than ${MAX_HASHED_FILE_BYTES} bytes`, { limit: MAX_HASHED_FILE_BYTES });
+      }
+      hash.update(chunk);
+    }
+  } catch (err) {
+    if (err instanceof BerthError) throw err;
+    throw mapWorkspaceError(err, rel);
+  } finally {
+    await fh.close();
+  }
+  return hash.digest('hex');
 }
 
 /** Gives the temp file the target name only if nothing holds that name yet. */

@@ -43,7 +43,7 @@ async function writeWorkspaceFile(args: Record<string, unknown>, ctx: ToolContex
   }
   const abs = target.exists ? target.abs : await makeParentDirectories(ws, target.abs, target.rel);
   const bytes = Buffer.from(content, 'utf8');
-  await replaceFile({ abs, rel: target.rel, content: bytes, expectedSha256: expected });
+  await replaceFile({ root: ws.root, abs, rel: target.rel, content: bytes, expectedSha256: expected });
   return {
     value: { path: target.rel, sha256: sha256Hex(bytes), size: bytes.length, created: !target.exists },
   };

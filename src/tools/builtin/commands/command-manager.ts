@@ -2,13 +2,16 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../../clock.js';
 import { COMMAND_RETENTION_MS, EXEC_KILL_GRACE_MS, MAX_COMMANDS_PER_SESSION, MAX_COMMAND_OUTPUT_BYTES } from '../../limits.js';
 import { BerthError } from '../../../protocol/errors/index.js';
+import type { CommandConfinement, ConfinedWorkspace } from './confinement.js';
 import { defaultCommandEnv } from './spawn-group.js';
 import { WorkspaceCommand } from './workspace-command.js';
 
 export interface CommandManagerOptions {
   readonly clock: Clock;
-  /** Environment for every command; defaults to the daemon's own minus Berth settings. */
+  /** Environment for every command when no confinement applies; defaults to the daemon's harmless variables. */
   readonly env?: NodeJS.ProcessEnv;
+  /** Per-workspace environment and sandbox (issue 16); the daemon always gives one. */
+  readonly confinement?: CommandConfinement;
   readonly maxOutputBytes?: number;
   readonly retentionMs?: number;
   readonly maxPerSession?: number;
@@ -23,6 +26,8 @@ export interface StartCommand {
   readonly cwdAbs: string;
   readonly cwdRel: string;
   readonly timeoutMs: number;
+  /** The workspace it runs in; with a confinement, decides its environment and what its sandbox sees. */
+  readonly workspace?: ConfinedWorkspace;
 }
 
 /**
@@ -58,6 +63,10 @@ export class CommandManager {
     this.reap();
     this.makeRoom(req.owner);
     const now = this.options.clock.now();
+    const launch =
+      this.options.confinement && req.workspace
+        ? this.options.confinement.launch(req.workspace, req.cwdAbs)
+        : { env: this.env, wrapper: [] };
     const command = new WorkspaceCommand({
       id: this.newId(),
       owner: req.owner,
@@ -65,7 +74,8 @@ export class CommandManager {
       cwdAbs: req.cwdAbs,
       cwdRel: req.cwdRel,
       timeoutMs: req.timeoutMs,
-      env: this.env,
+      env: launch.env,
+      wrapper: launch.wrapper,
       maxOutputBytes: this.maxOutputBytes,
       killGraceMs: this.killGraceMs,
       startedAt: now,

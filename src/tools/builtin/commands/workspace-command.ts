@@ -14,6 +14,8 @@ export interface CommandSpec {
   readonly cwdRel: string;
   readonly timeoutMs: number;
   readonly env: NodeJS.ProcessEnv;
+  /** The sandbox program that runs the shell (confinement.ts); none runs it directly. */
+  readonly wrapper?: readonly string[];
   readonly maxOutputBytes: number;
   readonly killGraceMs: number;
   readonly startedAt: number;
@@ -83,7 +85,7 @@ export class WorkspaceCommand {
     // The 'error' listener goes on before anything else: when the spawn itself
     // fails (EMFILE, ENFILE, EAGAIN, ENOENT) Node emits 'error' on the next tick
     // and, for EMFILE/ENFILE, leaves stdin/stdout/stderr unset.
-    this.child = spawnGroup(spec.command, spec.cwdAbs, spec.env, (err) => this.failSpawn(err));
+    this.child = spawnGroup(spec.command, spec.cwdAbs, spec.env, (err) => this.failSpawn(err), spec.wrapper);
     this.started = new Promise((resolve, reject) => {
       this.child.once('spawn', () => resolve());
       this.rejectStart = reject;

@@ -1,0 +1,111 @@
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import type { Socket } from 'node:net';
+import { endianness } from 'node:os';
+
+/**
+ * Anonymous loopback mode trusts the daemon's own user, not every local user
+ * (issue 16, finding 7). On Linux the kernel says who owns the other end of a
+ * loopback TCP connection: `/proc/net/tcp{,6}` lists every socket with its
+ * owner's uid, so the client's socket is the row whose local address is the
+ * peer's and whose remote address is ours. Read once per connection (not per
+ * request), and only while the daemon has no token — with one, the token is
+ * the credential and anyone holding it may call.
+ */
+
+const TABLES = { 4: '/proc/net/tcp', 6: '/proc/net/tcp6' } as const;
+
+/**
+ * Reading the table costs the kernel a walk over every TCP socket of the
+ * machine (about 1 ms with a hundred sockets, 20 ms with 1,300 on a loaded
+ * box), so lookups share reads: one that arrives while a read is running
+ * waits for the next read, which starts after it and so sees its connection.
+ * A flood of new connections costs at most one read at a time.
+ */
+interface SharedRead {
+  current: Promise<string> | null;
+  next: Promise<string> | null;
+}
+const reads = new Map<string, SharedRead>();
+
+function freshTable(path: string): Promise<string> {
+  let r = reads.get(path);
+  if (!r) reads.set(path, (r = { current: null, next: null }));
+  const state = r;
+  if (state.current === null) {
+    state.current = readFile(path, 'latin1').finally(() => {
+      state.current = null;
+    });
+    return state.current;
+  }
+  state.next ??= state.current
+    .catch(() => '')
+    .then(() => {
+      state.next = null;
+      return freshTable(path);
+    });
+  return state.next;
+}
+
+/** `/proc/net/tcp` address form: each 32-bit word of the address printed in host byte order, then `:PORT` in hex. */
+export function procAddress(ip: string, port: number): { family: 4 | 6; text: string } | null {
+  let bytes: number[];
+  let family: 4 | 6;
+  if (/^\d+\.\d+\.\d+\.\d+$/.test(ip)) {
+    bytes = ip.split('.').map(Number);
+    family = 4;
+  } else {
+    const v6 = ipv6Bytes(ip);
+    if (v6 === null) return null;
+    bytes = v6;
+    family = 6;
+  }
+  const little = endianness() === 'LE';
+  let hex = '';
+  for (let i = 0; i < bytes.length; i += 4) {
+    const word = bytes.slice(i, i + 4);
+    for (const b of little ? word.reverse() : word) hex += b.toString(16).padStart(2, '0');
+  }
+  return { family, text: `${hex.toUpperCase()}:${port.toString(16).toUpperCase().padStart(4, '0')}` };
+}
+
+function ipv6Bytes(ip: string): number[] | null {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (mapped) return [...new Array(10).fill(0), 0xff, 0xff, ...mapped[1]!.split('.').map(Number)];
+  const halves = ip.split('::');
+  if (halves.length > 2) return null;
+  const parse = (s: string) => (s === '' ? [] : s.split(':').map((g) => parseInt(g, 16)));
+  const head = parse(halves[0]!);
+  const tail = halves.length === 2 ? parse(halves[1]!) : [];
+  const groups = halves.length === 2 ? [...head, ...new Array(8 - head.length - tail.length).fill(0), ...tail] : head;
+  if (groups.length !== 8 || groups.some((g) => !Number.isInteger(g) || g < 0 || g > 0xffff)) return null;
+  return groups.flatMap((g) => [g >> 8, g & 0xff]);
+}
+
+/** The uid owning the client end of a loopback connection, or null when the kernel's table has no such row. */
+export async function peerUid(socket: Socket): Promise<number | null> {
+  const { remoteAddress, remotePort, localAddress, localPort } = socket;
+  if (!remoteAddress || !remotePort || !localAddress || !localPort) return null;
+  const peer = procAddress(remoteAddress, remotePort);
+  const self = procAddress(localAddress, localPort);
+  if (!peer || !self) return null;
+  // A v4 peer on a dual-stack listener appears in the v6 table in its mapped form.
+  const table = await freshTable(TABLES[peer.family === 6 || self.family === 6 ? 6 : 4]);
+  // Rows read `sl local rem st tx:rx tr:when retrnsmt uid …`; find ours without splitting the whole table.
+  const at = table.indexOf(` ${peer.text} ${self.text} `);
+  if (at < 0) return null;
+  const end = table.indexOf('\n', at);
+  const uid = table.slice(at, end < 0 ? undefined : end).trim().split(/\s+/)[6];
+  return uid !== undefined && /^\d+$/.test(uid) ? Number(uid) : null;
+}
+
+/** Whether this platform can tell who is at the other end (Linux with a readable /proc/net/tcp). */
+export function canTellLocalUsers(): boolean {
+  if (process.platform !== 'linux' || process.getuid === undefined) return false;
+  try {
+    readFileSync(TABLES[4], 'latin1');
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,84 @@
+import { constants, type Stats } from 'node:fs';
+import { lstat, open, readlink, realpath, type FileHandle } from 'node:fs/promises';
+import { BerthError } from '../protocol/errors/index.js';
+import { isInside } from './paths.js';
+
+/**
+ * A confined path opened, then proven to still be inside the workspace.
+ *
+ * `confine()` proves a path string is inside the root at one instant; a
+ * symlink swapped into the path a moment later (an agent's command can do it
+ * in a loop) would send a later `readdir`, `lstat` or `rename` of the same
+ * string outside (issue 16, finding 5). So the object is opened once, the
+ * kernel is asked where that open object really is (`/proc/self/fd/N`), and
+ * everything after goes through `via` — a path that resolves to the opened
+ * object itself, whatever happens to the names on the way to it since.
+ */
+export interface VerifiedHandle {
+  /** Where the opened object really is: canonical, inside the root. */
+  readonly real: string;
+  /** A path to the opened object itself (`/proc/self/fd/N` on Linux); names under it resolve inside it. */
+  readonly via: string;
+  stat(): Promise<Stats>;
+  close(): Promise<void>;
+}
+
+/** Linux's O_PATH: a handle for naming and fstat only — no read access needed, a FIFO does not block. */
+const O_PATH = 0o10000000;
+const PROC_FD = '/proc/self/fd';
+
+let procFdWorks: boolean | undefined;
+
+async function hasProcFd(): Promise<boolean> {
+  if (procFdWorks === undefined) {
+    procFdWorks = process.platform === 'linux' && (await lstat(PROC_FD).then(() => true, () => false));
+  }
+  return procFdWorks;
+}
+
+/**
+ * Opens `abs` (a path `confine()` returned) without following a final link,
+ * and refuses with `symlink_escape` if the opened object lies outside `root`.
+ * With `directory`, anything but a directory is refused (ENOTDIR).
+ */
+export async function openVerified(root: string, abs: string, options: { directory?: boolean } = {}): Promise<VerifiedHandle> {
+  const linux = await hasProcFd();
+  const flags =
+    (linux ? O_PATH : constants.O_RDONLY | constants.O_NONBLOCK) |
+    constants.O_NOFOLLOW |
+    (options.directory ? constants.O_DIRECTORY : 0);
+  let fh: FileHandle;
+  try {
+    fh = await open(abs, flags);
+  } catch (err) {
+    // A final component swapped for a link since it was confined.
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw escape();
+    throw err;
+  }
+  try {
+    const via = linux ? `${PROC_FD}/${fh.fd}` : abs;
+    const real = linux ? await readlink(via) : await stillHere(abs, fh);
+    if (!isInside(root, real)) throw escape();
+    return { real, via, stat: () => fh.stat(), close: () => fh.close() };
+  } catch (err) {
+    await fh.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * Without /proc: the open object must be the very one the path names now, and
+ * that path must resolve inside the root (a directory cannot be hard-linked,
+ * so for directories this proves where the handle is; later calls by path keep
+ * a narrow window that only /proc closes).
+ */
+async function stillHere(abs: string, fh: FileHandle): Promise<string> {
+  const [opened, real] = await Promise.all([fh.stat(), realpath(abs)]);
+  const named = await lstat(real);
+  if (opened.dev !== named.dev || opened.ino !== named.ino) throw escape();
+  return real;
+}
+
+function escape(): BerthError {
+  return new BerthError('symlink_escape', 'a symlink leads outside the workspace');
+}
