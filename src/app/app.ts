@@ -11,7 +11,7 @@ import type { WireBatchItem, WireError, WireSuccess } from '../protocol/toolprot
 import { assertPayload, BATCH_AFTER, CALL_PAYLOAD, ERROR_PAYLOAD } from '../protocol/toolproto/payloads.js';
 import { runCall, wireError, type EvidenceHooks } from './calls.js';
 import { decodePayload, encodePayload } from './codec.js';
-import { AppTools, type AppToolSpec } from './tools.js';
+import { AppTools, type AnyAppToolSpec } from './tools.js';
 import type { AppSocket } from './transport.js';
 
 export interface AppOptions {
@@ -64,7 +64,7 @@ export class BerthApp {
   }
 
   /** Adds a tool; the host hears of it at once. Throws a TypeError for an invalid spec (nothing is added). */
-  registerTool(spec: AppToolSpec): void {
+  registerTool(spec: AnyAppToolSpec): void {
     this.tools.register(spec);
     this.changed();
   }

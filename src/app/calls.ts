@@ -1,6 +1,7 @@
 import { BerthError } from '../protocol/errors/index.js';
 import type { EvidenceRequest } from '../protocol/toolproto/payloads.js';
-import { validateArguments } from '../protocol/tools/arguments.js';
+import { validateArguments, validateResult } from '../protocol/tools/arguments.js';
+import { FLATTENED_STRING } from '../protocol/tools/types.js';
 import { availabilityOf, wireRuntime } from '../protocol/tools/definitions.js';
 import { guardPermits, type ToolGuard } from '../protocol/tools/guard.js';
 import type { WireError, WireSuccess } from '../protocol/toolproto/outcomes.js';
@@ -64,11 +65,14 @@ export async function runCall(tools: AppTools, guard: ToolGuard, request: CallRe
         runtime: wireRuntime(availability),
       });
     }
-    const answer = await tool.handler(request.arguments, {
+    // A flattened-string tool receives the checked arguments object as its compact JSON text (docs/tool-protocol.md).
+    const args = tool.argumentEncoding === FLATTENED_STRING ? JSON.stringify(request.arguments) : request.arguments;
+    const answer = await tool.handler(args as never, {
       callId: request.callId,
       ...(request.sessionId !== undefined ? { sessionId: request.sessionId } : {}),
     });
     const reply = answer instanceof ToolReply ? answer : new ToolReply(answer);
+    validateResult(tool, reply.result ?? null);
     const evidence = request.after ? await collectEvidence(request.after, hooks) : undefined;
     return {
       success: true,

@@ -1,13 +1,13 @@
 import { TOOL_PROTOCOL_PATH } from '../protocol/toolproto/subprotocol.js';
 import { BerthApp, type AppOptions } from './app.js';
-import type { AppToolSpec } from './tools.js';
+import type { AnyAppToolSpec } from './tools.js';
 import { openSocket, type TransportKind } from './transport.js';
 
 export interface ConnectOptions extends AppOptions {
   /** The workspace to bind to: its id or absolute root (default: the daemon's primary workspace). */
   readonly workspace?: string;
   /** Tools registered before the host's first query, so its first catalog already has them. */
-  readonly tools?: readonly AppToolSpec[];
+  readonly tools?: readonly AnyAppToolSpec[];
   readonly transport?: TransportKind;
 }
 

@@ -17,7 +17,15 @@
 
 export { BerthApp, type AppOptions, type CloseInfo } from './app.js';
 export { ToolReply, type EvidenceHooks, type Screenshot } from './calls.js';
-export { AppToolError, type AppToolSpec, type ToolCallContext, type ToolHandler } from './tools.js';
+export {
+  AppToolError,
+  type AnyAppToolSpec,
+  type AppToolSpec,
+  type FlattenedToolHandler,
+  type FlattenedToolSpec,
+  type ToolCallContext,
+  type ToolHandler,
+} from './tools.js';
 export { ConnectRefused, type TransportKind } from './transport.js';
 export type { WireError as Notice } from '../protocol/toolproto/outcomes.js';
 export type { Policy, ToolAvailability } from '../protocol/tools/types.js';

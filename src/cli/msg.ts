@@ -4,6 +4,7 @@ import { MODULE_SESSION_ENV, MODULE_SOCKET_ENV, MODULE_TOKEN_ENV } from '../mess
 import { ALL, KINDS } from '../messaging/types.js';
 import { exchangeLine } from '../modules/client.js';
 import { joinTab } from './msg-join.js';
+import { registerMsgOwner } from './msg-owner.js';
 
 interface AccessOptions {
   socket?: string;
@@ -64,7 +65,7 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').replace(/\n$/, '');
 }
 
-/** `berth msg list|send|inbox|peek`: the module protocol for a person or a script. */
+/** `berth msg list|send|inbox|peek` over the socket, and `share|tab` over the client API (msg-owner.ts). */
 export function registerMsg(program: Command): void {
   const msg = program
     .command('msg')
@@ -90,4 +91,5 @@ export function registerMsg(program: Command): void {
   withAccess(msg.command('peek').description('Show the messages waiting for you without taking them.')).action((opts: AccessOptions) =>
     ask('peek', {}, opts),
   );
+  registerMsgOwner(msg);
 }

@@ -18,6 +18,7 @@ import { CatalogSync, type IndexedTool } from './catalog-sync.js';
 import type { DefinitionCache } from './definition-cache.js';
 import { HostConnection, type FrameSocket } from './host-connection.js';
 import { applicationError, batchReportOf, outcomeOf, toolResultOf, type WireBatchReport, type WireError, type WireSuccess } from '../protocol/toolproto/outcomes.js';
+import { assertResultMatches, checkedReport, type DefinitionLookup } from './result-check.js';
 
 /** Who connected, as the application token says (src/tokens). */
 export interface ApplicationIdentity {
@@ -53,6 +54,9 @@ export class ApplicationSession implements ApplicationLink {
   readonly connection: HostConnection;
   readonly sync: CatalogSync;
   private built = new Map<string, Tool>();
+  /** The published tools by id, for checking results against their output schemas. */
+  private published = new Map<string, Tool>();
+  private readonly definitionOf: DefinitionLookup = (id) => this.published.get(id);
   private superseded = false;
 
   constructor(
@@ -107,7 +111,9 @@ export class ApplicationSession implements ApplicationLink {
   async call(toolId: string, args: Record<string, unknown>, options: ApplicationCallOptions = {}): Promise<ToolOutcome> {
     try {
       const reply = await this.send(toolId, args, options);
-      return 'code' in reply ? { ok: false, error: { ...reply } } : outcomeOf(reply);
+      if ('code' in reply) return { ok: false, error: { ...reply } };
+      assertResultMatches(this.definitionOf, toolId, reply);
+      return outcomeOf(reply);
     } catch (err) {
       return { ok: false, error: asBerthError(err).toFrameError() };
     }
@@ -131,7 +137,7 @@ export class ApplicationSession implements ApplicationLink {
       what: `a batch of ${request.calls.length} calls`,
     });
     if (reply.type === 'tool.error') throw applicationError(reply.payload as unknown as WireError);
-    return batchReportOf(reply.payload as unknown as WireBatchReport, request.calls.map((c) => c.toolId));
+    return checkedReport(this.definitionOf, batchReportOf(reply.payload as unknown as WireBatchReport, request.calls.map((c) => c.toolId)));
   }
 
   /** An agent's call through `workspace_tool`, after the executor's checks: the application's refusal is thrown. */
@@ -142,6 +148,7 @@ export class ApplicationSession implements ApplicationLink {
       if (reply.code === 'unknown_tool' || reply.code === 'tool_unavailable') void this.sync.refresh().catch((err) => this.syncFailed(err));
       throw applicationError(reply);
     }
+    assertResultMatches(this.definitionOf, toolId, reply);
     return toolResultOf(reply);
   }
 
@@ -192,6 +199,7 @@ export class ApplicationSession implements ApplicationLink {
       }
       if (this.superseded) return;
       this.built = built;
+      this.published = new Map(tools.map((t) => [t.name, t]));
       registry.publish(workspaceId, this.applicationId, tools, this);
     } catch (err) {
       const be = asBerthError(err);

@@ -2,7 +2,7 @@ import { AFTER } from '../protocol/toolproto/payloads.js';
 import { fromProtocolSchema } from '../protocol/tools/protocol-schema.js';
 import type { EvidenceRequest } from '../protocol/toolproto/payloads.js';
 import type { WireDefinition } from '../protocol/tools/definitions.js';
-import type { JsonSchema, Policy, Tool, ToolAvailability, ToolContext, ToolResult } from '../tools/types.js';
+import { FLATTENED_STRING, type JsonSchema, type Policy, type Tool, type ToolAvailability, type ToolContext, type ToolResult } from '../tools/types.js';
 
 /**
  * Berth's extension for agents: docs/tool-protocol.md lets the host ask for post-call
@@ -38,6 +38,8 @@ export function applicationTool(
     inputSchema,
     annotations: { ...(def.annotations ?? {}) },
     ...(def.prerequisiteToolIds ? { prerequisiteToolIds: def.prerequisiteToolIds } : {}),
+    ...(def.outputSchema ? { outputSchema: fromProtocolSchema(def.outputSchema) } : {}),
+    ...(def.argumentEncoding === FLATTENED_STRING ? { argumentEncoding: FLATTENED_STRING } : {}),
     availability: () => availability(def.id),
     run(args, ctx) {
       if (!carriesEvidence || args.after === undefined) return run(def.id, args, undefined, ctx);

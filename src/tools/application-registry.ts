@@ -100,6 +100,14 @@ export class ApplicationToolRegistry {
     return tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
+  /** The application that publishes tool `name` in a workspace. */
+  applicationOf(workspaceId: string, name: string): string | undefined {
+    for (const [applicationId, publication] of this.workspaces.get(workspaceId) ?? []) {
+      if (publication.tools.has(name)) return applicationId;
+    }
+    return undefined;
+  }
+
   get(workspaceId: string, name: string): Tool | undefined {
     for (const publication of this.workspaces.get(workspaceId)?.values() ?? []) {
       const tool = publication.tools.get(name);
@@ -126,6 +134,7 @@ function checkTool(tool: Tool): void {
     throw new BerthError('invalid_request', `Tool ${tool.name} has an unknown policy ${String(tool.policy)}`);
   }
   checkToolSchema(tool.inputSchema, `Tool ${tool.name}`);
+  if (tool.outputSchema) checkToolSchema(tool.outputSchema, `Tool ${tool.name} outputSchema`);
 }
 
 /** The published tool, answering availability from the connection and the latest reported state. */

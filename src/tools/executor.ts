@@ -5,7 +5,7 @@ import type { Workspace } from '../workspace/types.js';
 import { validateArguments } from '../protocol/tools/arguments.js';
 import { sha256Revision } from '../protocol/tools/canonical-json.js';
 import { availabilityOf, wireRuntime } from '../protocol/tools/definitions.js';
-import { isDispatching } from './dispatch.js';
+import { isBatching, isDispatching, type BatchingTool } from './dispatch.js';
 import { assertGuardPermits, type ToolGuard } from '../protocol/tools/guard.js';
 import { nobodyToAsk, type AskHook, type PermissionHook } from './permission.js';
 import type { ReceiptJournal } from './receipt-journal.js';
@@ -62,6 +62,7 @@ export class ToolExecutor {
     const named = this.deps.tools.get(call.name);
     if (!named) throw new BerthError('unknown_tool', `No tool named ${call.name}`, { tool: call.name });
     validateArguments(named, call.args);
+    if (isBatching(named)) return this.executeBatch(call, named, call.args, signal);
     let tool: Tool = named;
     let args: Record<string, unknown> = call.args;
     if (isDispatching(named)) {
@@ -76,23 +77,38 @@ export class ToolExecutor {
       this.assertReady(tool, signal);
       return this.run(tool, args, call.callId, signal);
     }
-    return this.executeEffectful(call, tool, args, named === tool ? undefined : named.name, signal);
+    const via = named === tool ? undefined : named.name;
+    return this.executeEffectful(call, tool, args, () => this.permit(call, tool, args, via, signal), signal);
   }
 
-  private async executeEffectful(
-    call: ToolCall,
-    tool: Tool,
-    args: Record<string, unknown>,
-    via: string | undefined,
-    signal: AbortSignal,
-  ): Promise<ToolOutcome> {
-    const { namespace, journal, clock } = this.deps;
-    const argsDigest = sha256Revision(call.args);
-    const earlier = this.earlierOutcome(call, argsDigest);
-    if (earlier) return earlier;
+  /**
+   * A batch: every target's arguments and guard first, so nothing runs unless
+   * all of it may; read-only targets only means nothing to ask or journal.
+   */
+  private async executeBatch(call: ToolCall, batch: BatchingTool, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutcome> {
+    const targets = batch.resolveBatch(args);
+    for (const target of targets) {
+      validateArguments(target.tool, target.args);
+      assertGuardPermits(this.deps.guard, target.tool);
+    }
+    const ready = () => targets.forEach((target) => this.assertReady(target.tool, signal));
+    if (targets.every((target) => target.tool.policy === 'read')) {
+      ready();
+      return this.run(batch, args, call.callId, signal);
+    }
+    const permitAll = async () => {
+      for (const target of targets) {
+        if (target.tool.policy !== 'read') await this.permit(call, target.tool, target.args as Record<string, unknown>, batch.name, signal);
+      }
+      ready();
+    };
+    return this.executeEffectful(call, batch, args, permitAll, signal);
+  }
 
+  /** Asks the permission hook about one call; a refusal throws `permission_rejected`. */
+  private async permit(call: ToolCall, tool: Tool, args: Record<string, unknown>, via: string | undefined, signal: AbortSignal): Promise<void> {
     const decision = await this.deps.permission({
-      namespace,
+      namespace: this.deps.namespace,
       callId: call.callId,
       sessionId: this.deps.sessionId,
       workspace: this.deps.workspace,
@@ -105,6 +121,20 @@ export class ToolExecutor {
       throw new BerthError('permission_rejected', decision.reason || `The owner rejected ${tool.name}`, { tool: tool.name });
     }
     this.assertReady(tool, signal);
+  }
+
+  private async executeEffectful(
+    call: ToolCall,
+    tool: Tool,
+    args: Record<string, unknown>,
+    permit: () => Promise<void>,
+    signal: AbortSignal,
+  ): Promise<ToolOutcome> {
+    const { namespace, journal, clock } = this.deps;
+    const argsDigest = sha256Revision(call.args);
+    const earlier = this.earlierOutcome(call, argsDigest);
+    if (earlier) return earlier;
+    await permit();
 
     const start = { namespace, callId: call.callId, toolName: call.name, argsDigest, startedAt: clock.now() };
     const running = journal.claim(start, async () => {

@@ -7,6 +7,7 @@ import { allowWithoutAsking, type AskHook, type PermissionHook } from './permiss
 import type { ReceiptJournal } from './receipt-journal.js';
 import { ToolSet } from './tool-set.js';
 import type { OwnerQuestion, Policy, Tool, ToolDefinition, ToolOutcome } from './types.js';
+import { workspaceToolBatchTool } from './workspace-tool-batch.js';
 import { workspaceToolTool, workspaceToolsTool } from './workspace-tools.js';
 
 /** The tools that run where a workspace lives: the local builtins, or the remote owner's through a channel. */
@@ -153,7 +154,7 @@ export class ToolService {
     const tools = [...(this.hosts.get(workspace.kind)?.(workspace) ?? [])];
     if (workspace.kind === 'local') {
       const scope = { applications: this.applications, workspaceId: workspace.id, guard };
-      tools.push(workspaceToolsTool(scope), workspaceToolTool(scope));
+      tools.push(workspaceToolsTool(scope), workspaceToolTool(scope), workspaceToolBatchTool(scope));
     }
     return tools;
   }

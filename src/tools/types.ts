@@ -3,9 +3,11 @@ import type { Workspace } from '../workspace/types.js';
 
 // The wire vocabulary of tools lives in protocol/ (the app SDK shares it); re-exported so daemon code has one import.
 export {
+  FLATTENED_STRING,
   POLICIES,
   policyAllows,
   policyRank,
+  type ArgumentEncoding,
   type JsonSchema,
   type Policy,
   type ToolAnnotations,

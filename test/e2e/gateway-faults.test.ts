@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { STORE_FILE } from '../../src/store/db.js';
 import { after, afterEach, before, describe, test } from 'node:test';
 import {
   channelToken,
@@ -47,43 +49,54 @@ describe('effects happen once or are reported uncertain when A dies or the socke
   });
   after(() => host.close());
 
-  test('A killed after a stop took effect and before its result: after A restarts the call is answered uncertain_effect, and the effect happened once', async () => {
+  test('A killed while a critical call runs, after its receipt and before its result: after A restarts the call is answered uncertain_effect and not run again', async () => {
     const dirs = ownerDirs();
     cleanups.push(() => dirs.remove());
     cleanups.push(() => killGroupOf(join(dirs.project, 'watcher.pid')));
-    // The command records its process group, answers SIGTERM by recording the stop (the effect),
-    // then lingers: workspace_stop waits for it, so A holds the receipt `executing` past the effect.
-    const watcher = `echo $$ > watcher.pid; trap 'echo stopped >> effect.log; sleep 30; exit 0' TERM; echo ready; while :; do sleep 1; done`;
-    plans.set('stop the watcher', (seen) => {
+    // The command never reads its stdin, so once the pipe is full a workspace_input call waits
+    // for room that never comes: A holds its receipt `executing` with part of the text delivered.
+    const watcher = `echo $$ > watcher.pid; echo ready; while :; do sleep 1; done`;
+    const chunk = 'x'.repeat(16_384);
+    plans.set('fill the watcher', (seen) => {
       if (seen.length === 0) return [{ id: 'exec-watcher', name: 'workspace_exec', arguments: { command: watcher } }];
       const commandId = seen[0]!.json.commandId;
       const last = seen[seen.length - 1]!;
-      if (last.id.startsWith('stop')) return null;
+      if (last.id.startsWith('input')) return null;
       if (seen.length > 1 && String(last.json.output ?? '').includes('ready')) {
-        return [{ id: 'stop-watcher', name: 'workspace_stop', arguments: { commandId } }];
+        return Array.from({ length: 64 }, (_, i) => ({ id: `input-${i}`, name: 'workspace_input', arguments: { commandId, text: chunk } }));
       }
       return [{ id: `poll-${seen.length}`, name: 'workspace_poll', arguments: { commandId } }];
     });
     const first = owner(dirs, host.b.url);
     await first.waitForLines(/channel ready/);
     const sessionId = await remoteSession(host.b);
-    const turn = runTurn(host.b, sessionId, 'stop the watcher');
+    const turn = runTurn(host.b, sessionId, 'fill the watcher');
 
-    await until(() => existsSync(join(dirs.project, 'effect.log')));
+    const receipts = new Database(join(dirs.home, STORE_FILE), { readonly: true, fileMustExist: true });
+    const stuck = await until(
+      () =>
+        receipts
+          .prepare(`SELECT call_id AS callId FROM receipts WHERE tool_name = 'workspace_input' AND status = 'executing'`)
+          .get() as { callId: string } | undefined,
+    );
+    receipts.close();
     first.child.kill('SIGKILL');
     await first.exited;
-    assert.doesNotMatch(first.stderr(), /workspace_stop · /, 'the first A never answered the stop');
 
     const second = owner(dirs, host.b.url);
     const settled = await turn;
-    const stop = settled.calls.find((c) => c.tool === 'workspace_stop')!;
-    assert.equal(stop.status, 'failed');
-    assert.equal(stop.code, 'uncertain_effect');
-    assert.match(second.stderr(), new RegExp(`workspace_stop · session ${sessionId.slice(0, 8)} · uncertain_effect`));
-    assert.equal(readFileSync(join(dirs.project, 'effect.log'), 'utf8'), 'stopped\n', 'the effect happened exactly once');
+    const inputs = settled.calls.filter((c) => c.tool === 'workspace_input');
+    const firstFailed = inputs.findIndex((c) => c.status === 'failed');
+    assert.ok(firstFailed > 0, 'the first inputs filled the pipe');
+    assert.equal(inputs[firstFailed]!.code, 'uncertain_effect', 'the stuck call is reported uncertain');
+    // The second A never started the watcher, so the later inputs name a command it does not know.
+    assert.deepEqual(new Set(inputs.slice(firstFailed + 1).map((c) => c.code)), new Set(['unknown_command']));
+    const short = sessionId.slice(0, 8);
+    assert.equal(second.stderr().match(new RegExp(`workspace_input · session ${short} · uncertain_effect`, 'g'))?.length, 1);
+    assert.doesNotMatch(second.stderr(), new RegExp(`workspace_input · session ${short} · ok`), 'the second A ran no input again');
     const row = host.b.daemon.store.db
-      .prepare(`SELECT state, sends FROM gateway_calls WHERE session_id = ? AND tool = 'workspace_stop'`)
-      .get(sessionId) as { state: string; sends: number };
+      .prepare(`SELECT state, sends FROM gateway_calls WHERE id = ?`)
+      .get(stuck.callId) as { state: string; sends: number };
     assert.deepEqual(row, { state: 'answered', sends: 2 }, 'B sent the same call again after A came back');
   });
 

@@ -14,8 +14,8 @@ import type { TestDaemon } from '../support/daemon.js';
  * files on disk.
  */
 
-const WRITE_TOOLS = ['workspace_write', 'workspace_patch', 'workspace_delete', 'workspace_exec', 'workspace_input', 'workspace_stop'];
-const READ_TOOLS = ['workspace_info', 'workspace_list', 'workspace_read', 'workspace_poll', 'workspace_ask'];
+const WRITE_TOOLS = ['workspace_write', 'workspace_patch', 'workspace_delete', 'workspace_exec', 'workspace_input'];
+const READ_TOOLS = ['workspace_info', 'workspace_list', 'workspace_read', 'workspace_poll', 'workspace_stop', 'workspace_ask'];
 
 const write = (path: string, content: string) => ({ name: 'workspace_write', arguments: { path, content, expectedSha256: null } });
 const exec = (command: string) => ({ name: 'workspace_exec', arguments: { command } });

@@ -26,7 +26,7 @@ describe('GET /workspace/tools', () => {
     assert.equal(r.body.initialized, true);
     assert.equal(r.body.acpChannelLive, true);
     const names = (r.body.tools as { name: string }[]).map((t) => t.name);
-    assert.deepEqual(names, [...SEED_000_NAMES].sort(), 'every seed-000 tool, sorted by name');
+    assert.deepEqual(names, [...SEED_000_NAMES, 'workspace_tool_batch'].sort(), 'every seed-000 tool and Berth\'s batch of application calls, sorted by name');
     for (const t of r.body.tools) {
       assert.equal(t.enabled, true, t.name);
       assert.equal(typeof t.description, 'string');

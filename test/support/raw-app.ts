@@ -115,6 +115,8 @@ export interface RawTool {
   /** Stands in for a real definition revision; what matters to the daemon is that it changes with the definition. */
   readonly revision?: string;
   readonly runtime?: Record<string, unknown>;
+  /** More definition members as the application publishes them (`outputSchema`, `argumentEncoding`). */
+  readonly extra?: Record<string, unknown>;
 }
 
 export function definitionOf(t: RawTool): Record<string, unknown> {
@@ -126,6 +128,7 @@ export function definitionOf(t: RawTool): Record<string, unknown> {
     policy: t.policy ?? 'read',
     inputSchema: t.inputSchema ?? { type: 'object', properties: { text: { type: 'string' } } },
     definitionRevision: t.revision ?? `sha256:${t.id}-1`,
+    ...t.extra,
   };
 }
 
@@ -137,7 +140,7 @@ export function indexAnswer(tools: readonly RawTool[], revision = 'sha256:catalo
     evaluatedAtUtc: new Date().toISOString(),
     detail: 'index',
     tools: tools.map((t) => {
-      const { inputSchema: _schema, ...entry } = definitionOf(t);
+      const { inputSchema: _schema, outputSchema: _output, ...entry } = definitionOf(t);
       return { ...entry, ...(t.runtime ? { runtime: t.runtime, executable: false } : {}) };
     }),
     count: tools.length,

@@ -4,7 +4,8 @@ import { BerthError } from '../../protocol/errors/index.js';
 import { moduleEnvironment } from '../../messaging/index.js';
 import { bearerOf } from '../../tokens/tokens.js';
 import type { HttpModule } from '../module.js';
-import { param } from '../params.js';
+import { objectBody, param } from '../params.js';
+import { readSessionIds, readTabSettings } from './module-settings.js';
 
 /**
  * A session's module access for its owner (Deliver 2; outside the 25
@@ -60,6 +61,29 @@ export const moduleAccessModule: HttpModule = {
       refuseModuleTokens(request);
       const session = core.sessions.get(param(request, 'id'));
       return view(session.id, core.messaging.joinToken(session.id));
+    });
+
+    // The owner says how a tab reads its messages and whether it reaches the network (docs in README.md).
+    app.patch('/session/:id/module', async (request) => {
+      refuseModuleTokens(request);
+      const session = await core.sessions.open(param(request, 'id'));
+      core.messaging.declare(session.id, readTabSettings(objectBody(request)));
+      return view(session.id, null);
+    });
+
+    // One token for several tabs of one workspace; each question names its tab with `session`.
+    app.post('/module/token', async (request) => {
+      refuseModuleTokens(request);
+      const sessionIds: string[] = [];
+      for (const id of readSessionIds(objectBody(request))) sessionIds.push((await core.sessions.open(id)).id);
+      const token = core.messaging.shareToken(sessionIds);
+      const tabs = sessionIds.map((id) => core.messaging.describe(id)!);
+      return {
+        token,
+        workspaceId: tabs[0]!.workspaceId,
+        socket: tabs[0]!.socket,
+        sessions: tabs.map((t) => ({ sessionId: t.sessionId, tab: t.tab, title: t.title })),
+      };
     });
   },
 };

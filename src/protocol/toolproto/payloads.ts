@@ -39,9 +39,11 @@ const CATALOG_ENTRY = {
     policy: POLICY,
     definitionRevision: { type: 'string', minLength: 1, maxLength: 200 },
     inputSchema: { type: 'object' },
+    outputSchema: { type: 'object' },
     annotations: { type: 'object' },
     prerequisiteToolIds: { type: 'array', items: TOOL_ID, maxItems: MAX_CATALOG_TOOLS },
-    argumentEncoding: { type: 'string' },
+    // JSON is the default and normally omitted; an encoding Berth cannot honour refuses the catalog.
+    argumentEncoding: { enum: ['json', 'flattened-string'] },
     runtime: RUNTIME,
     executable: { type: 'boolean' },
   },

@@ -34,14 +34,14 @@ const compiled = new WeakMap<object, ValidateFunction>();
  * Compiles one of the daemon's own schemas, refusing one that is not valid JSON
  * Schema with `invalid_request`.
  */
-export function compileSchema(schema: JsonSchema): ValidateFunction {
+export function compileSchema(schema: JsonSchema, what = 'input schema'): ValidateFunction {
   const known = compiled.get(schema);
   if (known) return known;
   let validate: ValidateFunction;
   try {
     validate = ownAjv.compile(schema);
   } catch (err) {
-    throw new BerthError('invalid_request', `Invalid input schema: ${err instanceof Error ? err.message : String(err)}`);
+    throw new BerthError('invalid_request', `Invalid ${what}: ${err instanceof Error ? err.message : String(err)}`);
   }
   compiled.set(schema, validate);
   return validate;
@@ -71,14 +71,14 @@ const checked = new WeakSet<object>();
  * schema object: Ajv keeps every schema and compiled function an instance ever
  * compiled, and a shared instance would hold every announced catalog forever.
  */
-export function toolValidator(schema: JsonSchema): ValidateFunction {
+export function toolValidator(schema: JsonSchema, what = 'input schema'): ValidateFunction {
   const known = compiled.get(schema);
   if (known) return known;
   let validate: ValidateFunction;
   try {
     validate = new Ajv({ ...OPTIONS, meta: false, validateSchema: false }).compile(schema);
   } catch (err) {
-    throw new BerthError('invalid_request', `Invalid input schema: ${err instanceof Error ? err.message : String(err)}`);
+    throw new BerthError('invalid_request', `Invalid ${what}: ${err instanceof Error ? err.message : String(err)}`);
   }
   compiled.set(schema, validate);
   return validate;
@@ -95,6 +95,27 @@ export function assertMatches(schema: JsonSchema, value: unknown, code: ErrorCod
   const field = schemaErrorField(violation);
   const where = field ? `\`${field}\`` : what;
   throw new BerthError(code, `${where} ${violation.message ?? 'is invalid'}`, field ? { field } : {});
+}
+
+/**
+ * Checks a successful call's `result` against the tool's outputSchema, when it
+ * has one (docs/tool-protocol.md: results are checked against the published schemas).
+ * A mismatch is `tool_failed`: the call ran — its effect, if any, happened —
+ * but what came back is not what the tool promised, so nothing should be built
+ * on it. `details.outputSchema` tells it apart from other failures.
+ */
+export function validateResult(def: { readonly name: string; readonly outputSchema?: JsonSchema }, result: unknown): void {
+  if (!def.outputSchema) return;
+  const validate = toolValidator(def.outputSchema, 'output schema');
+  if (validate(result)) return;
+  const violation = validate.errors![0]!;
+  const field = schemaErrorField(violation);
+  const where = field ? `\`${field}\`` : 'the result';
+  throw new BerthError(
+    'tool_failed',
+    `${def.name} ran, but its result does not match its outputSchema: ${where} ${violation.message ?? 'is invalid'}`,
+    { tool: def.name, outputSchema: true, ...(field ? { field } : {}) },
+  );
 }
 
 /** Validates tool arguments against the tool's inputSchema (`invalid_arguments`). */

@@ -16,6 +16,8 @@ export interface WireDefinition {
   readonly inputSchema: Record<string, unknown>;
   readonly annotations?: Record<string, unknown>;
   readonly prerequisiteToolIds?: readonly string[];
+  readonly outputSchema?: Record<string, unknown>;
+  readonly argumentEncoding?: string;
 }
 
 /** A tool's runtime state as the catalog shows it; omitted entirely when available (docs/tool-protocol.md defaults). */
@@ -43,6 +45,8 @@ export function wireDefinition(def: ToolDefinition): WireDefinition {
     inputSchema: toProtocolSchema(def.inputSchema),
     ...(annotations ? { annotations } : {}),
     ...(prerequisites.length > 0 ? { prerequisiteToolIds: prerequisites } : {}),
+    ...(def.outputSchema ? { outputSchema: toProtocolSchema(def.outputSchema) } : {}),
+    ...(def.argumentEncoding ? { argumentEncoding: def.argumentEncoding } : {}),
   };
 }
 
@@ -101,5 +105,7 @@ export function definitionOf(tool: ToolDefinition): ToolDefinition {
     inputSchema: tool.inputSchema,
     annotations: tool.annotations,
     ...(tool.prerequisiteToolIds ? { prerequisiteToolIds: tool.prerequisiteToolIds } : {}),
+    ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
+    ...(tool.argumentEncoding ? { argumentEncoding: tool.argumentEncoding } : {}),
   };
 }

@@ -34,7 +34,19 @@ export interface ToolDefinition {
   readonly annotations: ToolAnnotations;
   /** Tools that should be discovered or called first (docs/tool-protocol.md `prerequisiteToolIds`). */
   readonly prerequisiteToolIds?: readonly string[];
+  /** The shape of a successful call's `result`, when the tool publishes one; results are checked against it. */
+  readonly outputSchema?: JsonSchema;
+  /**
+   * docs/tool-protocol.md: a tool that declares `flattened-string` receives its arguments
+   * as one string, the compact JSON text of the arguments object. Absent means
+   * the default, a JSON object.
+   */
+  readonly argumentEncoding?: ArgumentEncoding;
 }
+
+/** The one non-default argument encoding of the tool protocol (the default, JSON, is never written out). */
+export type ArgumentEncoding = 'flattened-string';
+export const FLATTENED_STRING: ArgumentEncoding = 'flattened-string';
 
 /** Runtime executability, evaluated again right before each call (docs/tool-protocol.md). */
 export interface ToolAvailability {

@@ -4,10 +4,20 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { MAX_HASHED_FILE_BYTES } from '../limits.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import type { Tool, ToolContext, ToolResult } from '../types.js';
-import { expectedSha256, invalid, requiredString } from './args.js';
+import { expectedSha256, requiredString } from './args.js';
 import { mapWorkspaceError } from '../../workspace/fs-errors.js';
 import { seedToolDefinition } from './seed-tools.js';
 import { confineToolPath, localWorkspaceOf, regularFileStats, sha256File, staleHash } from './workspace-files.js';
+
+/**
+ * What `expectedSha256: null` means for a delete (contract/gateway-v1.json allows it
+ * and its text does not say): no revision check — the regular file is deleted
+ * whatever it holds. Directories, links and missing files are refused as
+ * always, and it stays a `critical` call under the usual permission rules.
+ * See docs/workspace-tools.md.
+ */
+export const DELETE_NULL_NOTE =
+  'Berth: expectedSha256 null deletes the regular file whatever its content, without comparing revisions.';
 
 /**
  * `workspace_delete` (docs/gateway.md): delete one regular file whose SHA-256 still
@@ -17,7 +27,7 @@ import { confineToolPath, localWorkspaceOf, regularFileStats, sha256File, staleH
  */
 export function workspaceDeleteTool(): Tool {
   return {
-    ...seedToolDefinition('workspace_delete', { policy: 'critical', category: 'workspace' }),
+    ...seedToolDefinition('workspace_delete', { policy: 'critical', category: 'workspace', note: DELETE_NULL_NOTE }),
     run: (args, ctx) => deleteWorkspaceFile(args, ctx),
   };
 }
@@ -26,9 +36,6 @@ async function deleteWorkspaceFile(args: Record<string, unknown>, ctx: ToolConte
   const ws = localWorkspaceOf(ctx);
   const path = requiredString(args, 'path');
   const expected = expectedSha256(args);
-  if (expected === null) {
-    throw invalid('workspace_delete needs the sha256 of the file it deletes', 'read the file with workspace_read first');
-  }
   const { abs, rel } = await confineToolPath(ws, path);
   // confine() followed any link; look at the name itself to refuse deleting through one.
   const named = await lstat(resolve(ws.root, path)).catch((err: unknown) => {
@@ -47,9 +54,18 @@ async function deleteWorkspaceFile(args: Record<string, unknown>, ctx: ToolConte
   } catch (err) {
     throw mapWorkspaceError(err, rel);
   }
+  if (expected !== null) await assertStillExpected(aside, abs, rel, expected, ctx.signal);
+  await unlink(aside).catch((err: unknown) => {
+    throw mapWorkspaceError(err, rel);
+  });
+  return { value: { path: rel, deleted: true, size: st.size } };
+}
+
+/** Hashes the file moved aside; when it is not the expected revision, puts it back and refuses. */
+async function assertStillExpected(aside: string, abs: string, rel: string, expected: string, signal: AbortSignal): Promise<void> {
   let actual: string;
   try {
-    actual = await sha256File(aside, rel, MAX_HASHED_FILE_BYTES, ctx.signal);
+    actual = await sha256File(aside, rel, MAX_HASHED_FILE_BYTES, signal);
   } catch (err) {
     await rename(aside, abs).catch(() => undefined);
     throw err;
@@ -59,8 +75,4 @@ async function deleteWorkspaceFile(args: Record<string, unknown>, ctx: ToolConte
     await rename(aside, abs).catch(() => undefined);
     throw staleHash(rel);
   }
-  await unlink(aside).catch((err: unknown) => {
-    throw mapWorkspaceError(err, rel);
-  });
-  return { value: { path: rel, deleted: true, size: st.size } };
 }

@@ -82,10 +82,16 @@ export function workspaceInputTool(commands: CommandManager): Tool {
  * `workspace_stop` (docs/gateway.md): SIGTERM to the command's whole process group,
  * SIGKILL after the grace; answers once it has ended. Stopping a finished
  * command is not an error: it reports the status it ended with.
+ *
+ * A `read` tool, as contract/gateway-v1.json's `readOnlyHint` says: it can only stop a command
+ * the calling session itself started (`commands.get` answers any other id as
+ * `unknown_command`), so it reaches nothing the session could not already
+ * end by cancelling its turn. Like every read tool it is not journaled: a
+ * repeat asks again, and stopping a finished command only reports it.
  */
 export function workspaceStopTool(commands: CommandManager): Tool {
   return {
-    ...seedToolDefinition('workspace_stop', { policy: 'write', category: 'process' }),
+    ...seedToolDefinition('workspace_stop', { policy: 'read', category: 'process' }),
     async run(args, ctx): Promise<ToolResult> {
       const command = commands.get(ctx.sessionId, commandIdArg(args));
       const wasRunning = command.running;

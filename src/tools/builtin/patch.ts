@@ -9,17 +9,25 @@ import { sha256Hex } from '../../protocol/tools/sha256.js';
 import { localWorkspaceOf, readWholeToolFile, staleHash } from './workspace-files.js';
 
 /**
+ * What `expectedSha256: null` means for a patch (contract/gateway-v1.json allows it
+ * and its text does not say): no revision check. The file must still exist
+ * and `oldText` still occur in it exactly once; the patch is applied to the
+ * file as it is when the call runs. It stays a `write` call under the usual
+ * permission rules. See docs/workspace-tools.md.
+ */
+export const PATCH_NULL_NOTE =
+  'Berth: expectedSha256 null patches the file as it is now, without comparing revisions; ' +
+  'oldText must still occur exactly once, and a change made while the call runs still refuses it.';
+
+/**
  * `workspace_patch` (docs/gateway.md): replace exactly one occurrence of `oldText`.
- *
- * `expectedSha256: null` is refused: a patch edits text the agent has seen, so
- * the file must exist and have been read (the seed: "Supply the SHA-256 from
- * workspace_read"); creating a file is `workspace_write`'s job. Occurrences
- * are counted overlapping ("aa" occurs twice in "aaa"), so "exactly one" means
- * there is no other place the edit could have meant.
+ * Occurrences are counted overlapping ("aa" occurs twice in "aaa"), so
+ * "exactly one" means there is no other place the edit could have meant.
+ * A patch never creates a file: that is `workspace_write`'s job.
  */
 export function workspacePatchTool(): Tool {
   return {
-    ...seedToolDefinition('workspace_patch', { policy: 'write', category: 'workspace' }),
+    ...seedToolDefinition('workspace_patch', { policy: 'write', category: 'workspace', note: PATCH_NULL_NOTE }),
     run: (args, ctx) => patchWorkspaceFile(args, ctx),
   };
 }
@@ -30,12 +38,10 @@ async function patchWorkspaceFile(args: Record<string, unknown>, ctx: ToolContex
   const oldText = requiredString(args, 'oldText');
   const newText = requiredString(args, 'newText');
   const expected = expectedSha256(args);
-  if (expected === null) {
-    throw invalid('workspace_patch edits an existing file: pass its sha256', 'read the file with workspace_read first; create files with workspace_write');
-  }
   if (oldText.length === 0) throw invalid('`oldText` must not be empty');
   const { abs, rel, bytes: before } = await readWholeToolFile(ws, path, MAX_PATCH_FILE_BYTES, ctx.signal);
-  if (sha256Hex(before) !== expected) throw staleHash(rel);
+  const current = sha256Hex(before);
+  if (expected !== null && current !== expected) throw staleHash(rel);
   const text = utf8Decode(before);
   if (text === null) throw new BerthError('binary_file', `binary file: ${rel}`, { path: rel });
 
@@ -51,7 +57,8 @@ async function patchWorkspaceFile(args: Record<string, unknown>, ctx: ToolContex
   if (after.length > MAX_PATCH_FILE_BYTES) {
     throw new BerthError('file_too_large', `the patched ${rel} would exceed ${MAX_PATCH_FILE_BYTES} bytes`, { limit: MAX_PATCH_FILE_BYTES });
   }
-  await replaceFile({ root: ws.root, abs, rel, content: after, expectedSha256: expected });
+  // With or without a hash from the caller, the file is replaced only if it is still the text patched here.
+  await replaceFile({ root: ws.root, abs, rel, content: after, expectedSha256: current });
   return {
     value: {
       path: rel,

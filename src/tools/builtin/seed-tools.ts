@@ -22,15 +22,21 @@ const SEED_000_TOOLS: readonly SeedTool[] = JSON.parse(
 export interface BerthToolPlacement {
   readonly policy: Policy;
   readonly category: string;
+  /**
+   * Berth's definition of something the seed leaves open, appended to the
+   * contract's description so the agent reads it where it reads the rest
+   * (docs/workspace-tools.md explains each one).
+   */
+  readonly note?: string;
 }
 
-/** The full definition of gateway tool `name`, with Berth's policy and category. */
+/** The full definition of gateway tool `name`, with Berth's policy, category and note. */
 export function seedToolDefinition(name: string, placement: BerthToolPlacement): ToolDefinition {
   const seed = SEED_000_TOOLS.find((t) => t.name === name);
   if (!seed) throw new Error(`seed 000 defines no tool named ${name}`);
   return {
     name: seed.name,
-    description: seed.description,
+    description: placement.note === undefined ? seed.description : `${seed.description} ${placement.note}`,
     inputSchema: seed.inputSchema,
     annotations: seed.annotations,
     policy: placement.policy,

@@ -38,9 +38,9 @@ describe('the tool service with the seed-000 builtins', () => {
     removeDir(root);
   });
 
-  it('gives a local workspace every seed-000 tool, each once', () => {
+  it('gives a local workspace every seed-000 tool, each once, and the batch of application calls', () => {
     const names = service.forSession(workspace, 's1').definitions('critical').map((d) => d.name);
-    assert.deepEqual([...names].sort(), [...SEED_000_NAMES].sort());
+    assert.deepEqual([...names].sort(), [...SEED_000_NAMES, 'workspace_tool_batch'].sort());
   });
 
   it('shows a read-guarded session only read tools, with the policies the issue assigns', () => {
@@ -53,7 +53,9 @@ describe('the tool service with the seed-000 builtins', () => {
       'workspace_list',
       'workspace_poll',
       'workspace_read',
+      'workspace_stop',
       'workspace_tool',
+      'workspace_tool_batch',
       'workspace_tools',
     ]);
   });

@@ -16,10 +16,20 @@ describe('the local workspace tool set', () => {
     );
     for (const t of expected) {
       const mine = tools.find((x) => x.name === t.name)!;
-      assert.equal(mine.description, t.description, t.name);
+      assert.ok(mine.description.startsWith(t.description), `${t.name} keeps the seed description`);
       assert.deepEqual(mine.inputSchema, t.inputSchema, t.name);
       assert.deepEqual(mine.annotations, t.annotations, t.name);
     }
+  });
+
+  it('adds Berth\'s meaning of a null expectedSha256 to workspace_patch and workspace_delete only', () => {
+    const added = Object.fromEntries(
+      tools.map((t) => [t.name, t.description.slice(seed.tools.find((s: { name: string }) => s.name === t.name).description.length)]),
+    );
+    assert.match(added.workspace_patch, /^ Berth: expectedSha256 null patches the file as it is now, without comparing revisions/);
+    assert.match(added.workspace_delete, /^ Berth: expectedSha256 null deletes the regular file whatever its content/);
+    const others = Object.entries(added).filter(([name]) => name !== 'workspace_patch' && name !== 'workspace_delete');
+    assert.deepEqual(others.filter(([, extra]) => extra !== ''), []);
   });
 
   it('places reads, writes and critical effects under the policies the issue names', () => {
@@ -36,7 +46,7 @@ describe('the local workspace tool set', () => {
       workspace_exec: 'critical',
       workspace_poll: 'read',
       workspace_input: 'critical',
-      workspace_stop: 'write',
+      workspace_stop: 'read',
       workspace_ask: 'read',
     });
     const category = new Set(tools.map((t) => t.category));

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, symlinkSync, chmodSync, mkdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, symlinkSync, chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { refusedWith, toolFixture, type ToolFixture } from './fixture.js';
@@ -136,12 +136,20 @@ describe('workspace_patch', () => {
     );
   });
 
-  it('refuses a null hash: a patch edits a file that was read', async () => {
-    const err = await refusedWith(
-      f.call('workspace_patch', { path: 'code.ts', oldText: 'const a', newText: 'let a', expectedSha256: null }),
-      'invalid_arguments',
-    );
-    assert.match(err.hint ?? '', /workspace_read/);
+  it('with a null hash, patches the file as it is now, without comparing revisions', async () => {
+    writeFileSync(join(f.root, 'unread.ts'), 'let x = 1;\nlet y = 2;\n');
+    const r = await f.call('workspace_patch', { path: 'unread.ts', oldText: 'let y = 2;', newText: 'let y = 3;', expectedSha256: null });
+    const now = readFileSync(join(f.root, 'unread.ts'), 'utf8');
+    assert.equal(now, 'let x = 1;\nlet y = 3;\n');
+    assert.equal(r.sha256, sha(now));
+  });
+
+  it('with a null hash, still refuses text that occurs twice or not at all, and a missing file', async () => {
+    writeFileSync(join(f.root, 'twice.ts'), 'x;\nx;\n');
+    await refusedWith(f.call('workspace_patch', { path: 'twice.ts', oldText: 'x;', newText: 'y;', expectedSha256: null }), 'ambiguous_text_match');
+    await refusedWith(f.call('workspace_patch', { path: 'twice.ts', oldText: 'z;', newText: 'y;', expectedSha256: null }), 'text_not_found');
+    await refusedWith(f.call('workspace_patch', { path: 'absent.ts', oldText: 'x', newText: 'y', expectedSha256: null }), 'path_not_found');
+    assert.equal(readFileSync(join(f.root, 'twice.ts'), 'utf8'), 'x;\nx;\n');
   });
 
   it('refuses a binary file and a missing file', async () => {
@@ -177,8 +185,22 @@ describe('workspace_delete', () => {
     assert.equal(readFileSync(join(f.root, 'kept.txt'), 'utf8'), 'stay');
   });
 
-  it('refuses a null hash and a missing file', async () => {
-    await refusedWith(f.call('workspace_delete', { path: 'kept.txt', expectedSha256: null }), 'invalid_arguments');
+  it('refuses a missing file', async () => {
     await refusedWith(f.call('workspace_delete', { path: 'never.txt', expectedSha256: sha('') }), 'path_not_found');
+  });
+
+  it('with a null hash, deletes the regular file whatever its content', async () => {
+    writeFileSync(join(f.root, 'unread.txt'), 'never read');
+    const r = await f.call('workspace_delete', { path: 'unread.txt', expectedSha256: null });
+    assert.deepEqual(r, { path: 'unread.txt', deleted: true, size: 10 });
+    assert.equal(existsSync(join(f.root, 'unread.txt')), false);
+  });
+
+  it('with a null hash, still refuses directories, symbolic links and missing files', async () => {
+    await refusedWith(f.call('workspace_delete', { path: 'folder', expectedSha256: null }), 'not_regular_file');
+    await refusedWith(f.call('workspace_delete', { path: 'link.txt', expectedSha256: null }), 'not_regular_file');
+    await refusedWith(f.call('workspace_delete', { path: 'never.txt', expectedSha256: null }), 'path_not_found');
+    assert.equal(readFileSync(join(f.root, 'kept.txt'), 'utf8'), 'stay');
+    assert.equal(readFileSync(join(f.root, 'folder/x.txt'), 'utf8'), 'x');
   });
 });
