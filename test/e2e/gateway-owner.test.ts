@@ -17,7 +17,7 @@ import { spawnBerth } from '../support/daemon.js';
 const TOKEN = 'berth_ch_owner-test-token';
 const SESSION = randomUUID();
 
-describe('berth connect checks every call before it runs', { timeout: 60_000 }, () => {
+describe('berth connect checks every call before it runs', { timeout: 180_000 }, () => {
   let host: FakeHost;
   let dirs: TempOwnerDirs;
   let owner: OwnerProcess;
@@ -80,7 +80,7 @@ describe('berth connect checks every call before it runs', { timeout: 60_000 }, 
   });
 });
 
-describe('berth connect keeps receipts of what it ran', { timeout: 60_000 }, () => {
+describe('berth connect keeps receipts of what it ran', { timeout: 180_000 }, () => {
   let host: FakeHost;
   let dirs: TempOwnerDirs;
   const owners: OwnerProcess[] = [];
@@ -120,7 +120,7 @@ describe('berth connect keeps receipts of what it ran', { timeout: 60_000 }, () 
   });
 });
 
-describe('berth connect dials with care', { timeout: 60_000 }, () => {
+describe('berth connect dials with care', { timeout: 180_000 }, () => {
   const cleanups: Array<() => unknown> = [];
   afterEach(async () => {
     for (const c of cleanups.splice(0).reverse()) await c();
