@@ -73,12 +73,14 @@ describe('effects happen once or are reported uncertain when A dies or the socke
     const turn = runTurn(host.b, sessionId, 'fill the watcher');
 
     const receipts = new Database(join(dirs.home, STORE_FILE), { readonly: true, fileMustExist: true });
-    const stuck = await until(
-      () =>
-        receipts
-          .prepare(`SELECT call_id AS callId FROM receipts WHERE tool_name = 'workspace_input' AND status = 'executing'`)
-          .get() as { callId: string } | undefined,
-    );
+    // Every input is `executing` for a moment; the stuck one is the one that stays so for a second.
+    const executing = receipts.prepare(`SELECT call_id AS callId FROM receipts WHERE tool_name = 'workspace_input' AND status = 'executing'`);
+    let seen: { callId: string; since: number } | undefined;
+    const stuck = await until(() => {
+      const row = executing.get() as { callId: string } | undefined;
+      if (!row || row.callId !== seen?.callId) seen = row && { callId: row.callId, since: Date.now() };
+      return seen && Date.now() - seen.since >= 1_000 ? seen : undefined;
+    }, 50);
     receipts.close();
     first.child.kill('SIGKILL');
     await first.exited;
@@ -86,18 +88,21 @@ describe('effects happen once or are reported uncertain when A dies or the socke
     const second = owner(dirs, host.b.url);
     const settled = await turn;
     const inputs = settled.calls.filter((c) => c.tool === 'workspace_input');
-    const firstFailed = inputs.findIndex((c) => c.status === 'failed');
-    assert.ok(firstFailed > 0, 'the first inputs filled the pipe');
-    assert.equal(inputs[firstFailed]!.code, 'uncertain_effect', 'the stuck call is reported uncertain');
-    // The second A never started the watcher, so the later inputs name a command it does not know.
-    assert.deepEqual(new Set(inputs.slice(firstFailed + 1).map((c) => c.code)), new Set(['unknown_command']));
+    // Calls settle in the order their answers arrive, not the order the model listed them, so
+    // the stuck call is found by its code rather than by its place.
+    const failed = inputs.filter((c) => c.status === 'failed');
+    assert.ok(failed.length > 0 && failed.length < inputs.length, 'the first inputs filled the pipe, the rest failed');
+    assert.equal(failed.filter((c) => c.code === 'uncertain_effect').length, 1, 'exactly the stuck call is reported uncertain');
+    // The second A never started the watcher, so the other unanswered inputs name a command it does not know.
+    assert.deepEqual(new Set(failed.filter((c) => c.code !== 'uncertain_effect').map((c) => c.code)), new Set(['unknown_command']));
     const short = sessionId.slice(0, 8);
     assert.equal(second.stderr().match(new RegExp(`workspace_input · session ${short} · uncertain_effect`, 'g'))?.length, 1);
     assert.doesNotMatch(second.stderr(), new RegExp(`workspace_input · session ${short} · ok`), 'the second A ran no input again');
     const row = host.b.daemon.store.db
-      .prepare(`SELECT state, sends FROM gateway_calls WHERE id = ?`)
-      .get(stuck.callId) as { state: string; sends: number };
-    assert.deepEqual(row, { state: 'answered', sends: 2 }, 'B sent the same call again after A came back');
+      .prepare(`SELECT state, sends, result FROM gateway_calls WHERE id = ?`)
+      .get(stuck.callId) as { state: string; sends: number; result: string };
+    assert.deepEqual({ state: row.state, sends: row.sends }, { state: 'answered', sends: 2 }, 'B sent the same call again after A came back');
+    assert.match(row.result, /uncertain_effect/, 'the call A held executing is the one answered uncertain');
   });
 
   test('the socket cut after A’s result and before B records it: B sends the call again and A replays the stored result without a second effect', async () => {
