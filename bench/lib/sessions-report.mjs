@@ -41,7 +41,7 @@ const fmt = (v) => (Number.isFinite(v) ? v.toFixed(v < 10 ? 2 : v < 100 ? 1 : 0)
 const range = (s) => (s.n ? `${fmt(s.min)}-${fmt(s.max)}` : '');
 const fmtRatio = (unit, r) => (!Number.isFinite(r) ? '' : unit === 'MiB' ? `${r.toFixed(3)} (1/${(1 / r).toFixed(1)})` : `${r.toFixed(1)}x`);
 const fmtTarget = (t) => (!t ? '' : t.speedup !== undefined ? `>= ${t.speedup}x` : `<= ${t.share.toFixed(2)} (1/${Math.round(1 / t.share)})`);
-const summaryJson = (s) => ({ n: s.n, median: round(s.median), p90: round(s.p90), min: round(s.min), max: round(s.max), mean: round(s.mean) });
+const summaryJson = (s) => ({ n: s.n, median: round(s.median), p10: round(s.p10), p90: round(s.p90), min: round(s.min), max: round(s.max), mean: round(s.mean) });
 
 /** `node /long/path/cli-entry.js serve …` → `cli-entry.js serve`: which process, without the machine's paths. */
 export function processName(cmd) {
