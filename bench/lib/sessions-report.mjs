@@ -57,7 +57,9 @@ export function reportSessions({ plan, boots, loads, settle }) {
   for (const m of METRICS) {
     const peer = summarize(m.samples(boots.peer));
     const berth = summarize(m.samples(boots.berth));
+    const floor = boots.floor ? summarize(m.samples(boots.floor)) : null;
     const ratio = ratioOf(m.unit, peer.median, berth.median);
+    const overFloor = floor ? berth.median / floor.median : NaN;
     const met = meets(m.target, ratio);
     rows.push([
       `${m.id} (${m.unit})`,
@@ -70,11 +72,23 @@ export function reportSessions({ plan, boots, loads, settle }) {
       fmtRatio(m.unit, ratio),
       fmtTarget(m.target),
       met === null ? '' : met ? 'met' : 'MISSED',
+      floor ? fmt(floor.median) : '',
+      Number.isFinite(overFloor) ? `${overFloor.toFixed(2)}x` : '',
     ]);
-    json.push({ id: m.id, unit: m.unit, baselinePeerMedian: m.baseline ?? null, peer: summaryJson(peer), berth: summaryJson(berth), ratio: round(ratio), target: m.target ?? null, met });
+    json.push({
+      id: m.id,
+      unit: m.unit,
+      baselinePeerMedian: m.baseline ?? null,
+      peer: summaryJson(peer),
+      berth: summaryJson(berth),
+      ...(floor ? { floor: summaryJson(floor), berthOverFloor: Number.isFinite(overFloor) ? round(overFloor) : null } : {}),
+      ratio: round(ratio),
+      target: m.target ?? null,
+      met,
+    });
   }
   const table = formatTable(
-    ['metric', 'n peer/berth', 'BASELINE peer', 'peer median', 'peer range', 'berth median', 'berth range', 'ratio', 'target', ''],
+    ['metric', 'n peer/berth', 'BASELINE peer', 'peer median', 'peer range', 'berth median', 'berth range', 'ratio', 'target', '', 'floor median', 'berth/floor'],
     rows,
   );
   const replies = (kind) => [...new Set(boots[kind].timing.concat(boots[kind].memory).flatMap((b) => b.replies))].map((r) => JSON.stringify(r)).join(', ');
@@ -87,10 +101,11 @@ export function reportSessions({ plan, boots, loads, settle }) {
     `boots per daemon: ${plan.timingBoots} timing + ${plan.memoryBoots} memory, each a fresh daemon, HOME and workspace; one daemon up at a time, order alternating`,
     `per timing boot: first session right after /health, ${plan.laterSessions} later sessions, a first turn in each, ${plan.laterTurns} later turns in one; ${settle.stepGapMs} ms between steps`,
     `ratio: peer median / berth median for times, berth / peer for memory; ranges are min-max over all samples; BASELINE = peer medians in BASELINE.md`,
+    `berth/floor: berth median / floor median (the floor: a bare node:http daemon answering the same routes, no store, no transcript)`,
     `memory: VmRSS summed over the daemon's process tree; idle ${settle.idleMs} ms after deep health; sessions with one completed turn each, SSE closed, ${settle.sessionsMs} ms settle`,
     `live sessions reported by /health?deep=1 after the ${plan.memorySessions}: peer ${live('peer')}, berth ${live('berth')}`,
     `last ${plan.memorySessions}-session tree: peer ${procs('peer')}; berth ${procs('berth')}`,
-    `agent replies seen: peer ${replies('peer')}; berth ${replies('berth')}`,
+    `agent replies seen: ${Object.keys(boots).map((kind) => `${kind} ${replies(kind)}`).join('; ')}`,
     `1-minute load average after each boot: ${Math.min(...loads).toFixed(2)}-${Math.max(...loads).toFixed(2)}`,
   ];
   return { name: 'sessions', text: `${table}\n\n${notes.join('\n')}`, json: { plan, settle, metrics: json, loads, boots } };
