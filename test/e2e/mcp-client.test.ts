@@ -8,6 +8,7 @@ import { checkMcpServers } from '../../src/config/mcp-servers.js';
 import { EventReader, newSession, select, submit, type WireEvent } from '../support/session-client.js';
 import { startStack, type Stack } from '../support/stack.js';
 import { removeDir, tempDir } from '../support/tmp.js';
+import { ensureMemoryServer } from '../support/published-mcp.js';
 
 /**
  * Issue 15, MCP client: a real MCP server process (test/support/mcp-notes-server.mjs, on the
@@ -167,5 +168,34 @@ describe('MCP servers over streamable HTTP and from the workspace file', { timeo
     assert.match(replies.w, /echo: from the workspace file/);
     assert.deepEqual(lines(join(s.daemon.workspace, 'calls.log')), ['echo'], 'the workspace server ran in the workspace');
     assert.deepEqual(lines(join(notes, 'calls.log')), ['echo'], 'the HTTP server ran its one call');
+  });
+});
+
+describe('a published MCP server from the npm registry (the reference memory server)', { timeout: 180_000 }, () => {
+  let s: Stack;
+  let dir: string;
+  before(async () => {
+    dir = tempDir('berth-mcp-memory-');
+    const entry = ensureMemoryServer();
+    const mcpServers = checkMcpServers({ memory: { command: process.execPath, args: [entry], env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') } } }, 'test', 'home');
+    s = await startStack({ config: { mcpServers } });
+  });
+  after(async () => {
+    await s?.close();
+    removeDir(dir);
+  });
+
+  it('stores an entity with one tool and reads it back with another, and its file holds it', async () => {
+    const replies = await agentTurn(s, [
+      { id: 'c', name: 'mcp__memory__create_entities', arguments: { entities: [{ name: 'Berth', entityType: 'project', observations: ['hosts agents'] }] } },
+    ]);
+    assert.doesNotMatch(replies.c!, /"error"/, replies.c);
+    const read = await agentTurn(s, [{ id: 'r', name: 'mcp__memory__read_graph', arguments: {} }]);
+    assert.match(read.r!, /hosts agents/);
+    assert.match(readFileSync(join(dir, 'memory.jsonl'), 'utf8'), /"name":"Berth"/);
+    const policies = Object.fromEntries(
+      (await s.daemon.json('GET', '/workspace/tools')).body.tools.map((t: { name: string; enabled: boolean }) => [t.name, t.enabled]),
+    );
+    assert.equal(policies['mcp__memory__read_graph'], true);
   });
 });
