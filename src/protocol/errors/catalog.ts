@@ -164,6 +164,11 @@ export const ERROR_CATALOG = spec({
     errorKind: 'ambiguous_text_match',
   },
   not_regular_file: { status: 400, message: 'Not a regular file', errorKind: 'parse_error' },
+  name_too_long: {
+    status: 400,
+    message: 'A name in the path is longer than 255 bytes',
+    errorKind: 'parse_error',
+  },
   io_error: { status: 503, message: 'Filesystem I/O failure', errorKind: 'io_error', retryable: true },
   storage_full: {
     status: 507,
