@@ -4,6 +4,7 @@ import type { Core } from '../../core.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import { EXPORT_CSP } from '../../export/html.js';
 import { parseExportFormat } from '../../export/index.js';
+import { parseSessionListQuery } from '../../sessions/list-page.js';
 import type { RestoreAction } from '../../sessions/restore.js';
 import { parsePageQuery } from '../../transcript/page-query.js';
 import { clientIdOf } from '../client-id.js';
@@ -112,8 +113,12 @@ export const historyModule: HttpModule = {
       return reply.send(rendered.body);
     });
 
-    app.get('/sessions', async () => ({
-      sessions: core.sessions.stored().map(({ row, live }) => sessionListEntry(row, live, core.workspaces.byId(row.workspaceId))),
-    }));
+    app.get('/sessions', async (request, reply) => {
+      const page = core.sessions.stored(parseSessionListQuery(query(request)));
+      return reply.header('Cache-Control', 'no-store').send({
+        sessions: page.sessions.map(({ row, live }) => sessionListEntry(row, live, core.workspaces.byId(row.workspaceId))),
+        ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
+      });
+    });
   },
 };

@@ -132,6 +132,10 @@ export const ERROR_CATALOG = spec({
   permission_request_not_found: { status: 404, message: 'No pending permission request' },
   permission_forbidden: { status: 403, message: 'This client may not vote on this request' },
 
+  // ── session list (§5.11) ─────────────────────────────────────────────────
+  invalid_session_list_limit: { status: 400, message: 'limit must be an integer from 1 to 1000' },
+  invalid_session_list_cursor: { status: 400, message: 'The cursor is not one a session list page handed out' },
+
   // ── transcript and export (§10) ─────────────────────────────────────────
   invalid_transcript_limit: { status: 400, message: 'limit must be an integer from 1 to 500' },
   invalid_transcript_cursor: { status: 400, message: 'Invalid transcript cursor and anchor combination' },
