@@ -141,9 +141,6 @@ describe('client API fuzzing from contract/openapi.json', () => {
 
   it(`answers ${FUZZ_RUNS} generated requests across all ${OPERATIONS.length} operations with listed statuses, no 5xx, no crash, bounded memory`, {
     timeout: 600_000,
-    // Known finding (issue 16): seed 20261201 meets a socket hang-up on a valid GET /workspace/tools early in the run
-    // (likely the new per-address connection cap or keep-alive deadline against the fuzzer's pool). BERTH_FUZZ_HTTP=1 runs it.
-    skip: process.env.BERTH_FUZZ_HTTP ? false : 'known finding: socket hang-up on a valid request under the fuzzer (BERTH_FUZZ_HTTP=1 runs it)',
   }, async () => {
     const anyCase = fc.oneof(...OPERATIONS.map((op) => caseFor(op, FIXTURES)));
     const started = performance.now();

@@ -26,6 +26,8 @@ export const ERROR_CATALOG = spec({
   // ── request shape (§1, §13.2) ───────────────────────────────────────────
   invalid_json: { status: 400, message: 'Invalid JSON in request body' },
   invalid_request: { status: 400, message: 'The request does not match the contract' },
+  request_headers_too_large: { status: 431, message: 'The request line and headers exceed 16 KiB' },
+  request_timeout: { status: 408, message: 'The request did not arrive in time', retryable: true },
   body_too_large: { status: 413, message: 'Request body too large' },
   nesting_too_deep: { status: 400, message: 'The JSON value is nested too deeply' },
   route_not_found: { status: 404, message: 'No such route' },
