@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import { MAX_TRANSCRIPT_LIMIT } from '../../transcript/limits.js';
 import type { Core } from '../../core.js';
@@ -110,7 +111,8 @@ export const historyModule: HttpModule = {
         .header('Content-Disposition', `attachment; filename="${rendered.filename}"`)
         .header('Cache-Control', 'no-store');
       if (format === 'html') reply.header('Content-Security-Policy', EXPORT_CSP);
-      return reply.send(rendered.body);
+      // Streamed: a large session's export is written a batch of records at a time (src/export/stream.ts).
+      return reply.send(Readable.from(rendered.chunks));
     });
 
     app.get('/sessions', async (request, reply) => {
