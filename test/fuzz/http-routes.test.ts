@@ -3,7 +3,8 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { FUZZ_RUNS, fuzzSeed, HealthWatch, inParallel, KeepAliveClient, mib, MiB, rssBytes, startFuzzTarget, type FuzzTarget, type RawResponse } from '../support/fuzz.js';
+import { FUZZ_RUNS, fuzzSeed, inParallel, KeepAliveClient, mib, MiB, rssBytes, startFuzzTarget, type FuzzTarget, type RawResponse } from '../support/fuzz.js';
+import { watchHealth, type HealthWatch } from '../support/health-watch.js';
 import { caseFor, describeCase, OPERATIONS, pathOf, type HttpCase } from './http-cases.js';
 import { KNOWN_HTTP_FINDINGS, knownFinding } from './http-known.js';
 
@@ -55,11 +56,11 @@ async function refreshFixtures(): Promise<void> {
 before(async () => {
   target = await startFuzzTarget({ args: ['--session-idle-timeout-ms', '0'] });
   client = new KeepAliveClient(target.url, SOCKETS);
-  health = new HealthWatch(target.url);
+  health = await watchHealth(target.url, { everyMs: 250 });
   await refreshFixtures();
 });
 after(async () => {
-  health?.stop();
+  await health?.stop();
   client?.close();
   await target?.close();
 });
@@ -190,14 +191,15 @@ describe('client API fuzzing from contract/openapi.json', () => {
     const rssAfter = rssBytes(target.pid);
     const seconds = (performance.now() - started) / 1000;
     const fivexx = [...statuses].filter(([k]) => / 5\d\d$/.test(k)).reduce((n, [, v]) => n + v, 0);
+    const healthFigures = await health.stop();
     console.log(
       `# fuzz http routes: ${sent} requests (${unsendable} not sendable by Node, ${cut} large bodies cut after an early refusal, ${client.retried} resent after a keep-alive close) in ${seconds.toFixed(1)} s; ` +
         `5xx ${fivexx} (each a known finding while one is listed); known findings ${JSON.stringify(Object.fromEntries(known))}; ` +
-        `rss ${mib(rssBefore)} → ${mib(rssAfter)}; /health polls ${health.polls}, failures ${health.failures.length}, slowest ${health.slowestMs.toFixed(0)} ms`,
+        `rss ${mib(rssBefore)} → ${mib(rssAfter)}; /health probes ${healthFigures.probes}, failures ${healthFigures.failures.length}, p50 ${healthFigures.p50Ms} ms, slowest ${healthFigures.maxMs} ms`,
     );
     console.log(`# statuses: ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`);
     assert.ok(target.alive(), 'the daemon is still running');
-    assert.deepEqual(health.failures, [], '/health answered 200 throughout');
+    assert.deepEqual(healthFigures.failures, [], '/health answered 200 throughout');
     assert.ok(sent >= FUZZ_RUNS * 0.95, `at least 95% of ${FUZZ_RUNS} cases were sendable (${sent})`);
     assert.ok(rssAfter - rssBefore < RSS_GROWTH_BOUND, `resident memory grew ${mib(rssAfter - rssBefore)}, bound ${mib(RSS_GROWTH_BOUND)}`);
   });

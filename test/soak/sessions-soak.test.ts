@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { ScriptStep } from '../../src/devtools/scripted-model/index.js';
-import { fuzzSeed, HealthWatch, inParallel, KeepAliveClient, mib, MiB, openDescriptors, rssBytes, seededRandom, startFuzzTarget, type FuzzTarget } from '../support/fuzz.js';
+import { fuzzSeed, inParallel, KeepAliveClient, mib, MiB, openDescriptors, rssBytes, seededRandom, startFuzzTarget, type FuzzTarget } from '../support/fuzz.js';
+import { watchHealth, type HealthWatch } from '../support/health-watch.js';
 
 /**
  * Issue 16, "suites that keep it so", the soak: 50 sessions on a real `berth
@@ -45,7 +46,7 @@ const random = seededRandom(seed);
 before(async () => {
   target = await startFuzzTarget({ args: ['--session-idle-timeout-ms', '0'], env: { NODE_OPTIONS: `--max-old-space-size=${SOAK_HEAP_MIB}` } });
   http = new KeepAliveClient(target.url, 24);
-  health = new HealthWatch(target.url, 1_000);
+  health = await watchHealth(target.url, { everyMs: 1_000 });
   let n = 0;
   target.stack.model.setRule((req): ScriptStep => {
     const last = (req.body.messages as Array<{ role: string }>).at(-1)?.role;
@@ -58,7 +59,7 @@ before(async () => {
   });
 });
 after(async () => {
-  health?.stop();
+  await health?.stop();
   http?.close();
   await target?.close();
 });
@@ -172,16 +173,17 @@ test(`${SESSIONS} sessions with subscribers, prompts, cancels, votes and reconne
   const late = samples.filter((s) => s.t >= samples.at(-1)!.t / 2);
   const rssSlope = slope(late.map((s) => [s.t, s.rss]));
   const fdSlope = slope(late.map((s) => [s.t, s.fds]));
+  const healthFigures = await health.stop();
   console.log(
     `# soak: ${SESSIONS} sessions, ${SECONDS} s: ${tally.prompts} prompts (refused ${JSON.stringify(Object.fromEntries(tally.refusals))}), ${tally.cancels} cancels, ${tally.votes} votes, ${tally.reconnects} reconnects; ` +
       `rss ${mib(samples[0]!.rss)} → ${mib(samples.at(-1)!.rss)}, second-half slope ${mib(rssSlope)}/min (bound ${mib(RSS_SLOPE_BOUND)}/min); ` +
       `descriptors ${fdsAtStart} at start, ${samples.at(-1)!.fds} at the end of load, ${fdsAfter} after the subscribers left, second-half slope ${fdSlope.toFixed(1)}/min (bound ${FD_SLOPE_BOUND}/min); ` +
-      `5xx ${tally.fivexx.length}; /health polls ${health.polls}, failures ${health.failures.length}, slowest ${health.slowestMs.toFixed(0)} ms`,
+      `5xx ${tally.fivexx.length}; /health probes ${healthFigures.probes}, failures ${healthFigures.failures.length}, p50 ${healthFigures.p50Ms} ms, slowest ${healthFigures.maxMs} ms`,
   );
   const every = Math.max(1, Math.round(samples.length / 12));
   console.log(`# soak rss over time: ${samples.filter((_, i) => i % every === 0).map((p) => `${(p.t * 60).toFixed(0)} s ${mib(p.rss)}`).join(', ')}`);
   assert.ok(target.alive(), `the daemon is still running (heap cap ${SOAK_HEAP_MIB} MiB): ${target.daemon.stderr().slice(-1_000)}`);
-  assert.deepEqual(health.failures, []);
+  assert.deepEqual(healthFigures.failures, []);
   assert.deepEqual(tally.fivexx, []);
   assert.ok(tally.prompts > SESSIONS * 5 && tally.votes > 0 && tally.cancels > 0 && tally.reconnects > 0, 'every kind of traffic happened');
   assert.ok(rssSlope < RSS_SLOPE_BOUND, `memory grows ${mib(rssSlope)}/min`);

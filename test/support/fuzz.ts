@@ -109,47 +109,6 @@ export async function startFuzzTarget(
   };
 }
 
-/**
- * Polls `/health` every `everyMs` while a suite runs: every poll must answer
- * 200 (the daemon is up and serving); the slowest answer is reported, not
- * asserted, since two shared cores make any wall-clock bound a guess.
- */
-export class HealthWatch {
-  polls = 0;
-  failures: string[] = [];
-  slowestMs = 0;
-  private timer: NodeJS.Timeout;
-  private inFlight = false;
-
-  constructor(
-    private readonly url: string,
-    everyMs = 250,
-  ) {
-    this.timer = setInterval(() => void this.poll(), everyMs);
-  }
-
-  private async poll(): Promise<void> {
-    if (this.inFlight) return;
-    this.inFlight = true;
-    const started = performance.now();
-    try {
-      const res = await fetch(`${this.url}/health`);
-      await res.arrayBuffer();
-      if (res.status !== 200) this.failures.push(`/health answered ${res.status}`);
-    } catch (err) {
-      this.failures.push(`/health failed: ${(err as Error).message}`);
-    } finally {
-      this.slowestMs = Math.max(this.slowestMs, performance.now() - started);
-      this.polls++;
-      this.inFlight = false;
-    }
-  }
-
-  stop(): void {
-    clearInterval(this.timer);
-  }
-}
-
 export interface RawRequest {
   readonly method: string;
   readonly path: string;
