@@ -17,6 +17,7 @@ import { TokenService } from '../tokens/tokens.js';
 import { CommandManager, localWorkspaceTools } from '../tools/builtin/index.js';
 import { openReceiptJournal } from '../tools/receipt-journal.js';
 import { ToolService } from '../tools/service.js';
+import { DEFAULT_EXEC_WAIT_MS } from '../tools/limits.js';
 import type { Tool } from '../tools/types.js';
 import { transcriptSecret } from '../transcript/secret.js';
 import { TranscriptService } from '../transcript/service.js';
@@ -54,7 +55,7 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
   const tools = new ToolService({ journal: openReceiptJournal(repos.receipts, clock.now()), clock });
   const confinement = confineCommands(config, workspaces, log, sandbox);
   const commands = new CommandManager({ clock, confinement });
-  const localTools = localWorkspaceTools({ commands });
+  const localTools = localWorkspaceTools({ commands, execWaitMs: DEFAULT_EXEC_WAIT_MS });
   tools.setHostTools('local', () => localTools);
   const messaging = new MessagingService({
     clock,
