@@ -75,6 +75,7 @@ export class TranscriptRecorder implements TranscriptSink {
         return this.write('turn_end', promptId, {
           stopReason: e.data.stopReason,
           ...(e.data.promptCancelled ? { promptCancelled: e.data.promptCancelled } : {}),
+          ...(e.data.usage ? { usage: e.data.usage } : {}),
         });
       case 'turn_error':
         return this.write('turn_end', promptId, {

@@ -20,6 +20,7 @@ import type { PromptAccepted, SessionInit, TurnErrorInfo } from './session-init.
 import { SessionRowWriter } from './session-row.js';
 import { SessionSettings, type SessionMetadata } from './settings.js';
 import { runPrompt, type TurnPorts } from './turn.js';
+import { UsageMeter, type UsageTotals } from './usage.js';
 
 export type { PromptAccepted, SessionInit, TurnErrorInfo };
 
@@ -58,6 +59,8 @@ export class Session {
   private lastTurnError: TurnErrorInfo | null = null;
   /** `allow_always` / `reject_always` answers, per tool name, for the rest of this session (docs/client-api.md §9). */
   private readonly rememberedChoices = new Map<string, 'allow' | 'reject'>();
+  /** Tokens and cost so far (`GET /session/{id}/status` `usage`); rebuilt from the transcript on load. */
+  readonly usage = new UsageMeter();
   /** Activity watermark: advanced once per settled turn (docs/client-api.md §5.8 `updatedAt`). */
   private settledAt: number | null = null;
   private activityAt: number;
@@ -118,6 +121,7 @@ export class Session {
       prompts,
       interactions: this.interactions,
       runWorkspace: runWorkspaceOf(this.init),
+      usage: this.usage,
       guard: () => this.guard,
       mustAsk: (policy) => mustAsk(this.mode, policy),
       remembered: (tool) => this.rememberedChoices.get(tool),
@@ -255,8 +259,9 @@ export class Session {
    * A restored session takes up its stored row again: open, under the approval
    * mode it runs with, and its driver's model context rebuilt from the transcript.
    */
-  reopened(history: readonly HistoryItem[]): void {
+  reopened(history: readonly HistoryItem[], usage?: UsageTotals): void {
     this.services.driver.restore(history);
+    if (usage) this.usage.restore(usage);
     this.row.changed({ closedAt: null, closeReason: null, approvalMode: this.mode });
     this.touch();
   }

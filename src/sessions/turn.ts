@@ -10,6 +10,7 @@ import type { PromptTerminalInput } from './prompt-lane.js';
 import type { PromptEntry } from './prompt-queue.js';
 import type { PermissionAsk, PermissionDecision, SessionTools } from './ports.js';
 import type { PromptRepository } from './records.js';
+import { meteredUpdate, type UsageMeter } from './usage.js';
 import { outcomeUpdate, proposedContent, toolKind, toolLocations, toolTitle } from './tool-events.js';
 
 /** What a turn needs from its session: named here, so a turn never reaches into the session itself. */
@@ -23,6 +24,8 @@ export interface TurnPorts {
   readonly interactions: Pick<InteractionBook, 'ask'>;
   /** Where tools act: the workspace, or the session's worktree of it (locations and diffs name its files). */
   readonly runWorkspace: Workspace;
+  /** The session's token and cost totals, fed by the driver's usage updates. */
+  readonly usage: UsageMeter;
   /** The highest policy the session's approval mode lets run. */
   guard(): Policy;
   /** Whether a call of this policy waits for a person under the session's approval mode. */
@@ -72,7 +75,8 @@ export async function runPrompt(session: TurnPorts, entry: PromptEntry): Promise
 
   const emit = (update: SessionUpdate) => {
     if (entry.settled) return; // a deadline already ended this prompt; later output is not published
-    session.publish({ type: 'session_update', ...stamp, data: { sessionId: session.sessionId, update } });
+    const metered = meteredUpdate(session.usage, update);
+    session.publish({ type: 'session_update', ...stamp, data: { sessionId: session.sessionId, update: metered } });
   };
   const io: TurnIO = {
     sessionId: session.sessionId,
@@ -88,10 +92,12 @@ export async function runPrompt(session: TurnPorts, entry: PromptEntry): Promise
     const result = await session.driver.runTurn(io);
     const cancelled = entry.abort.signal.aborted && entry.cancelRequestedAt !== undefined;
     const stopReason = cancelled ? 'cancelled' : result.stopReason;
-    session.settle(entry, { stopReason }, cancelled ? cancelledInfo(entry, clock.now()) : {});
+    const usage = session.usage.endTurn();
+    session.settle(entry, { stopReason }, { ...(cancelled ? cancelledInfo(entry, clock.now()) : {}), usage });
   } catch (err) {
+    const usage = session.usage.endTurn();
     if (entry.cancelRequestedAt !== undefined) {
-      session.settle(entry, { stopReason: 'cancelled' }, cancelledInfo(entry, clock.now()));
+      session.settle(entry, { stopReason: 'cancelled' }, { ...cancelledInfo(entry, clock.now()), usage });
       return;
     }
     const e = asBerthError(err);

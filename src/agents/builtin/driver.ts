@@ -4,6 +4,7 @@ import { BerthError } from '../../protocol/errors/index.js';
 import type { AgentDriver, DriverState, HistoryItem, TurnIO, TurnResult } from '../driver.js';
 import { modelInfos, toClientModelId, type ModelService, type ModelServices } from '../models/index.js';
 import { Conversation } from './conversation.js';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './model-retry.js';
 import { SYSTEM_PROMPT } from './system-prompt.js';
 import { runBuiltinTurn } from './turn.js';
 
@@ -17,6 +18,8 @@ export interface BuiltinDriverOptions {
   readonly systemPrompt?: string;
   /** Default MODEL_STREAM_IDLE_TIMEOUT_MS. */
   readonly streamIdleTimeoutMs?: number;
+  /** Retries of a 429/5xx model answer; default DEFAULT_RETRY_POLICY. */
+  readonly retry?: RetryPolicy;
 }
 
 /**
@@ -53,6 +56,8 @@ export class BuiltinAgentDriver implements AgentDriver {
       maxIterations: this.options.maxTurnIterations,
       clock: this.options.clock,
       streamIdleTimeoutMs: this.options.streamIdleTimeoutMs ?? MODEL_STREAM_IDLE_TIMEOUT_MS,
+      profile: service.profile(model),
+      retry: this.options.retry ?? DEFAULT_RETRY_POLICY,
     });
   }
 

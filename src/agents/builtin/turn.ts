@@ -3,7 +3,8 @@ import type { Clock } from '../../clock.js';
 import type { ToolOutcome } from '../../tools/types.js';
 import type { TurnIO, TurnResult } from '../driver.js';
 import type { Conversation, AssistantCall } from './conversation.js';
-import { callModel } from './model-call.js';
+import type { ModelProfile } from '../models/service.js';
+import { callModelWithRetry, type RetryPolicy } from './model-retry.js';
 import type { ModelCallTarget } from './model-error.js';
 import { PLAN_TOOL_NAME, planUpdate } from './plan-tool.js';
 import { modelTools } from './tools.js';
@@ -15,6 +16,8 @@ export interface TurnSetup {
   readonly maxIterations: number;
   readonly clock: Clock;
   readonly streamIdleTimeoutMs: number;
+  readonly profile: ModelProfile;
+  readonly retry: RetryPolicy;
 }
 
 const toolError = (code: string, message: string): ToolOutcome => ({ ok: false, error: { code, message, retryable: false } });
@@ -58,7 +61,7 @@ export async function runBuiltinTurn(io: TurnIO, setup: TurnSetup): Promise<Turn
   const tools = modelTools(io.tools);
 
   for (let iteration = 0; iteration < setup.maxIterations; iteration++) {
-    const answer = await callModel({
+    const answer = await callModelWithRetry({
       client: setup.client,
       target: setup.target,
       messages: conversation.view(),
@@ -66,8 +69,9 @@ export async function runBuiltinTurn(io: TurnIO, setup: TurnSetup): Promise<Turn
       signal: io.signal,
       clock: setup.clock,
       idleTimeoutMs: setup.streamIdleTimeoutMs,
+      profile: setup.profile,
       emit: (u) => io.emit(u),
-    });
+    }, setup.retry);
     if (answer.aborted) {
       // What was said before the cancel stays in the conversation; unfinished calls are not kept.
       conversation.addAssistant(answer.text);

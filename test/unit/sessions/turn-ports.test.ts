@@ -10,6 +10,7 @@ import type { SessionTools } from '../../../src/sessions/ports.js';
 import { runPrompt, type TurnPorts } from '../../../src/sessions/turn.js';
 import type { Policy } from '../../../src/tools/types.js';
 import { fakeWorkspace } from '../../support/tools.js';
+import { UsageMeter } from '../../../src/sessions/usage.js';
 import { toolDef } from '../../support/turn-io.js';
 
 /**
@@ -66,6 +67,7 @@ function ports(options: { ask: Resolution; remembered?: 'allow' | 'reject' }) {
   };
   const turnPorts: TurnPorts = {
     sessionId: 's-1',
+    usage: new UsageMeter(),
     clock: { now: () => 1000 },
     log: silentLogger(),
     driver: callingDriver,
