@@ -58,6 +58,7 @@ export interface OpenApiContract {
   WorkspaceStat?: WorkspaceStat;
   WorkspaceList?: WorkspaceList;
   WorkspaceGlob?: WorkspaceGlob;
+  UsageTotals?: UsageTotals;
 }
 /**
  * This interface was referenced by `OpenApiContract`'s JSON-Schema
@@ -435,7 +436,30 @@ export interface SessionSummary {
     baseBranch: string;
   };
   prs?: SessionPr[];
+  /**
+   * Berth: token and cost totals of the session and its last finished turn (docs/client-api.md §8.10).
+   */
+  usage?: {
+    session: UsageTotals;
+    lastTurn?: UsageTotals;
+  };
   [k: string]: unknown;
+}
+/**
+ * This interface was referenced by `OpenApiContract`'s JSON-Schema
+ * via the `definition` "UsageTotals".
+ */
+export interface UsageTotals {
+  requests: number;
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  thoughtTokens: number;
+  cachedReadTokens: number;
+  cost?: {
+    amount: number;
+    currency: string;
+  };
 }
 /**
  * This interface was referenced by `OpenApiContract`'s JSON-Schema

@@ -60,6 +60,7 @@ function turnEnd(r: TranscriptRecord): ReplayEvent {
       ...base,
       stopReason: r.data.stopReason,
       ...(r.data.promptCancelled ? { promptCancelled: r.data.promptCancelled } : {}),
+      ...(r.data.usage ? { usage: r.data.usage } : {}),
     });
   }
   const error = obj(r.data.error);
