@@ -59,6 +59,8 @@ export interface OpenApiContract {
   WorkspaceList?: WorkspaceList;
   WorkspaceGlob?: WorkspaceGlob;
   UsageTotals?: UsageTotals;
+  SessionApprovalModeRequest?: SessionApprovalModeRequest;
+  SessionApprovalModeResult?: SessionApprovalModeResult;
 }
 /**
  * This interface was referenced by `OpenApiContract`'s JSON-Schema
@@ -683,4 +685,27 @@ export interface WorkspaceGlob {
   count: number;
   truncated: boolean;
   durationMs: number;
+}
+/**
+ * Berth: body of POST /session/{id}/approval-mode, qwen serve's route outside the 25 operations (docs/client-api.md §5.11).
+ *
+ * This interface was referenced by `OpenApiContract`'s JSON-Schema
+ * via the `definition` "SessionApprovalModeRequest".
+ */
+export interface SessionApprovalModeRequest {
+  mode: 'plan' | 'default' | 'auto-edit' | 'auto' | 'yolo';
+  planMode?: string;
+  persist?: boolean;
+}
+/**
+ * Berth: answer of POST /session/{id}/approval-mode, as qwen serve's DaemonApprovalModeResult.
+ *
+ * This interface was referenced by `OpenApiContract`'s JSON-Schema
+ * via the `definition` "SessionApprovalModeResult".
+ */
+export interface SessionApprovalModeResult {
+  sessionId: string;
+  mode: string;
+  previous: string;
+  persisted: boolean;
 }

@@ -70,6 +70,7 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
     sessions: repos.sessions,
     transcript: repos.transcript,
     prompts: repos.prompts,
+    grants: repos.grants,
   };
   // Before anything can run: settle what a crashed (or stopped) predecessor left open.
   const recovered = recoverInterrupted({ ...sessionStores, clock });
