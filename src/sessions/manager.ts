@@ -1,3 +1,4 @@
+import { availableCommands } from './slash-commands.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/config.js';
 import { BerthError } from '../protocol/errors/index.js';
@@ -187,6 +188,13 @@ export class SessionManager {
         type: 'approval_mode_changed',
         originatorClientId: clientId,
         data: { sessionId: id, previous: DEFAULT_APPROVAL_MODE, next: approvalMode, persisted: false },
+      });
+    }
+    if (created.session.harness === 'built-in') {
+      // As qwen serve does at session start: the slash commands a prompt may begin with (docs/client-api.md §8.11).
+      created.session.publish({
+        type: 'session_update',
+        data: { sessionId: id, update: { sessionUpdate: 'available_commands_update', availableCommands: availableCommands(), _meta: { availableSkills: [] } } },
       });
     }
     if (created.modelApplied === false) {

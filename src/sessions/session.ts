@@ -119,6 +119,7 @@ export class Session {
       interactions: this.interactions,
       runWorkspace: runWorkspaceOf(this.init),
       usage: this.usage,
+      ...(driver.harness === 'built-in' ? { commands: this } : {}),
       guard: () => this.guard,
       mustAsk: (policy) => mustAsk(this.settings.approvalMode, policy),
       grants: new SessionGrants(this.services.grants ?? new MemoryGrantRepository(), this.id, this.workspace.id, clock),

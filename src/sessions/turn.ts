@@ -14,6 +14,7 @@ import type { AllowRule } from '../config/workspace-settings.js';
 import { allowedByRule } from './allow-list.js';
 import type { SessionGrants } from './grants.js';
 import { optionsFor, rejectKey } from './permission-options.js';
+import { parseCommand, runCommand, type CommandTarget } from './slash-commands.js';
 import { meteredUpdate, type UsageMeter } from './usage.js';
 import { outcomeUpdate, proposedContent, toolKind, toolLocations, toolTitle } from './tool-events.js';
 
@@ -30,6 +31,8 @@ export interface TurnPorts {
   readonly runWorkspace: Workspace;
   /** The session's token and cost totals, fed by the driver's usage updates. */
   readonly usage: UsageMeter;
+  /** What slash commands act on (docs/client-api.md §8.11); absent when the agent has its own (an external one). */
+  readonly commands?: CommandTarget;
   /** The highest policy the session's approval mode lets run. */
   guard(): Policy;
   /** Whether a call of this policy waits for a person under the session's approval mode. */
@@ -92,6 +95,15 @@ export async function runPrompt(session: TurnPorts, entry: PromptEntry): Promise
     emit,
     callTool: (call) => callTool(session, entry, call, emit),
   };
+
+  const command = session.commands ? parseCommand(entry.text) : null;
+  if (command) {
+    // A slash command is answered by the session itself: no model request.
+    const answer = await runCommand(session.commands!, command, entry.originatorClientId);
+    emit({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: answer }, _meta: { source: 'slash-command' } });
+    session.settle(entry, { stopReason: 'end_turn' }, { usage: session.usage.endTurn() });
+    return;
+  }
 
   try {
     const result = await session.driver.runTurn(io);

@@ -17,7 +17,6 @@ const TURN_USAGE = 'the turn’s token totals (issue 14: usage per turn), kept i
 
 export const QWEN_DIFFERENCES: Differences = {
   qwenOnly: {
-    'session_update/available_commands_update': 'qwen lists its slash commands and skills; Berth has no slash commands',
   },
   berthOnly: {
     'session_update/tool_call_update/in_progress':
