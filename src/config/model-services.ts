@@ -18,6 +18,8 @@ export interface ConfiguredModel {
   readonly contextWindow?: number;
   /** What a request costs; with it, usage events and the session status carry a cost. */
   readonly price?: ModelPrice;
+  /** Share of the context window past which the built-in agent compacts (default 0.8). */
+  readonly compactAt?: number;
 }
 
 /** A model's price per million tokens (config.json `modelServices[].models[].price`). */
@@ -79,6 +81,7 @@ export const HOME_CONFIG_SCHEMA = {
                 name: { type: 'string', minLength: 1 },
                 description: { type: 'string' },
                 contextWindow: { type: 'integer', minimum: 1024 },
+                compactAt: { type: 'number', minimum: 0.1, maximum: 0.95 },
                 price: {
                   type: 'object',
                   additionalProperties: false,

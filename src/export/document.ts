@@ -222,6 +222,9 @@ export function buildExportDocument(input: {
         // A session created in the default mode records that choice; only a change is worth a line.
         if (d.previous !== d.next) entries.push({ ...base, kind: 'event', title: 'Approval mode', detail: `${str(d.previous)} → ${str(d.next)}` });
         break;
+      case 'compaction':
+        entries.push({ ...base, kind: 'event', title: 'Context compacted', detail: `${str(d.reason)}: about ${Number(d.tokensBefore) || 0} → ${Number(d.tokensAfter) || 0} tokens, last ${Number(d.keptTurns) || 0} turns kept\n${str(d.summary)}` });
+        break;
       case 'module_message':
         entries.push({ ...base, kind: 'event', title: 'Message from another tab', detail: str(d.text, JSON.stringify(d)) });
         break;

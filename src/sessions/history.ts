@@ -57,6 +57,10 @@ export function historyFromRecords(records: readonly TranscriptRecord[]): Histor
       case 'turn_end':
         open = null;
         break;
+      case 'compaction':
+        items.push({ kind: 'compaction', summary: String(r.data.summary ?? ''), keptTurns: Number(r.data.keptTurns) || 1 });
+        open = null;
+        break;
       default:
         break;
     }

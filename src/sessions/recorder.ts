@@ -113,6 +113,10 @@ export class TranscriptRecorder implements TranscriptSink {
       });
     }
     if (kind === 'plan') return this.write('plan', promptId, { entries: update.entries ?? [] });
+    if (kind === 'context_compacted') {
+      const { summary, keptTurns, reason, tokensBefore, tokensAfter } = update;
+      return this.write('compaction', promptId, { summary, keptTurns, reason, tokensBefore, tokensAfter });
+    }
   }
 
   private chunk(kind: ChunkKind, update: Record<string, unknown>, promptId: string | null): void {

@@ -32,6 +32,14 @@ const totalsText = (t: UsageTotals): string =>
 
 /** The commands the session itself answers for the built-in agent, without asking the model. */
 const COMMANDS: Readonly<Record<string, Command>> = {
+  compact: {
+    description: 'Summarise the older conversation now, keeping the last turns verbatim',
+    hint: null,
+    // The turn runs it with the driver (sessions/turn.ts): it needs the model and the turn's stream.
+    async run() {
+      return 'This agent cannot compact its context.';
+    },
+  },
   usage: {
     description: 'Show the tokens (and cost) this session used',
     hint: null,

@@ -23,7 +23,7 @@ export interface TurnPorts {
   readonly sessionId: string;
   readonly clock: Clock;
   readonly log: Logger;
-  readonly driver: Pick<AgentDriver, 'runTurn'>;
+  readonly driver: Pick<AgentDriver, 'runTurn' | 'compact'>;
   readonly tools: SessionTools;
   readonly prompts: Pick<PromptRepository, 'started'>;
   readonly interactions: Pick<InteractionBook, 'ask'>;
@@ -99,7 +99,8 @@ export async function runPrompt(session: TurnPorts, entry: PromptEntry): Promise
   const command = session.commands ? parseCommand(entry.text) : null;
   if (command) {
     // A slash command is answered by the session itself: no model request.
-    const answer = await runCommand(session.commands!, command, entry.originatorClientId);
+    const compact = command.name === 'compact' ? session.driver.compact?.bind(session.driver) : undefined;
+    const answer = compact ? await compact(io).catch((err: unknown) => `/compact failed: ${asBerthError(err).message}`) : await runCommand(session.commands!, command, entry.originatorClientId);
     emit({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: answer }, _meta: { source: 'slash-command' } });
     session.settle(entry, { stopReason: 'end_turn' }, { usage: session.usage.endTurn() });
     return;

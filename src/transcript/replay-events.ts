@@ -132,6 +132,8 @@ export function recordEvents(r: TranscriptRecord): ReplayEvent[] {
       return [turnEnd(r)];
     case 'module_message':
       return [other(r, 'module_message', { ...d })];
+    case 'compaction':
+      return [update(r, { sessionUpdate: 'context_compacted', ...d })];
     default:
       return [];
   }

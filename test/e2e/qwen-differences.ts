@@ -17,6 +17,8 @@ const TURN_USAGE = 'the turn’s token totals (issue 14: usage per turn), kept i
 
 export const QWEN_DIFFERENCES: Differences = {
   qwenOnly: {
+    'session_update/available_commands_update':
+      'Berth publishes the command list as event 1 when the session is created, before these scenarios open their live stream (a replay from 0 shows it); qwen sends it once the first stream attaches',
   },
   berthOnly: {
     'session_update/tool_call_update/in_progress':

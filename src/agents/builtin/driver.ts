@@ -6,7 +6,8 @@ import { modelInfos, toClientModelId, type ModelService, type ModelServices } fr
 import { Conversation } from './conversation.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './model-retry.js';
 import { SYSTEM_PROMPT } from './system-prompt.js';
-import { runBuiltinTurn } from './turn.js';
+import { compactConversation } from './compact-turn.js';
+import { compactionRun, runBuiltinTurn, type TurnSetup } from './turn.js';
 
 export interface BuiltinDriverOptions {
   readonly services: ModelServices;
@@ -39,6 +40,18 @@ export class BuiltinAgentDriver implements AgentDriver {
   }
 
   async runTurn(io: TurnIO): Promise<TurnResult> {
+    return runBuiltinTurn(io, this.turnSetup());
+  }
+
+  async compact(io: Pick<TurnIO, 'signal' | 'emit'>): Promise<string> {
+    const done = await compactConversation(compactionRun(io, this.turnSetup()), 'request');
+    return done
+      ? `Compacted the conversation from about ${done.tokensBefore} to about ${done.tokensAfter} tokens.`
+      : 'Nothing to compact yet: the conversation is no longer than the turns kept verbatim.';
+  }
+
+  /** What a turn or a compaction runs on; refuses when no model can be used. */
+  private turnSetup(): TurnSetup {
     const { service, model } = this;
     if (!service) throw new BerthError('model_not_configured', this.options.services.howToConfigure());
     if (model === null) {
@@ -49,7 +62,7 @@ export class BuiltinAgentDriver implements AgentDriver {
         { modelServiceId: service.id },
       );
     }
-    return runBuiltinTurn(io, {
+    return {
       client: service.client,
       target: { serviceId: service.id, model, baseUrl: service.baseUrl },
       conversation: this.conversation,
@@ -58,7 +71,7 @@ export class BuiltinAgentDriver implements AgentDriver {
       streamIdleTimeoutMs: this.options.streamIdleTimeoutMs ?? MODEL_STREAM_IDLE_TIMEOUT_MS,
       profile: service.profile(model),
       retry: this.options.retry ?? DEFAULT_RETRY_POLICY,
-    });
+    };
   }
 
   state(): DriverState {

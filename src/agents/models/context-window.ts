@@ -13,6 +13,9 @@ const FAMILY_WINDOWS: readonly (readonly [RegExp, number])[] = [
   [/gpt-3\.5/i, 16_000],
 ];
 
+/** Compaction starts when a request would fill more than this share of the context window (config `compactAt`). */
+export const DEFAULT_COMPACT_FRACTION = 0.8;
+
 /** A model nobody describes is assumed to hold this many tokens: small enough that compaction starts in time. */
 export const DEFAULT_CONTEXT_WINDOW = 32_000;
 

@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import type { Clock } from '../../clock.js';
 import type { ConfiguredModel, ModelPrice, ModelServiceSpec } from '../../config/model-services.js';
-import { contextWindowOf } from './context-window.js';
+import { contextWindowOf, DEFAULT_COMPACT_FRACTION } from './context-window.js';
 import { MODEL_DISCOVERY_RETRY_MS, MODEL_DISCOVERY_TIMEOUT_MS, MODEL_REQUEST_RETRIES } from './limits.js';
 import { createHttpFetch, type HttpFetch } from './http-fetch.js';
 
@@ -17,6 +17,8 @@ export interface ModelListing {
 /** What the built-in agent knows of one model beyond its id: how much it holds and what it costs. */
 export interface ModelProfile {
   readonly contextWindow: number;
+  /** Compact before a request estimated above this share of the window (config `compactAt`, default 0.8). */
+  readonly compactFraction: number;
   readonly price?: ModelPrice;
 }
 
@@ -77,8 +79,12 @@ export class ModelService {
 
   /** The context window and price of `model`, from config.json or its family's default. */
   profile(model: string): ModelProfile {
-    const price = this.spec.models?.find((m) => m.id === model)?.price;
-    return { contextWindow: contextWindowOf(model, this.spec.models), ...(price ? { price } : {}) };
+    const entry = this.spec.models?.find((m) => m.id === model);
+    return {
+      contextWindow: contextWindowOf(model, this.spec.models),
+      compactFraction: entry?.compactAt ?? DEFAULT_COMPACT_FRACTION,
+      ...(entry?.price ? { price: entry.price } : {}),
+    };
   }
 
   /** The configured default model, else the first listed one, else null. */

@@ -110,6 +110,14 @@ export const sessionsModule: HttpModule = {
       return { sessionId: session.id, ...session.setApprovalMode(parseApprovalMode(body.mode), clientId) };
     });
 
+    // Compaction on demand (docs/client-api.md §5.12): queued like the prompt `/compact`, so it never overlaps a turn.
+    app.post('/session/:id/compact', async (request, reply) => {
+      const clientId = clientIdOf(request);
+      const session = await sessions.open(param(request, 'id'));
+      session.clients.require(clientId);
+      return reply.code(202).send(session.submit([{ type: 'text', text: '/compact' }], { ...(clientId ? { clientId } : {}) }));
+    });
+
     // Status and context take no X-Qwen-Client-Id in the seed OpenAPI (it lists no 400 for them), though the
     // SDK sends one (docs/client-api.md §5.8, §5.9): the header is accepted and not read. Where docs/client-api.md §2.6 names status among
     // the routes that check the id, the seed wins on the wire (docs/architecture.md).
