@@ -8,6 +8,7 @@ import { EventBusStats } from '../events/stats.js';
 import { HealthRegistry } from '../health.js';
 import type { Logger } from '../log.js';
 import { MessagingService, messagingTools } from '../messaging/index.js';
+import { McpHub } from '../mcp/hub.js';
 import { sessionCounters } from '../sessions/counters.js';
 import { SessionManager } from '../sessions/manager.js';
 import { startIdleReaper } from '../sessions/reaper.js';
@@ -25,6 +26,7 @@ import { TranscriptTokens } from '../transcript/tokens.js';
 import { WorkspaceRegistry } from '../workspace/registry.js';
 import type { SandboxProbe } from '../tools/builtin/commands/sandbox.js';
 import { advertisedLimits } from './advertised-limits.js';
+import { mcpLaunch } from './mcp-launch.js';
 import { confineCommands } from './command-confinement.js';
 import { sqliteRepositories, type Repositories } from './repositories.js';
 
@@ -65,6 +67,8 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
   });
   const moduleTools = messagingTools(messaging);
   tools.setSessionTools(() => moduleTools);
+  const mcp = new McpHub({ registry: tools.applications, homeServers: config.mcpServers, log, launchFor: mcpLaunch(confinement) });
+  const builtinDriver = builtinDriverFactory({ services: models, maxTurnIterations: config.maxTurnIterations, clock, log });
   const eventStats = new EventBusStats();
   const sessionStores = {
     sessions: repos.sessions,
@@ -85,7 +89,11 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
     stores: sessionStores,
     factories: {
       createBus: (options) => new EventBus({ ringSize: config.eventRingSize, clock, stats: eventStats, ...options }),
-      createDriver: builtinDriverFactory({ services: models, maxTurnIterations: config.maxTurnIterations, clock, log }),
+      // A workspace's MCP servers start with its first session, whose driver waits (bounded) for their tools.
+      createDriver: async (request) => {
+        await mcp.ready(request.workspace);
+        return builtinDriver(request);
+      },
       toolsFor: (workspace, sessionId) => tools.forSession(workspace, sessionId),
       sessionClosed: (sessionId) => {
         messaging.closed(sessionId);
@@ -128,6 +136,7 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
   // Steps run in reverse: the model connections close after the sessions that stream on them.
   core.onShutdown(() => models.close());
   core.onShutdown(() => commands.dispose());
+  core.onShutdown(() => mcp.shutdown());
   core.onShutdown(() => sessions.shutdown());
   const reaper = startIdleReaper(() => sessions.list(), config, clock);
   core.onShutdown(() => reaper.stop());
