@@ -59,11 +59,22 @@ export function transcriptText(older: readonly Message[]): string {
   return all.length <= MAX_SUMMARY_INPUT_CHARS ? all : all.slice(all.length - MAX_SUMMARY_INPUT_CHARS);
 }
 
+const PLAN_PREFIX = 'Plan (last update_plan): ';
+const FILES_PREFIX = 'Files touched: ';
+
 /** What Berth carries verbatim past a compaction, whatever the summary says: the last plan and every file touched. */
 export function carriedFacts(older: readonly Message[]): string {
   let plan: string | undefined;
   const files = new Set<string>();
   for (const m of older) {
+    if (isSummary(m)) {
+      // An earlier compaction's facts stay carried: its plan until a newer one, its files always.
+      for (const line of String(m.content).split('\n')) {
+        if (line.startsWith(PLAN_PREFIX)) plan = line.slice(PLAN_PREFIX.length);
+        if (line.startsWith(FILES_PREFIX)) for (const f of line.slice(FILES_PREFIX.length).split(', ')) files.add(f);
+      }
+      continue;
+    }
     if (m.role !== 'assistant' || !m.tool_calls) continue;
     for (const c of m.tool_calls) {
       if (!('function' in c)) continue;
@@ -76,7 +87,7 @@ export function carriedFacts(older: readonly Message[]): string {
       }
     }
   }
-  return [plan ? `Plan (last update_plan): ${plan}` : '', files.size > 0 ? `Files touched: ${[...files].join(', ')}` : ''].filter(Boolean).join('\n');
+  return [plan ? `${PLAN_PREFIX}${plan}` : '', files.size > 0 ? `${FILES_PREFIX}${[...files].join(', ')}` : ''].filter(Boolean).join('\n');
 }
 
 /**
@@ -88,7 +99,7 @@ export function compacted(messages: readonly Message[], summary: string, keptTur
   const start = tailStart(messages, keptTurns);
   if (start === null) return null;
   const older = messages.slice(1, start);
-  const facts = carriedFacts(older.filter((m) => !isSummary(m)));
+  const facts = carriedFacts(older);
   const content = [SUMMARY_HEADER, summary, facts].filter(Boolean).join('\n\n');
   return [messages[0]!, { role: 'user', content }, ...messages.slice(start)];
 }

@@ -119,3 +119,38 @@ describe('context compaction', () => {
     ]);
   });
 });
+
+describe('what a compaction carries verbatim', () => {
+  test('the last plan and every file touched survive two compactions in a row', async () => {
+    const { compacted } = await import('../../../src/agents/builtin/compaction.js');
+    const call = (name: string, args: object) => ({
+      role: 'assistant' as const,
+      content: null,
+      tool_calls: [{ id: `c-${name}-${JSON.stringify(args).length}`, type: 'function' as const, function: { name, arguments: JSON.stringify(args) } }],
+    });
+    const result = (id: string) => ({ role: 'tool' as const, tool_call_id: id, content: '{}' });
+    const write = call('workspace_write', { path: 'src/a.ts' });
+    const plan = call('update_plan', { entries: [{ content: 'fix a', status: 'in_progress' }] });
+    const first = compacted(
+      [
+        { role: 'system', content: 'sys' },
+        { role: 'user', content: 'u1' },
+        write,
+        result(write.tool_calls[0]!.id),
+        plan,
+        result(plan.tool_calls[0]!.id),
+        { role: 'user', content: 'u2' },
+        { role: 'user', content: 'u3' },
+      ],
+      'S1',
+      2,
+    )!;
+    const read = call('workspace_read', { path: 'docs/b.md' });
+    const second = compacted([...first, read, result(read.tool_calls[0]!.id), { role: 'user', content: 'u4' }], 'S2', 2)!;
+    assert.deepEqual(second[1], {
+      role: 'user',
+      content: `${SUMMARY_HEADER}\n\nS2\n\nPlan (last update_plan): {"entries":[{"content":"fix a","status":"in_progress"}]}\nFiles touched: src/a.ts`,
+    });
+    assert.deepEqual(second.slice(2), [{ role: 'user', content: 'u3' }, read, result(read.tool_calls[0]!.id), { role: 'user', content: 'u4' }]);
+  });
+});
