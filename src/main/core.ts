@@ -77,7 +77,7 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
     grants: repos.grants,
   };
   // Before anything can run: settle what a crashed (or stopped) predecessor left open.
-  const recovered = recoverInterrupted({ ...sessionStores, clock });
+  const recovered = recoverInterrupted({ ...sessionStores, clock, receipts: repos.receipts });
   if (recovered.interruptedTurns + recovered.unstartedPrompts + recovered.lostSessions > 0) {
     log.info(recovered, 'recovered sessions and prompts left by the previous run');
   }

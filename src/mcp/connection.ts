@@ -101,17 +101,22 @@ export class McpConnection {
     return resultOf(this.server, tool, raw);
   }
 
-  /** Resources and prompts, listed and read as the server offers them (first page only). */
-  async listResources(): Promise<unknown> {
-    return this.client.listResources({}, { timeout: MCP_INIT_TIMEOUT_MS });
+  /** Whether the server offers resources and prompts (its `initialize` answer). */
+  offers(): { readonly resources: boolean; readonly prompts: boolean } {
+    const caps = this.client.getServerCapabilities();
+    return { resources: caps?.resources !== undefined, prompts: caps?.prompts !== undefined };
   }
 
-  async readResource(uri: string): Promise<unknown> {
-    return this.client.readResource({ uri }, { timeout: MCP_CALL_TIMEOUT_MS });
-  }
-
-  async listPrompts(): Promise<unknown> {
-    return this.client.listPrompts({}, { timeout: MCP_INIT_TIMEOUT_MS });
+  /** `resources/list`, `resources/read`, `prompts/list`, `prompts/get`: answered as data, bounded in time. */
+  async ask(method: 'resources/list' | 'resources/read' | 'prompts/list' | 'prompts/get', params: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
+    try {
+      const raw = await this.client.request({ method, params }, this.anyResult, { signal, timeout: MCP_CALL_TIMEOUT_MS });
+      const text = JSON.stringify(raw);
+      return { value: raw, content: [{ type: 'text', text: text.length > 256 * 1024 ? `${text.slice(0, 256 * 1024)}\n[truncated]` : text }] };
+    } catch (err) {
+      if (signal.aborted) throw err;
+      throw new BerthError('tool_failed', `MCP server ${this.server}: ${(err as Error).message}`.slice(0, 2000), { server: this.server, method });
+    }
   }
 
   async close(): Promise<void> {

@@ -4,6 +4,7 @@ import { BerthError } from '../protocol/errors/index.js';
 import type { Tool, ToolResult } from '../tools/types.js';
 import { McpConnection, type McpLaunch } from './connection.js';
 import { MCP_IDLE_STOP_MS, MCP_RESTART_BASE_MS, MCP_RESTART_MAX_MS } from './limits.js';
+import { resourceAndPromptTools } from './extras.js';
 import { convertCatalog } from './tools.js';
 
 export interface ServerHandleDeps {
@@ -76,7 +77,14 @@ export class ServerHandle {
       const catalog = convertCatalog(spec, await connection.listTools(), (tool, args, signal) => this.call(tool, args, signal));
       for (const r of catalog.refused) log.warn({ mcpServer: spec.name, tool: r.name, reason: r.reason }, 'mcp tool left out');
       if (this.disposed) throw new BerthError('tool_unavailable', `MCP server ${spec.name} is stopped`);
-      this.deps.onCatalog(catalog.tools);
+      const extras = resourceAndPromptTools(spec, connection.offers(), async (method, params, signal) => {
+        const live = await this.ensure();
+        this.touch();
+        return live.ask(method, params, signal);
+      });
+      // A listed tool of the same name (the server's own `resources_list`, say) wins over the extra.
+      const taken = new Set(catalog.tools.map((t) => t.name));
+      this.deps.onCatalog([...catalog.tools, ...extras.filter((t) => !taken.has(t.name))]);
       this.connection = connection;
       this.failures = 0;
       this.touch();

@@ -116,6 +116,19 @@ describe('MCP servers as tools of the built-in agent (stdio)', { timeout: 120_00
     assert.equal(existsSync(join(notes, 'UPPER.note')), false);
   });
 
+  it('lists and reads the server resources and prompts through read tools', async () => {
+    const replies = await agentTurn(s, [
+      { id: 'rl', name: 'mcp__notes__resources_list', arguments: {} },
+      { id: 'rr', name: 'mcp__notes__resource_read', arguments: { uri: 'note://readme' } },
+      { id: 'pl', name: 'mcp__notes__prompts_list', arguments: {} },
+      { id: 'pg', name: 'mcp__notes__prompt_get', arguments: { name: 'summarise', arguments: { topic: 'the parser' } } },
+    ]);
+    assert.match(replies.rl!, /note:\/\/readme/);
+    assert.match(replies.rr!, /the text of note:\/\/readme/);
+    assert.match(replies.pl!, /summarise/);
+    assert.match(replies.pg!, /Summarise the parser/);
+  });
+
   it('a server that dies is restarted and its tools work again; the session goes on', async () => {
     const crashed = await agentTurn(s, [{ id: 'c', name: 'mcp__notes__crash', arguments: {} }]);
     assert.match(crashed.c, /error/i);

@@ -13,7 +13,14 @@ import { join } from 'node:path';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 
 const dir = process.env.NOTES_DIR ?? process.cwd();
 const mode = process.env.MCP_TEST_MODE ?? '';
@@ -44,8 +51,18 @@ if (mode === 'badschema') TOOLS.push({ name: 'broken', description: 'bad schema'
 if (mode === 'many') for (let i = 0; i < 10_000; i++) TOOLS.push({ name: `extra_${i}`, description: 'x', inputSchema: { type: 'object' } });
 
 function makeServer() {
-  const server = new Server({ name: 'notes', version: '1.0.0' }, { capabilities: { tools: {} } });
+  const server = new Server({ name: 'notes', version: '1.0.0' }, { capabilities: { tools: {}, resources: {}, prompts: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOLS }));
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+    resources: [{ uri: 'note://readme', name: 'readme', mimeType: 'text/plain' }],
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => ({
+    contents: [{ uri: request.params.uri, mimeType: 'text/plain', text: `the text of ${request.params.uri}` }],
+  }));
+  server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: [{ name: 'summarise', arguments: [{ name: 'topic' }] }] }));
+  server.setRequestHandler(GetPromptRequestSchema, async (request) => ({
+    messages: [{ role: 'user', content: { type: 'text', text: `Summarise ${request.params.arguments?.topic ?? 'everything'}` } }],
+  }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const args = request.params.arguments ?? {};
     appendFileSync(join(dir, 'calls.log'), `${request.params.name}\n`);
