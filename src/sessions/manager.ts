@@ -1,4 +1,4 @@
-import { availableCommands } from './slash-commands.js';
+import { availableCommandsEvent } from './slash-commands.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/config.js';
 import { BerthError } from '../protocol/errors/index.js';
@@ -197,13 +197,8 @@ export class SessionManager {
         data: { sessionId: id, previous: DEFAULT_APPROVAL_MODE, next: approvalMode, persisted: false },
       });
     }
-    if (created.session.harness === 'built-in') {
-      // As qwen serve does at session start: the slash commands a prompt may begin with (docs/client-api.md §8.11).
-      created.session.publish({
-        type: 'session_update',
-        data: { sessionId: id, update: { sessionUpdate: 'available_commands_update', availableCommands: availableCommands(), _meta: { availableSkills: [] } } },
-      });
-    }
+    // As qwen serve does at session start: the slash commands a prompt may begin with (docs/client-api.md §8.11).
+    if (created.session.harness === 'built-in') created.session.publish(availableCommandsEvent(id));
     if (created.modelApplied === false) {
       created.session.publish({
         type: 'model_switch_failed',

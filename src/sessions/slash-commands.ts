@@ -1,3 +1,4 @@
+import type { PublishInput } from '../events/types.js';
 import { BerthError } from '../protocol/errors/index.js';
 import { parseApprovalMode, type ApprovalMode } from './approval.js';
 import type { UsageSnapshot, UsageTotals } from './usage.js';
@@ -86,6 +87,12 @@ export function availableCommands(): AvailableCommand[] {
     input: c.hint === null ? null : { hint: c.hint },
     _meta: { source: 'builtin-command', sourceLabel: 'Built-in', supportedModes: ['acp'], subcommands: [], modelInvocable: false },
   }));
+}
+
+/** The `available_commands_update` a built-in agent's session publishes when it starts. */
+export function availableCommandsEvent(sessionId: string): PublishInput {
+  const update = { sessionUpdate: 'available_commands_update', availableCommands: availableCommands(), _meta: { availableSkills: [] } };
+  return { type: 'session_update', data: { sessionId, update } };
 }
 
 /** `/name args` when `text` starts with a known command, else null (the prompt goes to the model). */
