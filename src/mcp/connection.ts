@@ -21,6 +21,8 @@ export interface McpConnectionOptions {
   onStderr(line: string): void;
   /** The connection ended without `close()` being asked for: the process died or the stream broke. */
   onLost(reason: string): void;
+  /** How long `initialize` may take (default MCP_INIT_TIMEOUT_MS). */
+  readonly initTimeoutMs?: number;
 }
 
 /**
@@ -54,13 +56,14 @@ export class McpConnection {
     client.onclose = () => {
       if (!connection.closing) options.onLost('the connection closed');
     };
-    const timeout = AbortSignal.timeout(MCP_INIT_TIMEOUT_MS);
+    const initMs = options.initTimeoutMs ?? MCP_INIT_TIMEOUT_MS;
+    const timeout = AbortSignal.timeout(initMs);
     try {
-      await client.connect(transport, { signal: timeout, timeout: MCP_INIT_TIMEOUT_MS });
+      await client.connect(transport, { signal: timeout, timeout: initMs });
     } catch (err) {
       connection.closing = true;
       await client.close().catch(() => undefined);
-      const why = timeout.aborted ? `did not initialize within ${MCP_INIT_TIMEOUT_MS} ms` : `could not start: ${(err as Error).message}`;
+      const why = timeout.aborted ? `did not initialize within ${initMs} ms` : `could not start: ${(err as Error).message}`;
       throw new BerthError('tool_unavailable', `MCP server ${options.spec.name} ${why}`, { server: options.spec.name });
     }
     return connection;
@@ -85,10 +88,9 @@ export class McpConnection {
   async call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
     let raw: unknown;
     try {
-      raw = await this.client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, this.anyResult, {
-        signal,
-        timeout: MCP_CALL_TIMEOUT_MS,
-      });
+      raw = await scoped(signal, (inner) =>
+        this.client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, this.anyResult, { signal: inner, timeout: MCP_CALL_TIMEOUT_MS }),
+      );
     } catch (err) {
       if (signal.aborted) throw err;
       const message = (err as Error).message ?? String(err);
@@ -110,7 +112,7 @@ export class McpConnection {
   /** `resources/list`, `resources/read`, `prompts/list`, `prompts/get`: answered as data, bounded in time. */
   async ask(method: 'resources/list' | 'resources/read' | 'prompts/list' | 'prompts/get', params: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
     try {
-      const raw = await this.client.request({ method, params }, this.anyResult, { signal, timeout: MCP_CALL_TIMEOUT_MS });
+      const raw = await scoped(signal, (inner) => this.client.request({ method, params }, this.anyResult, { signal: inner, timeout: MCP_CALL_TIMEOUT_MS }));
       const text = JSON.stringify(raw);
       return { value: raw, content: [{ type: 'text', text: text.length > 256 * 1024 ? `${text.slice(0, 256 * 1024)}\n[truncated]` : text }] };
     } catch (err) {
@@ -122,6 +124,24 @@ export class McpConnection {
   async close(): Promise<void> {
     this.closing = true;
     await this.client.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Runs one request on a signal of its own that follows `outer`. The SDK adds an
+ * abort listener to the signal of every request and never removes it; a turn's
+ * signal lives for the whole turn, so passing it on would pile up one listener
+ * per call.
+ */
+async function scoped<T>(outer: AbortSignal, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const inner = new AbortController();
+  const follow = () => inner.abort(outer.reason);
+  if (outer.aborted) inner.abort(outer.reason);
+  else outer.addEventListener('abort', follow, { once: true });
+  try {
+    return await run(inner.signal);
+  } finally {
+    outer.removeEventListener('abort', follow);
   }
 }
 
