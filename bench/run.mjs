@@ -20,6 +20,7 @@ const BENCHMARKS = {
   modules: () => import('./modules.mjs'),
   history: () => import('./history.mjs'),
   mcp: () => import('./mcp.mjs'),
+  agent: () => import('./agent.mjs'),
 };
 
 const KNOWN_FLAGS = ['--quick', '--profile', '--help'];

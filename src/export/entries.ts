@@ -131,6 +131,14 @@ export class ExportEntries {
         case 'module_message':
           out.push({ ...base, kind: 'event', title: 'Message from another tab', detail: str(d.text, JSON.stringify(d)) });
           break;
+        case 'compaction':
+          out.push({
+            ...base,
+            kind: 'event',
+            title: 'Context compacted',
+            detail: `${str(d.reason)}: about ${Number(d.tokensBefore) || 0} → ${Number(d.tokensAfter) || 0} tokens, last ${Number(d.keptTurns) || 0} turns kept\n${str(d.summary)}`,
+          });
+          break;
         case 'turn_end': {
           const error = d.error ? obj(d.error) : null;
           out.push({

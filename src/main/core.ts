@@ -18,6 +18,7 @@ import { TokenService } from '../tokens/tokens.js';
 import { CommandManager, localWorkspaceTools } from '../tools/builtin/index.js';
 import { openReceiptJournal } from '../tools/receipt-journal.js';
 import { ToolService } from '../tools/service.js';
+import { DEFAULT_EXEC_WAIT_MS } from '../tools/limits.js';
 import type { Tool } from '../tools/types.js';
 import { transcriptSecret } from '../transcript/secret.js';
 import { TranscriptService } from '../transcript/service.js';
@@ -56,7 +57,7 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
   const tools = new ToolService({ journal: openReceiptJournal(repos.receipts, clock.now()), clock });
   const confinement = confineCommands(config, workspaces, log, sandbox);
   const commands = new CommandManager({ clock, confinement });
-  const localTools = localWorkspaceTools({ commands });
+  const localTools = localWorkspaceTools({ commands, execWaitMs: DEFAULT_EXEC_WAIT_MS });
   tools.setHostTools('local', () => localTools);
   const messaging = new MessagingService({
     clock,
@@ -73,6 +74,7 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
     sessions: repos.sessions,
     transcript: repos.transcript,
     prompts: repos.prompts,
+    grants: repos.grants,
   };
   // Before anything can run: settle what a crashed (or stopped) predecessor left open.
   const recovered = recoverInterrupted({ ...sessionStores, clock, receipts: repos.receipts });

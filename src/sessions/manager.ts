@@ -1,3 +1,4 @@
+import { availableCommandsEvent } from './slash-commands.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/config.js';
 import { BerthError } from '../protocol/errors/index.js';
@@ -196,6 +197,8 @@ export class SessionManager {
         data: { sessionId: id, previous: DEFAULT_APPROVAL_MODE, next: approvalMode, persisted: false },
       });
     }
+    // As qwen serve does at session start: the slash commands a prompt may begin with (docs/client-api.md §8.11).
+    if (created.session.harness === 'built-in') created.session.publish(availableCommandsEvent(id));
     if (created.modelApplied === false) {
       created.session.publish({
         type: 'model_switch_failed',

@@ -76,6 +76,7 @@ export class TranscriptRecorder implements TranscriptSink {
         return this.write('turn_end', promptId, {
           stopReason: e.data.stopReason,
           ...(e.data.promptCancelled ? { promptCancelled: e.data.promptCancelled } : {}),
+          ...(e.data.usage ? { usage: e.data.usage } : {}),
         });
       case 'turn_error':
         return this.write('turn_end', promptId, {
@@ -113,6 +114,10 @@ export class TranscriptRecorder implements TranscriptSink {
       });
     }
     if (kind === 'plan') return this.write('plan', promptId, { entries: update.entries ?? [] });
+    if (kind === 'context_compacted') {
+      const { summary, keptTurns, reason, tokensBefore, tokensAfter } = update;
+      return this.write('compaction', promptId, { summary, keptTurns, reason, tokensBefore, tokensAfter });
+    }
   }
 
   private chunk(kind: ChunkKind, update: Record<string, unknown>, promptId: string | null): void {

@@ -68,6 +68,7 @@ function turnEnd(r: TranscriptRecord): ReplayEvent {
       ...base,
       stopReason: r.data.stopReason,
       ...(r.data.promptCancelled ? { promptCancelled: r.data.promptCancelled } : {}),
+      ...(r.data.usage ? { usage: r.data.usage } : {}),
     });
   }
   const error = obj(r.data.error);
@@ -139,6 +140,8 @@ export function recordEvents(r: TranscriptRecord): ReplayEvent[] {
       return [turnEnd(r)];
     case 'module_message':
       return [other(r, 'module_message', { ...d })];
+    case 'compaction':
+      return [update(r, { sessionUpdate: 'context_compacted', ...d })];
     default:
       return [];
   }
