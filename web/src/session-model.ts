@@ -54,12 +54,14 @@ export class SessionModel {
   prepend(records: readonly Envelope[]): void {
     const later = this.items;
     this.items = [];
-    for (const r of records) this.apply(r, Date.now());
+    for (const r of records) this.apply(r);
     this.items.push(...later);
   }
 
-  apply(e: Envelope, now = Date.now()): void {
+  apply(e: Envelope, at?: number): void {
     const d = e.data ?? {};
+    // Replayed events carry the daemon's time, so a reload shows the same durations.
+    const now = at ?? e._meta?.serverTimestamp ?? d._meta?.timestamp ?? d.update?._meta?.timestamp ?? Date.now();
     switch (e.type) {
       case 'session_update':
         return this.update(d.update ?? d, now);
@@ -141,6 +143,8 @@ export class SessionModel {
     const chunk = typeof u.content?.text === 'string' ? u.content.text : '';
     switch (u.sessionUpdate) {
       case 'user_message_chunk':
+        // The prompt's echo opens its turn (a prompt that did not wait in the queue has no `pending_prompt_started`).
+        this.running = true;
         return this.text('user', chunk);
       case 'agent_message_chunk': {
         const usage = u._meta?.usage;

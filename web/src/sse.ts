@@ -6,6 +6,7 @@ export interface Envelope {
   readonly type: string;
   readonly data: any;
   readonly promptId?: string;
+  readonly _meta?: { readonly serverTimestamp?: number };
 }
 
 export type LinkState = 'connecting' | 'live' | 'reconnecting' | 'resynced' | 'closed';
