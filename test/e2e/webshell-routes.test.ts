@@ -42,7 +42,14 @@ describe('the qwen Web Shell routes', () => {
     const archived = await stack.daemon.json('GET', `/workspace/${ws}/sessions?archiveState=archived`);
     assert.deepEqual(archived.body, { sessions: [] });
     const sourced = await stack.daemon.json('GET', `/workspace/${ws}/sessions?sourceType=channel`);
-    assert.deepEqual(sourced.body, { sessions: [] });
+    assert.deepEqual(sourced.body, { sessions: [] }, 'no session was created from a channel');
+    const defaults = await stack.daemon.json('GET', `/workspace/${ws}/sessions?sourceType=default&size=1000`);
+    assert.ok(defaults.body.sessions.length >= 1, 'the sidebar asks for sourceType=default: sessions created without a source');
+    const tagged = await stack.daemon.json('POST', '/session', { cwd: stack.daemon.workspace, sessionScope: 'thread', sourceType: 'ci', sourceId: 'run-7' });
+    const ci = await stack.daemon.json('GET', `/workspace/${ws}/sessions?sourceType=ci&sourceId=run-7`);
+    assert.deepEqual(ci.body.sessions.map((s: { sessionId: string }) => s.sessionId), [tagged.body.sessionId]);
+    assert.equal(ci.body.sessions[0].sourceType, 'ci');
+    assert.equal((await stack.daemon.json('GET', `/workspace/${ws}/sessions?sourceType=Bad!`)).body.code, 'invalid_session_source');
     const bad = await stack.daemon.json('GET', `/workspace/${ws}/sessions?archiveState=gone`);
     assert.equal(bad.status, 400);
     assert.equal(bad.body.code, 'invalid_archive_state');

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Core } from '../../core.js';
 import { BerthError } from '../../protocol/errors/index.js';
+import type { SessionRow } from '../../sessions/records.js';
 import type { Workspace } from '../../workspace/types.js';
 import { query } from '../params.js';
 import type { HttpModule } from '../module.js';
@@ -19,8 +20,23 @@ export interface WorkspaceSessionSummary {
   readonly displayName?: string;
   readonly clientCount: number;
   readonly hasActivePrompt: boolean;
+  readonly sourceType?: string;
+  readonly sourceId?: string;
   readonly isArchived: false;
   readonly state: 'live' | 'persisted';
+}
+
+/** qwen's spelling of a session source type. */
+const SOURCE_TYPE = /^[a-z][a-z0-9_-]{0,63}$/;
+
+/**
+ * qwen's source filter: an exact `sourceType` (and `sourceId` when given), where `default` also
+ * means "created without a source" — the Web Shell's sidebar asks for `sourceType=default`.
+ */
+function sourceMatches(row: SessionRow, sourceType: string | undefined, sourceId: string | undefined): boolean {
+  if (sourceType === undefined) return true;
+  const typeMatches = row.sourceType === sourceType || (sourceType === 'default' && row.sourceType === null);
+  return typeMatches && (sourceId === undefined || row.sourceId === sourceId);
 }
 
 function pageSize(raw: string | undefined): number {
@@ -38,8 +54,8 @@ function offsetOf(cursor: string | undefined): number {
 /**
  * The Web Shell's session sidebar and overview (`GET /workspace/{cwd}/sessions` and
  * `GET /workspaces/{cwd}/sessions`, polled every few seconds): the workspace's stored and live
- * sessions, newest activity first, paged by an opaque offset cursor. Berth archives nothing and
- * records no session source, so `archiveState=archived` and any `sourceType` filter match nothing.
+ * sessions, newest activity first, paged by an opaque offset cursor, filtered by source as qwen
+ * filters. Berth archives nothing, so `archiveState=archived` is an empty page.
  */
 export function listWorkspaceSessions(core: Core, ws: Workspace, request: FastifyRequest) {
   const q = query(request);
@@ -48,13 +64,15 @@ export function listWorkspaceSessions(core: Core, ws: Workspace, request: Fastif
   }
   const size = pageSize(q.size);
   const offset = offsetOf(q.cursor);
-  const filteredOut = q.archiveState === 'archived' || (q.sourceType !== undefined && q.sourceType !== '');
-  const rows = filteredOut
-    ? []
-    : core.sessions
-        .stored()
-        .filter(({ row }) => row.workspaceId === ws.id)
-        .sort((a, b) => b.row.updatedAt - a.row.updatedAt || a.row.id.localeCompare(b.row.id));
+  if (q.sourceType !== undefined && !SOURCE_TYPE.test(q.sourceType)) throw new BerthError('invalid_session_source');
+  if (q.sourceId !== undefined && q.sourceType === undefined) throw new BerthError('invalid_session_source', '`sourceId` needs `sourceType`');
+  const rows =
+    q.archiveState === 'archived'
+      ? []
+      : core.sessions
+          .stored()
+          .filter(({ row }) => row.workspaceId === ws.id && sourceMatches(row, q.sourceType, q.sourceId))
+          .sort((a, b) => b.row.updatedAt - a.row.updatedAt || a.row.id.localeCompare(b.row.id));
   const page = rows.slice(offset, offset + size).map(({ row, live }): WorkspaceSessionSummary => {
     const session = live ? core.sessions.find(row.id) : undefined;
     return {
@@ -63,6 +81,8 @@ export function listWorkspaceSessions(core: Core, ws: Workspace, request: Fastif
       createdAt: new Date(row.createdAt).toISOString(),
       updatedAt: new Date(row.updatedAt).toISOString(),
       ...(row.displayName !== null ? { displayName: row.displayName } : {}),
+      ...(row.sourceType !== null ? { sourceType: row.sourceType } : {}),
+      ...(row.sourceId !== null ? { sourceId: row.sourceId } : {}),
       clientCount: session?.clients.count ?? 0,
       hasActivePrompt: session?.hasActivePrompt ?? false,
       isArchived: false,

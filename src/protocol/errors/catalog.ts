@@ -253,6 +253,7 @@ export const ERROR_CATALOG = spec({
   // ── qwen serve routes the Web Shell calls, outside the 25 operations (README, "The qwen Web Shell") ──
   invalid_archive_state: { status: 400, message: '`archiveState` must be "active" or "archived"' },
   invalid_cursor: { status: 400, message: 'The cursor is not one this daemon handed out' },
+  invalid_session_source: { status: 400, message: '`sourceType` must match [a-z][a-z0-9_-]{0,63} when provided' },
   workspace_not_found: { status: 404, message: 'No registered workspace has this id or root' },
   workspace_is_remote: { status: 400, message: 'A remote workspace is read through its owner, not this route' },
   invalid_detail: { status: 400, message: 'detail must be one of: summary, full' },
