@@ -90,6 +90,19 @@ describe('the web app in a browser', { skip: chromiumSkip, timeout: 300_000 }, (
     assert.equal(await page.locator('.tool.status-failed').count(), 1);
   });
 
+  test('a question from the agent is answered in place and the answer reaches the model', async () => {
+    stack.model.enqueue(
+      { kind: 'reply', toolCalls: [{ name: 'workspace_ask', arguments: { question: 'Which colour should the button be?' } }] },
+      { kind: 'reply', text: 'Teal it is.' },
+    );
+    await send('Ask me first');
+    await page.getByLabel('Which colour should the button be?').fill('Teal');
+    await page.getByRole('button', { name: 'Answer' }).click();
+    await page.getByText('Teal it is.').waitFor();
+    const chats = stack.model.requests.filter((r) => r.path.endsWith('/chat/completions'));
+    assert.match(JSON.stringify(chats[chats.length - 1]!.body.messages), /Teal/);
+  });
+
   test('a reload mid-turn restores the same view with the pending permission, which still answers', async () => {
     stack.model.enqueue(writeReply('after-reload.txt', 'kept\n'), { kind: 'reply', text: 'Written after the reload.' });
     await send('Write after reload');

@@ -57,9 +57,10 @@ export function SessionView({ sessionId, onError }: { sessionId: string; onError
     await call('POST', `/session/${enc(sessionId)}/prompt`, { prompt: [{ type: 'text', text }] });
   };
   const cancel = () => call('POST', `/session/${enc(sessionId)}/cancel`, {});
-  const vote = (ask: Ask, optionId: string | null) =>
+  const vote = (ask: Ask, optionId: string | null, answers?: Record<string, string>) =>
     call('POST', `/session/${enc(sessionId)}/permission/${enc(ask.requestId)}`, {
       outcome: optionId === null ? { outcome: 'cancelled' } : { outcome: 'selected', optionId },
+      ...(answers ? { answers } : {}),
     });
   const switchModel = (modelId: string) => call('POST', `/session/${enc(sessionId)}/model`, { modelId });
   const exportAs = async (format: string) => {
@@ -88,7 +89,7 @@ export function SessionView({ sessionId, onError }: { sessionId: string; onError
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (!loaded) return;
-      const ask = loaded.model.pending()[0];
+      const ask = loaded.model.pending().find((a) => !a.question);
       if (e.altKey && (e.key === 'a' || e.key === 'r') && ask) {
         const allow = e.key === 'a';
         const option = ask.options.find((o) => (allow ? o.kind === 'allow_once' : o.kind === 'reject_once')) ?? ask.options.find((o) => o.kind?.startsWith(allow ? 'allow' : 'reject'));

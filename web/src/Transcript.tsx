@@ -9,7 +9,7 @@ type Ask = Extract<Item, { kind: 'permission' }>;
 /** How many items are rendered at once: older ones are reached by scrolling up ("show earlier"). */
 const WINDOW = 200;
 
-function Row({ item, vote }: { item: Item; vote: (ask: Ask, optionId: string | null) => void }) {
+function Row({ item, vote }: { item: Item; vote: (ask: Ask, optionId: string | null, answers?: Record<string, string>) => void }) {
   switch (item.kind) {
     case 'user':
       return <div class="msg user">{item.text}</div>;
@@ -56,7 +56,7 @@ export function Transcript(props: {
   showMore: () => void;
   hasOlder: boolean;
   loadOlder: () => void;
-  vote: (ask: Ask, optionId: string | null) => void;
+  vote: (ask: Ask, optionId: string | null, answers?: Record<string, string>) => void;
 }) {
   const box = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);

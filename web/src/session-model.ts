@@ -66,7 +66,7 @@ export class SessionModel {
       case 'session_update':
         return this.update(d.update ?? d, now);
       case 'permission_request':
-        return this.ask(d.requestId, d.toolCall?.title ?? d.title ?? 'Permission', d.options ?? [], d.toolCall, d.kind === 'user_question' || d.questions !== undefined);
+        return this.ask(d.requestId, d.toolCall?.title ?? d.title ?? 'Permission', d.options ?? [], d.toolCall, d.toolCall?._meta?.interactionKind === 'user_question');
       case 'permission_resolved':
       case 'permission_already_resolved': {
         const item = this.asks.get(d.requestId);
@@ -107,9 +107,18 @@ export class SessionModel {
   }
 
   /** A pending interaction as `GET /session/{id}/status` lists it (after a reload mid-turn). */
-  restorePending(p: { requestId: string; title?: string; kind?: string; action?: any; options?: { optionId: string; label?: string; name?: string; kind?: string }[] }): void {
+  restorePending(p: {
+    requestId: string;
+    title?: string;
+    kind?: string;
+    action?: any;
+    questions?: unknown[];
+    options?: { optionId: string; label?: string; name?: string; kind?: string }[];
+  }): void {
     if (this.asks.has(p.requestId)) return;
-    this.ask(p.requestId, p.action?.title ?? p.title ?? 'Permission', p.options ?? [], p.action, p.kind === 'user_question');
+    const question = p.kind === 'user_question';
+    const toolCall = question ? { _meta: { questions: p.questions ?? [] } } : p.action;
+    this.ask(p.requestId, p.action?.title ?? p.title ?? 'Permission', p.options ?? [], toolCall, question);
   }
 
   private ask(requestId: string, title: string, options: any[], toolCall: any, question: boolean): void {
