@@ -14,6 +14,7 @@ function parseRoute(hash: string): Route {
 }
 
 const THEME_KEY = 'berth.theme';
+const capsOf = (c: any) => ({ workspaces: (c.workspaces ?? []) as Workspace[], modelServices: (c.modelServices ?? []) as string[] });
 function applyTheme(theme: string | null) {
   if (theme) document.documentElement.dataset.theme = theme;
   else delete document.documentElement.dataset.theme;
@@ -38,7 +39,10 @@ export function App() {
   const [refreshKey, setRefreshKey] = useState(0);
 
   useEffect(() => {
-    checkToken().then(setAuthed, (err: Error) => setError(err.message));
+    checkToken().then(
+      (c) => (c ? (setCaps(capsOf(c)), setAuthed(true)) : setAuthed(false)),
+      (err: Error) => setError(err.message),
+    );
     const onHash = () => setRoute(parseRoute(location.hash));
     window.addEventListener('hashchange', onHash);
     const onKey = (e: KeyboardEvent) => {
@@ -55,9 +59,9 @@ export function App() {
   }, []);
   useEffect(() => applyTheme(theme), [theme]);
   useEffect(() => {
-    if (!authed) return;
+    if (!authed || caps) return;
     api('GET', '/capabilities').then(
-      (c) => setCaps({ workspaces: c.workspaces ?? [], modelServices: c.modelServices ?? [] }),
+      (c) => setCaps(capsOf(c)),
       (err: Error) => (err instanceof ApiError && err.status === 401 ? (setRefused(true), setAuthed(false)) : setError(err.message)),
     );
   }, [authed]);

@@ -136,7 +136,7 @@ export function SessionView({ sessionId, onError }: { sessionId: string; onError
         model={m}
         version={version}
         shown={shown}
-        showMore={() => setShown((s) => Math.max(s, m.items.length) + 200)}
+        showMore={() => setShown((s) => Math.max(s, 60) + 60)}
         hasOlder={older.anchor !== null || older.cursor !== null}
         loadOlder={loadOlder}
         vote={vote}

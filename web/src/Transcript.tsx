@@ -6,8 +6,11 @@ import { ToolCard } from './ToolCard';
 
 type Ask = Extract<Item, { kind: 'permission' }>;
 
-/** How many items are rendered at once: older ones are reached by scrolling up ("show earlier"). */
-const WINDOW = 200;
+/**
+ * How many of the newest items are rendered at first: a screen shows a dozen, and each Markdown
+ * answer costs a parse and a sanitise. Scrolling to the top renders the next WINDOW.
+ */
+const WINDOW = 60;
 
 function Row({ item, vote }: { item: Item; vote: (ask: Ask, optionId: string | null, answers?: Record<string, string>) => void }) {
   switch (item.kind) {

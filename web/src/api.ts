@@ -56,13 +56,15 @@ export async function download(path: string): Promise<{ blob: Blob; filename: st
   return { blob: await res.blob(), filename };
 }
 
-/** Does the daemon take this token (or none)? `GET /capabilities` needs the same owner token as every route. */
-export async function checkToken(): Promise<boolean> {
+/**
+ * Does the daemon take this token (or none)? `GET /capabilities` needs the same owner token as
+ * every route, so its answer (the workspaces, the model services) comes back with the yes.
+ */
+export async function checkToken(): Promise<any | null> {
   try {
-    await api('GET', '/capabilities');
-    return true;
+    return await api('GET', '/capabilities');
   } catch (err) {
-    if (err instanceof ApiError && (err.status === 401 || err.status === 403)) return false;
+    if (err instanceof ApiError && (err.status === 401 || err.status === 403)) return null;
     throw err;
   }
 }

@@ -19,13 +19,17 @@ export interface Loaded {
  */
 export async function openSession(sessionId: string, onChange: () => void, onLink: (s: LinkState) => void, onRebuilt: (l: Loaded) => void): Promise<Loaded> {
   const known = sessionStorage.getItem(clientKey(sessionId)) ?? undefined;
-  let body: any;
-  try {
-    body = await api('POST', `/session/${encodeURIComponent(sessionId)}/load`, {}, known ? { 'x-qwen-client-id': known } : {});
-  } catch (err) {
-    if (!(known && err instanceof ApiError && err.code === 'invalid_client_id')) throw err;
-    body = await api('POST', `/session/${encodeURIComponent(sessionId)}/load`, {});
-  }
+  const load = async (): Promise<any> => {
+    try {
+      return await api('POST', `/session/${encodeURIComponent(sessionId)}/load`, {}, known ? { 'x-qwen-client-id': known } : {});
+    } catch (err) {
+      if (!(known && err instanceof ApiError && err.code === 'invalid_client_id')) throw err;
+      return api('POST', `/session/${encodeURIComponent(sessionId)}/load`, {});
+    }
+  };
+  const body = await load();
+  // Status is read after the load (which brings a stored session back) and needs no client id.
+  const statusRead = api('GET', `/session/${encodeURIComponent(sessionId)}/status`);
   const clientId: string = body.clientId;
   sessionStorage.setItem(clientKey(sessionId), clientId);
   const model = new SessionModel();
@@ -33,8 +37,7 @@ export async function openSession(sessionId: string, onChange: () => void, onLin
   model.modelId = body.state?.models?.currentModelId ?? model.modelId;
   model.approvalMode = body.state?.modes?.currentModeId ?? model.approvalMode;
   model.running = body.hasActivePrompt === true;
-  const status = await api('GET', `/session/${encodeURIComponent(sessionId)}/status`, undefined, { 'x-qwen-client-id': clientId });
-  for (const p of status.pendingInteractions ?? []) model.restorePending(p);
+  for (const p of (await statusRead).pendingInteractions ?? []) model.restorePending(p);
   let stop = () => {};
   stop = followEvents({
     sessionId,
