@@ -164,6 +164,11 @@ describe('the web app in a browser', { skip: chromiumSkip, timeout: 300_000 }, (
     const theme = (await page.evaluate('document.documentElement.dataset.theme')) as string;
     await browser.screenshot(`session-${theme}`);
     assert.ok(theme === 'dark' || theme === 'light');
+    // A phone-width screen: the panels stack and nothing needs sideways scrolling.
+    await page.setViewportSize({ width: 390, height: 800 });
+    await page.getByLabel('Prompt').waitFor();
+    assert.ok((await page.evaluate('document.documentElement.scrollWidth')) as number <= 390, 'no sideways scrolling at 390 px');
+    await browser.screenshot('session-phone');
     const unexpected = browser.problems.filter((p) => !/Failed to load resource: the server responded with a status of (401|422)/.test(p));
     assert.deepEqual(unexpected, []);
     if (process.env.BERTH_UPDATE_SCREENSHOTS) {
