@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { chromiumAvailable, chromiumSkip, CHROMIUM, openBrowser, type Browser } from '../support/browser.js';
+import { CuttingProxy } from '../support/cutting-proxy.js';
 import { writeReply } from '../support/model-script.js';
 import { startStack, type Stack } from '../support/stack.js';
 import { removeDir, tempDir } from '../support/tmp.js';
@@ -23,6 +24,7 @@ describe('the web app in a browser', { skip: chromiumSkip, timeout: 300_000 }, (
   let browser: Browser;
   let page: Page;
   let sessionId = '';
+  let proxy: CuttingProxy;
 
   const openPermission = () => page.locator('.permission.open').first();
   async function send(text: string) {
@@ -37,13 +39,15 @@ describe('the web app in a browser', { skip: chromiumSkip, timeout: 300_000 }, (
       files: { 'README.md': '# Demo project\n\nSome *notes*.\n', 'src/main.ts': 'export const answer: number = 42;\n', 'blob.bin': Buffer.from([0, 1, 2, 0, 255, 0]) },
     });
     dir = tempDir('berth-web-');
-    browser = await openBrowser(join(dir, 'profile'));
+    proxy = await new CuttingProxy().start();
+    browser = await openBrowser(join(dir, 'profile'), undefined, proxy.url);
     page = browser.page;
     page.setDefaultTimeout(30_000);
   });
 
   after(async () => {
     await browser?.context.close();
+    await proxy?.close();
     await stack?.close();
     if (dir) removeDir(dir);
   });
@@ -134,6 +138,29 @@ describe('the web app in a browser', { skip: chromiumSkip, timeout: 300_000 }, (
     await page.getByText('From the second model.').waitFor();
     const chat = stack.model.requests.slice(before).find((r) => r.path.endsWith('/chat/completions'));
     assert.equal(chat?.body.model, 'scripted-model-2');
+  });
+
+  test('a dropped connection shows Reconnecting, then resumes from its last event without losing or repeating what it missed', async () => {
+    // Keep the network down until the daemon has the missed answer: only then let the page back in.
+    const seen = browser.problems.length;
+    await page.route('**/events*', (route) => route.abort());
+    assert.ok(proxy.cutAll() >= 1, 'the event stream was open');
+    await page.locator('.link-reconnecting').waitFor();
+    stack.model.enqueue({ kind: 'reply', text: 'Said while you were away.' });
+    const admitted = await stack.daemon.json('POST', `/session/${sessionId}/prompt`, { prompt: [{ type: 'text', text: 'From another client' }] });
+    assert.equal(admitted.status, 202);
+    for (;;) {
+      const status = await stack.daemon.json('GET', `/session/${sessionId}/status`);
+      if (!status.body.hasActivePrompt) break;
+      await new Promise((r) => setImmediate(r));
+    }
+    await page.unroute('**/events*');
+    await page.locator('.link-resynced').waitFor();
+    await page.getByText('Said while you were away.').waitFor();
+    assert.equal(await page.getByText('Said while you were away.').count(), 1, 'replayed once, not twice');
+    // The cut stream and the refused reconnects are logged by the browser; nothing else may be.
+    const caused = browser.problems.splice(seen);
+    assert.deepEqual(caused.filter((p) => !/net::ERR_(INCOMPLETE_CHUNKED_ENCODING|FAILED)/.test(p)), []);
   });
 
   test('the session exports as HTML', async () => {

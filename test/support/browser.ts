@@ -22,8 +22,10 @@ export interface Browser {
   screenshot(name: string): Promise<string>;
 }
 
-export async function openBrowser(profileDir: string, viewport = { width: 1280, height: 800 }): Promise<Browser> {
+export async function openBrowser(profileDir: string, viewport = { width: 1280, height: 800 }, proxy?: string): Promise<Browser> {
   const context = await chromium.launchPersistentContext(profileDir, {
+    // Loopback goes through the proxy too (`<-loopback>` lifts Chromium's default bypass).
+    ...(proxy ? { proxy: { server: proxy, bypass: '<-loopback>' } } : {}),
     executablePath: CHROMIUM,
     headless: true,
     viewport,
