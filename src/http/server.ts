@@ -4,6 +4,7 @@ import { MAX_JSON_DEPTH } from '../protocol/limits.js';
 import { exceedsJsonDepth } from '../protocol/json-depth.js';
 import type { Core } from '../core.js';
 import { BerthError } from '../protocol/errors/index.js';
+import { answerClientError } from './client-error.js';
 import { createBoundedServer } from './connection-limits.js';
 import { installErrorHandlers, sendError } from './errors.js';
 import { installLocalUserCheck } from './local-peer.js';
@@ -19,6 +20,8 @@ export function createHttpServer(core: Core, boundPort: () => number): FastifyIn
     routerOptions: { maxParamLength: 1024 },
     return503OnClosing: true,
     forceCloseConnections: true,
+    // Parser refusals close the connection and say so (src/http/client-error.ts).
+    clientErrorHandler: answerClientError,
     // Request, header, idle and keep-alive deadlines and the connection caps.
     serverFactory: (handler) => createBoundedServer(core.config.httpLimits, handler),
     // A path fastify cannot decode (bad percent-encoding) or a parameter over the length limit is the

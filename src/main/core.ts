@@ -8,6 +8,7 @@ import { EventBusStats } from '../events/stats.js';
 import { HealthRegistry } from '../health.js';
 import type { Logger } from '../log.js';
 import { MessagingService, messagingTools } from '../messaging/index.js';
+import { McpHub } from '../mcp/hub.js';
 import { sessionCounters } from '../sessions/counters.js';
 import { SessionManager } from '../sessions/manager.js';
 import { startIdleReaper } from '../sessions/reaper.js';
@@ -24,6 +25,7 @@ import { TranscriptTokens } from '../transcript/tokens.js';
 import { WorkspaceRegistry } from '../workspace/registry.js';
 import type { SandboxProbe } from '../tools/builtin/commands/sandbox.js';
 import { advertisedLimits } from './advertised-limits.js';
+import { mcpLaunch } from './mcp-launch.js';
 import { confineCommands } from './command-confinement.js';
 import { sqliteRepositories, type Repositories } from './repositories.js';
 
@@ -64,6 +66,8 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
   });
   const moduleTools = messagingTools(messaging);
   tools.setSessionTools(() => moduleTools);
+  const mcp = new McpHub({ registry: tools.applications, homeServers: config.mcpServers, log, launchFor: mcpLaunch(confinement) });
+  const builtinDriver = builtinDriverFactory({ services: models, maxTurnIterations: config.maxTurnIterations, clock, log });
   const eventStats = new EventBusStats();
   const sessionStores = {
     sessions: repos.sessions,
@@ -71,7 +75,7 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
     prompts: repos.prompts,
   };
   // Before anything can run: settle what a crashed (or stopped) predecessor left open.
-  const recovered = recoverInterrupted({ ...sessionStores, clock });
+  const recovered = recoverInterrupted({ ...sessionStores, clock, receipts: repos.receipts });
   if (recovered.interruptedTurns + recovered.unstartedPrompts + recovered.lostSessions > 0) {
     log.info(recovered, 'recovered sessions and prompts left by the previous run');
   }
@@ -83,7 +87,11 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
     stores: sessionStores,
     factories: {
       createBus: (options) => new EventBus({ ringSize: config.eventRingSize, clock, stats: eventStats, ...options }),
-      createDriver: builtinDriverFactory({ services: models, maxTurnIterations: config.maxTurnIterations, clock, log }),
+      // A workspace's MCP servers start with its first session, whose driver waits (bounded) for their tools.
+      createDriver: async (request) => {
+        await mcp.ready(request.workspace);
+        return builtinDriver(request);
+      },
       toolsFor: (workspace, sessionId) => tools.forSession(workspace, sessionId),
       sessionClosed: (sessionId) => {
         messaging.closed(sessionId);
@@ -126,6 +134,7 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
   // Steps run in reverse: the model connections close after the sessions that stream on them.
   core.onShutdown(() => models.close());
   core.onShutdown(() => commands.dispose());
+  core.onShutdown(() => mcp.shutdown());
   core.onShutdown(() => sessions.shutdown());
   const reaper = startIdleReaper(() => sessions.list(), config, clock);
   core.onShutdown(() => reaper.stop());

@@ -2,6 +2,7 @@ import type { Clock } from '../clock.js';
 import type { EventEnvelope } from '../events/types.js';
 import type { Logger } from '../log.js';
 import type { NewTranscriptRecord, TranscriptRepository } from '../transcript/records.js';
+import { boundRecord } from '../transcript/bound-record.js';
 import { newRecordId } from './ids.js';
 import type { TranscriptSink } from './ports.js';
 
@@ -154,7 +155,7 @@ export class TranscriptRecorder implements TranscriptSink {
 
   private append(record: NewTranscriptRecord): void {
     try {
-      this.repo.append([record]);
+      this.repo.append([boundRecord(record)]);
     } catch (err) {
       this.log.error({ err, sessionId: this.sessionId }, 'transcript write failed');
       if (!this.degraded) {

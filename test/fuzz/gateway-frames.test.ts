@@ -111,7 +111,9 @@ test(`closes ${FUZZ_RUNS} generated gateway frames' channels for the peer's faul
   const rssBefore = rssBytes(target.pid);
   const started = performance.now();
   const lanes = TOKENS * PER_TOKEN;
-  const perLane = Math.ceil(FUZZ_RUNS / 6 / lanes); // ~6.5 frames per connection on average, barrier included
+  // fast-check keeps most arrays short: a sixth of FUZZ_RUNS connections once sent only 9,410 frames; a fifth
+  // (2,004 channels) sent 13,287 with the fixed seed, at least FUZZ_RUNS with room to spare.
+  const perLane = Math.ceil(FUZZ_RUNS / 5 / lanes);
 
   await Promise.all(
     Array.from({ length: lanes }, async (_, lane) => {

@@ -93,9 +93,9 @@ export function createToken(home: string, kind: { app: string; maxPolicy?: Polic
 }
 
 export async function startFuzzTarget(
-  options: { args?: readonly string[]; beforeServe?: (stack: SpawnedStack) => Promise<void> } = {},
+  options: { args?: readonly string[]; env?: NodeJS.ProcessEnv; beforeServe?: (stack: SpawnedStack) => Promise<void> } = {},
 ): Promise<FuzzTarget> {
-  const stack = await startSpawnedStack();
+  const stack = await startSpawnedStack(options.env ? { env: options.env } : {});
   await options.beforeServe?.(stack);
   const daemon = await stack.serve(...(options.args ?? []));
   const pid = daemon.child.pid!;

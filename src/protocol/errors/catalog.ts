@@ -26,6 +26,8 @@ export const ERROR_CATALOG = spec({
   // ── request shape (§1, §13.2) ───────────────────────────────────────────
   invalid_json: { status: 400, message: 'Invalid JSON in request body' },
   invalid_request: { status: 400, message: 'The request does not match the contract' },
+  request_headers_too_large: { status: 431, message: 'The request line and headers exceed 16 KiB' },
+  request_timeout: { status: 408, message: 'The request did not arrive in time', retryable: true },
   body_too_large: { status: 413, message: 'Request body too large' },
   nesting_too_deep: { status: 400, message: 'The JSON value is nested too deeply' },
   route_not_found: { status: 404, message: 'No such route' },
@@ -132,6 +134,10 @@ export const ERROR_CATALOG = spec({
   permission_request_not_found: { status: 404, message: 'No pending permission request' },
   permission_forbidden: { status: 403, message: 'This client may not vote on this request' },
 
+  // ── session list (§5.11) ─────────────────────────────────────────────────
+  invalid_session_list_limit: { status: 400, message: 'limit must be an integer from 1 to 1000' },
+  invalid_session_list_cursor: { status: 400, message: 'The cursor is not one a session list page handed out' },
+
   // ── transcript and export (§10) ─────────────────────────────────────────
   invalid_transcript_limit: { status: 400, message: 'limit must be an integer from 1 to 500' },
   invalid_transcript_cursor: { status: 400, message: 'Invalid transcript cursor and anchor combination' },
@@ -164,6 +170,11 @@ export const ERROR_CATALOG = spec({
     errorKind: 'ambiguous_text_match',
   },
   not_regular_file: { status: 400, message: 'Not a regular file', errorKind: 'parse_error' },
+  name_too_long: {
+    status: 400,
+    message: 'A name in the path is longer than 255 bytes',
+    errorKind: 'parse_error',
+  },
   io_error: { status: 503, message: 'Filesystem I/O failure', errorKind: 'io_error', retryable: true },
   storage_full: {
     status: 507,
