@@ -10,17 +10,21 @@ export interface Workspace {
 }
 interface SessionEntry {
   readonly sessionId: string;
-  readonly workspaceId: string;
   readonly state: 'live' | 'persisted';
   readonly updatedAt: string;
   readonly displayName?: string;
-  readonly closedAt?: string;
+}
+interface Listing {
+  readonly sessions: SessionEntry[];
+  readonly nextCursor?: string;
 }
 
 const PAGE = 50;
 const MODES = ['default', 'plan', 'auto-edit', 'yolo'];
+const listPath = (ws: Workspace, cursor?: string) =>
+  `/workspace/${encodeURIComponent(ws.cwd)}/sessions?size=${PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
 
-/** Workspaces, their sessions (searchable, paged), and the new-session form. */
+/** Workspaces, their sessions newest first (searchable, a page at a time), and the new-session form. */
 export function Sidebar(props: {
   workspaces: readonly Workspace[];
   models: readonly string[];
@@ -29,19 +33,25 @@ export function Sidebar(props: {
   onError: (message: string) => void;
   refreshKey: number;
 }) {
-  const [sessions, setSessions] = useState<SessionEntry[]>([]);
+  const [lists, setLists] = useState<Record<string, Listing>>({});
   const [search, setSearch] = useState('');
-  const [limit, setLimit] = useState(PAGE);
   const [creating, setCreating] = useState(false);
 
   const reload = () =>
-    api<{ sessions: SessionEntry[] }>('GET', '/sessions')
-      .then((r) => setSessions([...r.sessions].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt))))
+    Promise.all(props.workspaces.map((ws) => api<Listing>('GET', listPath(ws)).then((l) => [ws.id, l] as const)))
+      .then((pairs) => setLists(Object.fromEntries(pairs)))
       .catch((err: Error) => props.onError(err.message));
-  useEffect(() => void reload(), [props.refreshKey, props.current]);
+  const older = (ws: Workspace) => {
+    const have = lists[ws.id];
+    if (!have?.nextCursor) return;
+    api<Listing>('GET', listPath(ws, have.nextCursor))
+      .then((l) => setLists({ ...lists, [ws.id]: { sessions: [...have.sessions, ...l.sessions], ...(l.nextCursor ? { nextCursor: l.nextCursor } : {}) } }))
+      .catch((err: Error) => props.onError(err.message));
+  };
+  useEffect(() => void reload(), [props.refreshKey, props.current, props.workspaces]);
 
   const needle = search.trim().toLowerCase();
-  const matching = sessions.filter((s) => !needle || (s.displayName ?? '').toLowerCase().includes(needle) || s.sessionId.includes(needle));
+  const matches = (s: SessionEntry) => !needle || (s.displayName ?? '').toLowerCase().includes(needle) || s.sessionId.includes(needle);
 
   const rename = async (s: SessionEntry) => {
     const name = prompt('Session name', s.displayName ?? '');
@@ -62,14 +72,15 @@ export function Sidebar(props: {
       {creating && <NewSession {...props} done={(id) => (setCreating(false), props.open(id))} />}
       <input type="search" aria-label="Search sessions" placeholder="Search sessions" value={search} onInput={(e) => setSearch((e.target as HTMLInputElement).value)} />
       {props.workspaces.map((ws) => {
-        const mine = matching.filter((s) => s.workspaceId === ws.id);
+        const listing = lists[ws.id];
+        const mine = (listing?.sessions ?? []).filter(matches);
         return (
           <section key={ws.id} class="workspace">
             <h2 title={ws.cwd}>
               {ws.displayName} <span class="badge">{ws.location}</span>
             </h2>
             <ul>
-              {mine.slice(0, limit).map((s) => (
+              {mine.map((s) => (
                 <li key={s.sessionId} class={s.sessionId === props.current ? 'current' : ''}>
                   <a href={`#/s/${s.sessionId}`} class="session-link">
                     <span>{s.displayName ?? s.sessionId.slice(0, 8)}</span>
@@ -86,8 +97,8 @@ export function Sidebar(props: {
                 </li>
               ))}
             </ul>
-            {mine.length > limit && (
-              <button class="link" onClick={() => setLimit(limit + PAGE)}>
+            {listing?.nextCursor && (
+              <button class="link" onClick={() => older(ws)}>
                 Load older sessions
               </button>
             )}

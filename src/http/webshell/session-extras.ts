@@ -4,6 +4,7 @@ import { BerthError } from '../../protocol/errors/index.js';
 import { clientIdOf } from '../client-id.js';
 import type { HttpModule } from '../module.js';
 import { param, query } from '../params.js';
+import { allStored } from './session-list.js';
 
 const pkg = createRequire(import.meta.url)('../../../package.json') as { version: string };
 
@@ -40,7 +41,7 @@ export const webShellSessionModule: HttpModule = {
       const detail = query(request).detail ?? 'summary';
       if (detail !== 'summary' && detail !== 'full') throw new BerthError('invalid_detail');
       const live = core.sessions.list();
-      const stored = core.sessions.stored();
+      const stored = allStored(core);
       reply.header('Cache-Control', 'no-store');
       return {
         v: 1,

@@ -1,6 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { Core } from '../../core.js';
 import { BerthError } from '../../protocol/errors/index.js';
+import { MAX_SESSION_LIST_PAGE } from '../../sessions/limits.js';
+import { parseSessionListQuery } from '../../sessions/list-page.js';
 import type { SessionRow } from '../../sessions/records.js';
 import type { Workspace } from '../../workspace/types.js';
 import { query } from '../params.js';
@@ -39,6 +41,18 @@ function sourceMatches(row: SessionRow, sourceType: string | undefined, sourceId
   return typeMatches && (sourceId === undefined || row.sourceId === sourceId);
 }
 
+/** Every stored session, read page by page in the store's order. */
+export function allStored(core: Core): { readonly row: SessionRow; readonly live: boolean }[] {
+  const out: { row: SessionRow; live: boolean }[] = [];
+  let query = { after: 0, limit: MAX_SESSION_LIST_PAGE };
+  for (;;) {
+    const page = core.sessions.stored(query);
+    out.push(...page.sessions);
+    if (page.nextCursor === undefined || page.sessions.length === 0) return out;
+    query = parseSessionListQuery({ cursor: page.nextCursor, limit: String(MAX_SESSION_LIST_PAGE) });
+  }
+}
+
 function pageSize(raw: string | undefined): number {
   if (raw === undefined || !/^[+-]?\d+$/.test(raw.trim())) return DEFAULT_SESSION_PAGE_SIZE;
   const n = Number.parseInt(raw.trim(), 10);
@@ -69,8 +83,7 @@ export function listWorkspaceSessions(core: Core, ws: Workspace, request: Fastif
   const rows =
     q.archiveState === 'archived'
       ? []
-      : core.sessions
-          .stored()
+      : allStored(core)
           .filter(({ row }) => row.workspaceId === ws.id && sourceMatches(row, q.sourceType, q.sourceId))
           .sort((a, b) => b.row.updatedAt - a.row.updatedAt || a.row.id.localeCompare(b.row.id));
   const page = rows.slice(offset, offset + size).map(({ row, live }): WorkspaceSessionSummary => {
