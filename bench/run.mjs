@@ -21,6 +21,7 @@ const BENCHMARKS = {
   history: () => import('./history.mjs'),
   mcp: () => import('./mcp.mjs'),
   agent: () => import('./agent.mjs'),
+  web: () => import('./web.mjs'),
 };
 
 const KNOWN_FLAGS = ['--quick', '--profile', '--help'];

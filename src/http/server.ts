@@ -55,7 +55,7 @@ export function createHttpServer(core: Core, boundPort: () => number): FastifyIn
   });
 
   installErrorHandlers(app, core.log);
-  installSecurity(app, { config: core.config, tokens: core.tokens, port: boundPort });
+  installSecurity(app, { config: core.config, tokens: core.tokens, port: boundPort }, core.config.web);
   // Anonymous loopback mode trusts this user's processes, not every local user's (issue 16, finding 7).
   installLocalUserCheck(app, { config: core.config, tokens: core.tokens });
   // After the security hook: refused requests are not counted against anyone's window.

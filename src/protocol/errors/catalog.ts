@@ -260,6 +260,14 @@ export const ERROR_CATALOG = spec({
   network_rule: { status: 403, message: 'A tab without network may not send to a tab with network' },
   hop_limit: { status: 429, message: 'This chain of messages has gone on too long' },
   pace_limit: { status: 429, message: 'Too many messages from this tab', retryable: true },
+
+  // ── qwen serve routes the Web Shell calls, outside the 25 operations (README, "The qwen Web Shell") ──
+  invalid_archive_state: { status: 400, message: '`archiveState` must be "active" or "archived"' },
+  invalid_cursor: { status: 400, message: 'The cursor is not one this daemon handed out' },
+  invalid_session_source: { status: 400, message: '`sourceType` must match [a-z][a-z0-9_-]{0,63} when provided' },
+  workspace_not_found: { status: 404, message: 'No registered workspace has this id or root' },
+  workspace_is_remote: { status: 400, message: 'A remote workspace is read through its owner, not this route' },
+  invalid_detail: { status: 400, message: 'detail must be one of: summary, full' },
 });
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
