@@ -1,4 +1,5 @@
-import { builtinDriverFactory } from '../agents/driver-factory.js';
+import { AgentCatalog } from '../agents/acp/catalog.js';
+import { builtinDriverFactory, driverFactory } from '../agents/driver-factory.js';
 import { ModelServices } from '../agents/models/index.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/config.js';
@@ -54,6 +55,7 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
   const tools = new ToolService({ journal: openReceiptJournal(repos.receipts, clock.now()), clock });
   const confinement = confineCommands(config, workspaces, log, sandbox);
   const commands = new CommandManager({ clock, confinement });
+  const agents = new AgentCatalog(config.agents, { berthHome: config.home, confinement, path: process.env.PATH });
   const localTools = localWorkspaceTools({ commands });
   tools.setHostTools('local', () => localTools);
   const messaging = new MessagingService({
@@ -83,7 +85,11 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
     stores: sessionStores,
     factories: {
       createBus: (options) => new EventBus({ ringSize: config.eventRingSize, clock, stats: eventStats, ...options }),
-      createDriver: builtinDriverFactory({ services: models, maxTurnIterations: config.maxTurnIterations, clock, log }),
+      createDriver: driverFactory(
+        builtinDriverFactory({ services: models, maxTurnIterations: config.maxTurnIterations, clock, log }),
+        agents,
+        log,
+      ),
       toolsFor: (workspace, sessionId) => tools.forSession(workspace, sessionId),
       sessionClosed: (sessionId) => {
         messaging.closed(sessionId);
@@ -114,6 +120,7 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
     health,
     limits: advertisedLimits(config),
     models,
+    agents,
     tools,
     sessions,
     transcripts,
@@ -126,6 +133,8 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
   // Steps run in reverse: the model connections close after the sessions that stream on them.
   core.onShutdown(() => models.close());
   core.onShutdown(() => commands.dispose());
+  // After the sessions closed (and disposed their drivers): whatever agent process is left goes, group and all.
+  core.onShutdown(() => agents.shutdown());
   core.onShutdown(() => sessions.shutdown());
   const reaper = startIdleReaper(() => sessions.list(), config, clock);
   core.onShutdown(() => reaper.stop());

@@ -1,4 +1,4 @@
-import type { AgentDriver, DriverToolCall, SessionUpdate, TurnIO } from '../agents/driver.js';
+import type { AgentDriver, CallOptions, DriverToolCall, SessionUpdate, TurnIO } from '../agents/driver.js';
 import type { Clock } from '../clock.js';
 import { BerthError, asBerthError } from '../protocol/errors/index.js';
 import type { PublishInput } from '../events/types.js';
@@ -10,6 +10,7 @@ import type { PromptTerminalInput } from './prompt-lane.js';
 import type { PromptEntry } from './prompt-queue.js';
 import type { PermissionAsk, PermissionDecision, SessionTools } from './ports.js';
 import type { PromptRepository } from './records.js';
+import { decideAgentPermission } from './agent-permission.js';
 import { outcomeUpdate, proposedContent, toolKind, toolLocations, toolTitle } from './tool-events.js';
 
 /** What a turn needs from its session: named here, so a turn never reaches into the session itself. */
@@ -81,7 +82,8 @@ export async function runPrompt(session: TurnPorts, entry: PromptEntry): Promise
     signal: entry.abort.signal,
     tools: session.tools.definitions(session.guard()),
     emit,
-    callTool: (call) => callTool(session, entry, call, emit),
+    callTool: (call, options) => callTool(session, entry, call, options?.announce === false ? () => {} : emit, options),
+    askPermission: (request) => decideAgentPermission(session, entry, request),
   };
 
   try {
@@ -117,6 +119,7 @@ async function callTool(
   entry: PromptEntry,
   call: DriverToolCall,
   emit: (u: SessionUpdate) => void,
+  options: CallOptions = {},
 ): Promise<ToolOutcome> {
   const workspace = session.runWorkspace;
   const base = {
@@ -134,7 +137,7 @@ async function callTool(
     _meta: { toolName: call.name },
   });
   const permission = async (ask: PermissionAsk): Promise<PermissionDecision> => {
-    const decision = await decide(session, entry, call, ask, base);
+    const decision = options.approved ? { allow: true as const } : await decide(session, entry, call, ask, base);
     if (decision.allow) {
       emit({ sessionUpdate: 'tool_call_update', toolCallId: call.toolCallId, status: 'in_progress' });
     }

@@ -1,0 +1,257 @@
+import * as acp from '@agentclientprotocol/sdk';
+import { randomUUID } from 'node:crypto';
+import { BerthError } from '../../protocol/errors/index.js';
+import type { AgentExit, AgentDriver, DriverState, HistoryItem, ModelInfo, TurnIO, TurnResult } from '../driver.js';
+import type { ClientSide } from './connection.js';
+import { FsBridge, type ToolRunner } from './fs-bridge.js';
+import type { AgentLaunch } from './launch.js';
+import { AGENT_IDLE_MS } from './limits.js';
+import { openLink, type AgentLink } from './link.js';
+import type { AgentProcess } from './process.js';
+import { permissionRequestOf, seedBlock, seededNotice } from './translate.js';
+import { Terminals } from './terminals.js';
+
+export interface AcpDriverOptions {
+  readonly agentId: string;
+  /** Builds the launch of a new process (checked again at each start: the command may have gone). */
+  readonly launch: () => AgentLaunch;
+  readonly startTimeoutMs: number;
+  /** The workspace root the agent's paths must stay in. */
+  readonly root: string;
+  /** The session's cwd, given to `session/new`. */
+  readonly cwd: string;
+  /** Told of each process started (the catalog bounds memory and kills them all on shutdown). */
+  readonly started: (process: AgentProcess) => void;
+  /** Told of the models the agent reports, for `/capabilities`. */
+  readonly reportModels?: (models: readonly ModelInfo[]) => void;
+}
+
+/**
+ * An external agent behind `AgentDriver` (issue 12): one agent process per
+ * session, spoken to over ACP. Its `session/update`s are the turn's updates;
+ * its fs, terminal and permission requests are answered through the turn's
+ * tool layer, so Berth's guard, approval mode, receipts and journal apply.
+ * A process that dies is reported once (`onExit`); the next turn of a driver
+ * whose process was reaped for idleness starts a new one, seeded with the
+ * conversation.
+ */
+export class AcpAgentDriver implements AgentDriver, ClientSide {
+  readonly harness: string;
+  private link: AgentLink | null = null;
+  private turn: TurnIO | null = null;
+  /** Set when the agent was allowed something this turn; the next effect it asks for runs without asking again. */
+  private allowed = false;
+  private seed: string | null = null;
+  private wantedModel: string | null = null;
+  /** The ACP session of a process reaped for idleness, loaded again by the next one when the agent can. */
+  private reapedSessionId: string | undefined;
+  private models: ModelInfo[] = [];
+  private currentModel: string | null = null;
+  private exitListener: ((exit: AgentExit) => void) | null = null;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private disposed = false;
+  private readonly fs: FsBridge;
+  private readonly terminals: Terminals;
+
+  constructor(private readonly options: AcpDriverOptions) {
+    this.harness = options.agentId;
+    this.fs = new FsBridge(options.root);
+    this.terminals = new Terminals(this.fs);
+  }
+
+  /** Starts the process and its ACP session (POST /session waits for this). */
+  async start(): Promise<void> {
+    await this.connect();
+  }
+
+  async runTurn(io: TurnIO): Promise<TurnResult> {
+    clearTimeout(this.idleTimer);
+    const link = this.link ?? (await this.connect());
+    this.turn = io;
+    this.allowed = false;
+    const prompt: acp.ContentBlock[] = [...(io.prompt as acp.ContentBlock[])];
+    if (this.seed !== null) {
+      io.emit(seededNotice(link.canLoad));
+      prompt.unshift(seedBlock(this.seed));
+      this.seed = null;
+    }
+    const cancel = () => void link.connection.agent.notify('session/cancel', { sessionId: link.sessionId }).catch(() => {});
+    io.signal.addEventListener('abort', cancel, { once: true });
+    try {
+      const answer = await Promise.race([link.connection.agent.request('session/prompt', { sessionId: link.sessionId, prompt }), link.died]);
+      return { stopReason: answer.stopReason };
+    } catch (err) {
+      if (err instanceof acp.RequestError) throw new BerthError('agent_error', `The agent ${this.harness} failed the turn: ${err.message}`, { agentCode: err.code });
+      throw err;
+    } finally {
+      io.signal.removeEventListener('abort', cancel);
+      this.turn = null;
+      this.armIdleReaper();
+    }
+  }
+
+  state(): DriverState {
+    const prefix = (m: string) => `${this.harness}/${m}`;
+    if (this.models.length === 0) {
+      return { models: { currentModelId: this.harness, availableModels: [{ modelId: this.harness, name: this.harness }] } };
+    }
+    return { models: { currentModelId: this.currentModel === null ? null : prefix(this.currentModel), availableModels: this.models } };
+  }
+
+  async setModel(modelId: string): Promise<void> {
+    const bare = modelId.startsWith(`${this.harness}/`) ? modelId.slice(this.harness.length + 1) : modelId;
+    if (modelId === this.harness && this.models.length === 0) return;
+    if (!this.models.some((m) => m.modelId === `${this.harness}/${bare}`)) {
+      throw new BerthError('model_not_found', `Unknown model ${modelId}; take ids from state.models.availableModels`, { modelId });
+    }
+    const link = this.link;
+    if (link) {
+      await Promise.race([link.connection.agent.request('session/set_model', { sessionId: link.sessionId, modelId: bare }), link.died]);
+    } else {
+      this.wantedModel = bare;
+    }
+    this.currentModel = bare;
+  }
+
+  restore(history: readonly HistoryItem[]): void {
+    this.seed = history.length > 0 ? JSON.stringify(history) : null;
+  }
+
+  onExit(listener: (exit: AgentExit) => void): void {
+    this.exitListener = listener;
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    clearTimeout(this.idleTimer);
+    const link = this.link;
+    this.link = null;
+    if (link) {
+      link.connection.close();
+      void link.process.kill();
+    }
+  }
+
+  // ── what the agent asks of Berth (connection.ts) ─────────────────────────
+
+  update(params: acp.SessionNotification): void {
+    // An update for another session, or outside a turn, has no stream to go to.
+    if (this.turn === null || params.sessionId !== this.link?.sessionId) return;
+    this.turn.emit(params.update as unknown as { sessionUpdate: string });
+  }
+
+  async requestPermission(params: acp.RequestPermissionRequest): Promise<acp.RequestPermissionResponse> {
+    const turn = this.turnFor(params.sessionId);
+    const outcome = await turn.askPermission(permissionRequestOf(this.harness, params));
+    if (outcome.outcome === 'selected') {
+      const chosen = params.options.find((o) => o.optionId === outcome.optionId);
+      this.allowed = chosen?.kind === 'allow_once' || chosen?.kind === 'allow_always';
+    }
+    return { outcome };
+  }
+
+  readTextFile(params: acp.ReadTextFileRequest): Promise<acp.ReadTextFileResponse> {
+    return this.fs.read(this.runner(params.sessionId), params);
+  }
+
+  writeTextFile(params: acp.WriteTextFileRequest): Promise<acp.WriteTextFileResponse> {
+    return this.fs.write(this.runner(params.sessionId), params, this.takeAllowed());
+  }
+
+  createTerminal(params: acp.CreateTerminalRequest): Promise<acp.CreateTerminalResponse> {
+    return this.terminals.create(this.runner(params.sessionId), params, this.takeAllowed());
+  }
+
+  terminalOutput(params: acp.TerminalOutputRequest): Promise<acp.TerminalOutputResponse> {
+    return this.terminals.output(this.runner(params.sessionId), params);
+  }
+
+  waitForTerminalExit(params: acp.WaitForTerminalExitRequest): Promise<acp.WaitForTerminalExitResponse> {
+    const turn = this.turnFor(params.sessionId);
+    return this.terminals.waitForExit(this.runner(params.sessionId), params, turn.signal);
+  }
+
+  killTerminal(params: acp.KillTerminalRequest): Promise<acp.KillTerminalResponse> {
+    return this.terminals.kill(this.runner(params.sessionId), params);
+  }
+
+  releaseTerminal(params: acp.ReleaseTerminalRequest): Promise<acp.ReleaseTerminalResponse> {
+    return this.terminals.release(this.runner(params.sessionId), params);
+  }
+
+  // ── inside ───────────────────────────────────────────────────────────────
+
+  private async connect(): Promise<AgentLink> {
+    const o = this.options;
+    const loadSessionId = this.reapedSessionId;
+    this.reapedSessionId = undefined;
+    const link = await openLink({
+      agentId: o.agentId,
+      launch: o.launch(),
+      cwd: o.cwd,
+      timeoutMs: o.startTimeoutMs,
+      side: this,
+      started: o.started,
+      ...(loadSessionId !== undefined && { loadSessionId }),
+    });
+    if (this.disposed) {
+      link.connection.close();
+      await link.process.kill();
+      throw new BerthError('session_closed', 'The session closed while its agent was starting');
+    }
+    this.link = link;
+    if (link.models) {
+      this.models = link.models.availableModels.map((m) => ({
+        modelId: `${this.harness}/${m.modelId}`,
+        name: m.name,
+        ...(m.description ? { description: m.description } : {}),
+      }));
+      this.currentModel = link.models.currentModelId;
+      o.reportModels?.(this.models);
+    }
+    void link.exit.then((exit) => {
+      if (this.link !== link) return; // disposed or reaped: Berth ended it
+      this.link = null;
+      link.connection.close();
+      if (!this.disposed) this.exitListener?.(exit);
+    });
+    if (this.wantedModel !== null) {
+      const wanted = this.wantedModel;
+      this.wantedModel = null;
+      await this.setModel(wanted);
+    }
+    return link;
+  }
+
+  /** Stops an idle process; the next turn starts another, which loads the same ACP session when the agent can. */
+  private armIdleReaper(): void {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      const link = this.link;
+      if (!link || this.turn !== null) return;
+      this.link = null;
+      if (link.canLoad) this.reapedSessionId = link.sessionId;
+      link.connection.close();
+      void link.process.kill();
+    }, AGENT_IDLE_MS);
+    this.idleTimer.unref();
+  }
+
+  private takeAllowed(): boolean {
+    const allowed = this.allowed;
+    this.allowed = false;
+    return allowed;
+  }
+
+  /** The running turn, for a request naming this driver's ACP session; anything else is refused. */
+  private turnFor(sessionId: string): TurnIO {
+    if (sessionId !== this.link?.sessionId) throw acp.RequestError.invalidParams({ sessionId }, 'unknown session');
+    if (this.turn === null) throw acp.RequestError.invalidRequest({ sessionId }, 'no prompt is running in this session');
+    return this.turn;
+  }
+
+  private runner(sessionId: string): ToolRunner {
+    const turn = this.turnFor(sessionId);
+    return (name, args, options) => turn.callTool({ toolCallId: `acp-${randomUUID()}`, name, args }, options);
+  }
+}

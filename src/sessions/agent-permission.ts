@@ -1,0 +1,53 @@
+import type { AgentPermissionOption, AgentPermissionOutcome, AgentPermissionRequest } from '../agents/driver.js';
+import type { PromptEntry } from './prompt-queue.js';
+import type { TurnPorts } from './turn.js';
+
+/**
+ * An external agent's `session/request_permission` (issue 12) as the session
+ * decides it: the approval mode first (no question when it would not ask for
+ * a built-in call of the same policy), then a remembered "always" choice, then
+ * a `permission_request` event carrying the agent's own options. Berth keeps
+ * "always" answers itself and answers the agent once per call, so the agent
+ * never holds a standing grant the session's mode could not take back.
+ */
+export async function decideAgentPermission(
+  session: TurnPorts,
+  entry: PromptEntry,
+  request: AgentPermissionRequest,
+): Promise<AgentPermissionOutcome> {
+  const pick = (allow: boolean): AgentPermissionOutcome => {
+    const option = onceOption(request.options, allow);
+    return option ? { outcome: 'selected', optionId: option.optionId } : { outcome: 'cancelled' };
+  };
+  if (!session.mustAsk(request.policy)) return pick(true);
+  const known = session.remembered(request.rememberAs);
+  if (known !== undefined) return pick(known === 'allow');
+  const toolCall = request.toolCall;
+  const resolution = await session.interactions.ask({
+    kind: 'permission',
+    promptId: entry.promptId,
+    originatorClientId: entry.originatorClientId,
+    title: typeof toolCall.title === 'string' ? toolCall.title : request.rememberAs,
+    toolCall: { ...toolCall, _meta: { ...(toolCall._meta as object | undefined), policy: request.policy } },
+    options: request.options,
+  });
+  switch (resolution.kind) {
+    case 'allow_always':
+      session.remember(request.rememberAs, 'allow');
+      return pick(true);
+    case 'reject_always':
+      session.remember(request.rememberAs, 'reject');
+      return pick(false);
+    case 'allow_once':
+    case 'reject_once':
+      return resolution.outcome;
+    default:
+      return { outcome: 'cancelled' };
+  }
+}
+
+/** The agent's one-time option of that sense, else its "always" one (an agent that offers only those). */
+function onceOption(options: readonly AgentPermissionOption[], allow: boolean): AgentPermissionOption | undefined {
+  const [once, always] = allow ? (['allow_once', 'allow_always'] as const) : (['reject_once', 'reject_always'] as const);
+  return options.find((o) => o.kind === once) ?? options.find((o) => o.kind === always);
+}
