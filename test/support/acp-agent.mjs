@@ -1,7 +1,7 @@
 // A small ACP agent for Berth's tests (issue 12), built on the SDK's agent builder.
 // It does what its prompt says, one command per prompt:
 //   say TEXT · write PATH TEXT · read PATH · run COMMAND · wait · die · model? · env
-//   malformed · other-session · outside · history?
+//   malformed · other-session · outside · history? · seed? (whether the prompt carried an earlier conversation)
 // Sessions are kept as JSON files under $HOME so `session/load` works in a later process.
 import * as acp from '@agentclientprotocol/sdk';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -187,6 +187,11 @@ acp
     const state = loadState(params.sessionId);
     const text = params.prompt.filter((b) => b.type === 'text').map((b) => b.text).at(-1) ?? '';
     saveState(params.sessionId, { ...state, prompts: [...state.prompts, text.split('\n')[0]] });
+    if (text === 'seed?') {
+      const earlier = params.prompt.filter((b) => b.type === 'text').slice(0, -1).map((b) => b.text).join('\n');
+      await say(client, params.sessionId, `seeded: ${earlier.includes('say before') ? 'yes' : 'no'}`);
+      return { stopReason: 'end_turn' };
+    }
     const abort = new AbortController();
     cancelled.set(params.sessionId, abort);
     try {

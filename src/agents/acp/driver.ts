@@ -81,6 +81,8 @@ export class AcpAgentDriver implements AgentDriver, ClientSide {
       const answer = await Promise.race([link.connection.agent.request('session/prompt', { sessionId: link.sessionId, prompt }), link.died]);
       return { stopReason: answer.stopReason };
     } catch (err) {
+      // A connection that closed under the request means the process is going: report its exit, not the stream's end.
+      if (link.connection.signal.aborted) await link.died;
       if (err instanceof acp.RequestError) throw new BerthError('agent_error', `The agent ${this.harness} failed the turn: ${err.message}`, { agentCode: err.code });
       throw err;
     } finally {
