@@ -1,7 +1,9 @@
 // Benchmark "reads" (issue 2): GET /file, /list and /glob on the 10,000-file fixture, Berth next
 // to the peer. Each daemon gets one keep-alive connection and sequential requests; samples are
 // taken in alternating blocks. Reports median and p90 per daemon and the peer/Berth ratio
-// (above 1 = Berth is faster). GET /health rides along as the floor: a request that does no work.
+// (above 1 = Berth is faster), and beside them the floor daemon (bench/floor/server.mjs: the same
+// routes answered as directly as Node can) with Berth's ratio to it. GET /health rides along as a
+// request that does no work.
 import { createHash } from 'node:crypto';
 import { TARGETS } from './fixture.mjs';
 import { keepAliveClient } from './lib/http-client.mjs';
@@ -75,10 +77,11 @@ async function probe(client, path, fingerprint) {
 export async function run({ quick = false, profileDir, log = console.error } = {}) {
   const plans = quick ? PLANS.quick : PLANS.full;
   return withBothDaemons(
-    async ({ peer, berth, fixture }) => {
+    async ({ peer, berth, floor, fixture }) => {
       const daemons = [
         { name: 'peer', proc: peer, client: keepAliveClient(peer.url) },
         { name: 'berth', proc: berth, client: keepAliveClient(berth.url) },
+        { name: 'floor', proc: floor, client: keepAliveClient(floor.url) },
       ];
       const cases = [];
       try {
@@ -87,7 +90,7 @@ export async function run({ quick = false, profileDir, log = console.error } = {
           const probes = {};
           for (const d of daemons) probes[d.name] = await probe(d.client, c.path, c.fingerprint);
           const serving = daemons.filter((d) => probes[d.name].ok);
-          log(`bench: ${c.id}: ${serving.length === 2 ? 'both' : serving.map((d) => d.name).join(', ') || 'neither'} serve ${c.path}`);
+          log(`bench: ${c.id}: ${serving.map((d) => d.name).join(', ') || 'none'} serve ${c.path}`);
           const sampled = serving.length > 0 ? await sampleInterleaved(serving, c.path, plan) : {};
           cases.push({ id: c.id, path: c.path, plan, probes, results: sampled });
         }
@@ -98,7 +101,7 @@ export async function run({ quick = false, profileDir, log = console.error } = {
       const connections = Object.fromEntries(daemons.map((d) => [d.name, d.client.connections]));
       return report({ fixture, cases, rss, connections, daemons });
     },
-    { log, profileDir },
+    { log, profileDir, withFloor: true },
   );
 }
 
@@ -108,7 +111,9 @@ function report({ fixture, cases, rss, connections, daemons }) {
   for (const c of cases) {
     const p = c.results.peer?.summary;
     const b = c.results.berth?.summary;
+    const f = c.results.floor?.summary;
     const speedup = p && b ? p.median / b.median : NaN;
+    const overFloor = b && f ? b.median / f.median : NaN;
     const sameWork = c.probes.peer.ok && c.probes.berth.ok && c.probes.peer.fingerprint === c.probes.berth.fingerprint;
     rows.push([
       c.id,
@@ -118,7 +123,10 @@ function report({ fixture, cases, rss, connections, daemons }) {
       b ? fmt(b.median) : `n/a (${c.probes.berth.status})`,
       fmt(b?.p90),
       Number.isFinite(speedup) ? `${speedup.toFixed(2)}x` : '',
+      fmt(f?.median),
+      Number.isFinite(overFloor) ? `${overFloor.toFixed(2)}x` : '',
       c.probes.peer.ok && c.probes.berth.ok ? (sameWork ? 'same' : 'DIFFERS') : '',
+      c.probes.floor.ok && c.probes.berth.ok ? (c.probes.floor.fingerprint === c.probes.berth.fingerprint ? 'same' : 'DIFFERS') : '',
     ]);
     json.push({
       id: c.id,
@@ -127,22 +135,25 @@ function report({ fixture, cases, rss, connections, daemons }) {
       plan: c.plan,
       peer: p ? summaryJson(p) : null,
       berth: b ? summaryJson(b) : null,
+      floor: f ? summaryJson(f) : null,
       speedupPeerOverBerth: Number.isFinite(speedup) ? round(speedup) : null,
+      berthOverFloor: Number.isFinite(overFloor) ? round(overFloor) : null,
       statuses: Object.fromEntries(Object.entries(c.results).map(([k, v]) => [k, v.statuses])),
       probes: c.probes,
     });
   }
   const table = formatTable(
-    ['request', 'samples', 'peer median ms', 'peer p90', 'berth median ms', 'berth p90', 'speed-up', 'answers'],
+    ['request', 'samples', 'peer median ms', 'peer p90', 'berth median ms', 'berth p90', 'speed-up', 'floor median ms', 'berth/floor', 'answers', 'vs floor'],
     rows,
   );
   const rssMiB = (name) => (rss[name].totalKiB / 1024).toFixed(0);
   const notes = [
     `fixture: ${fixture.files} files, ${(fixture.bytes / 2 ** 20).toFixed(1)} MiB, ${fixture.ignored} ignored by .gitignore`,
     `each daemon: its own keep-alive connection (TCP connections opened: peer ${connections.peer}, berth ${connections.berth}), sequential requests, blocks alternated`,
-    `speed-up = peer median / berth median (above 1: Berth is faster); "answers" compares what both returned`,
-    `RSS of the process tree after the run: peer ${rssMiB('peer')} MiB (${rss.peer.procs.length} processes), berth ${rssMiB('berth')} MiB (${rss.berth.procs.length})`,
-    `time to listening line: peer ${daemons[0].proc.listenMs.toFixed(0)} ms, berth ${daemons[1].proc.listenMs.toFixed(0)} ms (one start each)`,
+    `speed-up = peer median / berth median (above 1: Berth is faster); "answers" compares what peer and Berth returned, "vs floor" Berth and the floor`,
+    `berth/floor = berth median / floor median: what Berth's own machinery costs over a bare node:http answer doing the same reads`,
+    `RSS of the process tree after the run: ${Object.keys(rss).map((n) => `${n} ${rssMiB(n)} MiB (${rss[n].procs.length} processes)`).join(', ')}`,
+    `time to listening line: ${daemons.map((d) => `${d.name} ${d.proc.listenMs.toFixed(0)} ms`).join(', ')} (one start each)`,
   ];
   return {
     name,
@@ -160,5 +171,5 @@ function report({ fixture, cases, rss, connections, daemons }) {
 const fmt = (v) => (v === undefined || !Number.isFinite(v) ? '' : v.toFixed(v < 10 ? 2 : 1));
 
 function summaryJson(s) {
-  return { n: s.n, median: round(s.median), p90: round(s.p90), min: round(s.min), max: round(s.max), mean: round(s.mean) };
+  return { n: s.n, median: round(s.median), p10: round(s.p10), p90: round(s.p90), min: round(s.min), max: round(s.max), mean: round(s.mean) };
 }

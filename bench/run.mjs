@@ -8,7 +8,8 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { berthDir } from './berth.mjs';
-import { machineNote, writeResult } from './lib/report.mjs';
+import { renderChart } from './lib/chart.mjs';
+import { machineNote, writeChart, writeResult } from './lib/report.mjs';
 
 /** The benchmarks, in the order a full run takes them. */
 const BENCHMARKS = {
@@ -76,8 +77,11 @@ async function main(argv) {
     const profileDir = flags.has('--profile') ? join(repoRoot, 'bench', 'results', `profiles-${bench.name}-${startedAt.toISOString().replace(/[:.]/g, '-')}`) : undefined;
     const result = await bench.run({ quick: flags.has('--quick'), profileDir });
     console.log(result.text);
-    const path = writeResult(bench.name, { benchmark: bench.name, startedAt: startedAt.toISOString(), quick: flags.has('--quick'), machine, berthBuild: build, ...result.json }, startedAt);
+    const data = { benchmark: bench.name, startedAt: startedAt.toISOString(), quick: flags.has('--quick'), machine, berthBuild: build, ...result.json };
+    const path = writeResult(bench.name, data, startedAt);
     console.log(`\nwritten: ${path}`);
+    const svg = await renderChart(data);
+    if (svg) for (const chart of writeChart(bench.name, svg, startedAt, { latest: !flags.has('--quick') })) console.log(`chart: ${chart}`);
   }
 }
 

@@ -1,15 +1,17 @@
 // Benchmark "sessions" (issue 3): daemon start → /health, POST /session (first and later), prompt
 // admission, prompt → turn_complete (first and later turns of a session) on an instant scripted
 // model, and resident memory of the whole process tree idle, with 1 and with 20 live sessions —
-// Berth next to qwen serve 0.24.4, measured as shared/reference/qwen-serve/BASELINE.md did.
+// Berth next to qwen serve 0.24.4, measured as shared/reference/qwen-serve/BASELINE.md did, and
+// next to the floor daemon (bench/floor/server.mjs: the same routes as directly as Node can).
 //
 // Unlike `reads`, every boot is a fresh daemon on a fresh HOME and workspace (start-up and the
-// first session are per-boot numbers), one daemon alive at a time, boots alternating
-// peer/berth then berth/peer. One scripted model serves every boot.
+// first session are per-boot numbers), one daemon alive at a time, the boot order rotating so
+// that no daemon always goes first. One scripted model serves every boot.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBerth } from './berth.mjs';
+import { startFloor } from './floor.mjs';
 import { startPeer } from './peer.mjs';
 import { registerCleanup } from './lib/cleanup.mjs';
 import { keepAliveClient } from './lib/http-client.mjs';
@@ -39,7 +41,7 @@ const SESSIONS_SETTLE_MS = 1_500;
 const STEP_GAP_MS = 25;
 const PROMPT_TEXT = 'Say hello';
 
-const DAEMONS = { peer: startPeer, berth: startBerth };
+const DAEMONS = { peer: startPeer, berth: startBerth, floor: startFloor };
 
 /** A fresh scratch folder (HOME + workspace) and daemon; `close()` stops it and removes the folder. */
 async function bootDaemon(kind, { modelUrl, profileDir }) {
@@ -132,9 +134,11 @@ async function memoryBoot(daemon, plan) {
   return { healthMs, rssIdle, rss1, rssMany, liveSessions: deep.sessions ?? null, replies: [...out.replies] };
 }
 
-/** peer, berth, then berth, peer, …: neither daemon always goes first on a warming machine. */
+/** The boot order of round i, rotating and reversing: no daemon always goes first on a warming machine. */
 function order(i) {
-  return i % 2 === 0 ? ['peer', 'berth'] : ['berth', 'peer'];
+  const kinds = Object.keys(DAEMONS);
+  const rotated = [...kinds.slice(i % kinds.length), ...kinds.slice(0, i % kinds.length)];
+  return Math.floor(i / kinds.length) % 2 === 0 ? rotated : rotated.reverse();
 }
 
 /** Runs the benchmark; `quick` shrinks boots and counts for a smoke run; `profileDir` gets each boot's CPU profile. */
@@ -143,7 +147,7 @@ export async function run({ quick = false, profileDir, log = console.error } = {
   // The model process is stopped on Ctrl-C by daemon-process's own cleanup, like the daemons.
   const model = await startModel();
   log(`bench: scripted model at ${model.url}`);
-  const boots = { peer: { timing: [], memory: [] }, berth: { timing: [], memory: [] } };
+  const boots = Object.fromEntries(Object.keys(DAEMONS).map((kind) => [kind, { timing: [], memory: [] }]));
   const loads = [];
   const measure = async (kind, phase, fn) => {
     const daemon = await bootDaemon(kind, { modelUrl: model.url, profileDir });

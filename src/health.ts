@@ -3,7 +3,7 @@
  * from the services that own them; each registers a contributor here, so the
  * discovery route never reaches into another concept's state.
  */
-export type HealthCounters = Record<string, unknown>;
+export type HealthCounters = Readonly<Record<string, unknown>>;
 
 export class HealthRegistry {
   private readonly contributors: Array<() => HealthCounters> = [];

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const resultsDir = fileURLToPath(new URL('../results/', import.meta.url));
+const chartsDir = fileURLToPath(new URL('../charts/', import.meta.url));
 
 /** What the numbers were measured on. */
 export function machineNote() {
@@ -35,4 +36,19 @@ export function writeResult(name, data, now = new Date()) {
   const path = join(resultsDir, `${name}-${stamp}.json`);
   writeFileSync(path, JSON.stringify(data, null, 2) + '\n');
   return path;
+}
+
+/**
+ * Writes a run's chart beside its JSON and, for a full run (`latest`), as bench/charts/<name>.svg,
+ * the tracked copy bench/README.md shows. Returns the paths written.
+ */
+export function writeChart(name, svg, now = new Date(), { latest }) {
+  const stamp = now.toISOString().replace(/[:.]/g, '-');
+  const paths = [join(resultsDir, `${name}-${stamp}.svg`)];
+  if (latest) paths.push(join(chartsDir, `${name}.svg`));
+  for (const path of paths) {
+    mkdirSync(join(path, '..'), { recursive: true });
+    writeFileSync(path, svg);
+  }
+  return paths;
 }

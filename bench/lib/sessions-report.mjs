@@ -41,7 +41,7 @@ const fmt = (v) => (Number.isFinite(v) ? v.toFixed(v < 10 ? 2 : v < 100 ? 1 : 0)
 const range = (s) => (s.n ? `${fmt(s.min)}-${fmt(s.max)}` : '');
 const fmtRatio = (unit, r) => (!Number.isFinite(r) ? '' : unit === 'MiB' ? `${r.toFixed(3)} (1/${(1 / r).toFixed(1)})` : `${r.toFixed(1)}x`);
 const fmtTarget = (t) => (!t ? '' : t.speedup !== undefined ? `>= ${t.speedup}x` : `<= ${t.share.toFixed(2)} (1/${Math.round(1 / t.share)})`);
-const summaryJson = (s) => ({ n: s.n, median: round(s.median), p90: round(s.p90), min: round(s.min), max: round(s.max), mean: round(s.mean) });
+const summaryJson = (s) => ({ n: s.n, median: round(s.median), p10: round(s.p10), p90: round(s.p90), min: round(s.min), max: round(s.max), mean: round(s.mean) });
 
 /** `node /long/path/cli-entry.js serve …` → `cli-entry.js serve`: which process, without the machine's paths. */
 export function processName(cmd) {
@@ -57,7 +57,9 @@ export function reportSessions({ plan, boots, loads, settle }) {
   for (const m of METRICS) {
     const peer = summarize(m.samples(boots.peer));
     const berth = summarize(m.samples(boots.berth));
+    const floor = boots.floor ? summarize(m.samples(boots.floor)) : null;
     const ratio = ratioOf(m.unit, peer.median, berth.median);
+    const overFloor = floor ? berth.median / floor.median : NaN;
     const met = meets(m.target, ratio);
     rows.push([
       `${m.id} (${m.unit})`,
@@ -70,11 +72,23 @@ export function reportSessions({ plan, boots, loads, settle }) {
       fmtRatio(m.unit, ratio),
       fmtTarget(m.target),
       met === null ? '' : met ? 'met' : 'MISSED',
+      floor ? fmt(floor.median) : '',
+      Number.isFinite(overFloor) ? `${overFloor.toFixed(2)}x` : '',
     ]);
-    json.push({ id: m.id, unit: m.unit, baselinePeerMedian: m.baseline ?? null, peer: summaryJson(peer), berth: summaryJson(berth), ratio: round(ratio), target: m.target ?? null, met });
+    json.push({
+      id: m.id,
+      unit: m.unit,
+      baselinePeerMedian: m.baseline ?? null,
+      peer: summaryJson(peer),
+      berth: summaryJson(berth),
+      ...(floor ? { floor: summaryJson(floor), berthOverFloor: Number.isFinite(overFloor) ? round(overFloor) : null } : {}),
+      ratio: round(ratio),
+      target: m.target ?? null,
+      met,
+    });
   }
   const table = formatTable(
-    ['metric', 'n peer/berth', 'BASELINE peer', 'peer median', 'peer range', 'berth median', 'berth range', 'ratio', 'target', ''],
+    ['metric', 'n peer/berth', 'BASELINE peer', 'peer median', 'peer range', 'berth median', 'berth range', 'ratio', 'target', '', 'floor median', 'berth/floor'],
     rows,
   );
   const replies = (kind) => [...new Set(boots[kind].timing.concat(boots[kind].memory).flatMap((b) => b.replies))].map((r) => JSON.stringify(r)).join(', ');
@@ -87,10 +101,11 @@ export function reportSessions({ plan, boots, loads, settle }) {
     `boots per daemon: ${plan.timingBoots} timing + ${plan.memoryBoots} memory, each a fresh daemon, HOME and workspace; one daemon up at a time, order alternating`,
     `per timing boot: first session right after /health, ${plan.laterSessions} later sessions, a first turn in each, ${plan.laterTurns} later turns in one; ${settle.stepGapMs} ms between steps`,
     `ratio: peer median / berth median for times, berth / peer for memory; ranges are min-max over all samples; BASELINE = peer medians in BASELINE.md`,
+    `berth/floor: berth median / floor median (the floor: a bare node:http daemon answering the same routes, no store, no transcript)`,
     `memory: VmRSS summed over the daemon's process tree; idle ${settle.idleMs} ms after deep health; sessions with one completed turn each, SSE closed, ${settle.sessionsMs} ms settle`,
     `live sessions reported by /health?deep=1 after the ${plan.memorySessions}: peer ${live('peer')}, berth ${live('berth')}`,
     `last ${plan.memorySessions}-session tree: peer ${procs('peer')}; berth ${procs('berth')}`,
-    `agent replies seen: peer ${replies('peer')}; berth ${replies('berth')}`,
+    `agent replies seen: ${Object.keys(boots).map((kind) => `${kind} ${replies(kind)}`).join('; ')}`,
     `1-minute load average after each boot: ${Math.min(...loads).toFixed(2)}-${Math.max(...loads).toFixed(2)}`,
   ];
   return { name: 'sessions', text: `${table}\n\n${notes.join('\n')}`, json: { plan, settle, metrics: json, loads, boots } };

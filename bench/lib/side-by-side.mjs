@@ -6,17 +6,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBerth } from '../berth.mjs';
 import { makeFixture } from '../fixture.mjs';
+import { startFloor } from '../floor.mjs';
 import { startPeer } from '../peer.mjs';
 import { registerCleanup } from './cleanup.mjs';
 import { startModel } from './model.mjs';
 
 /**
- * Runs `body({peer, berth, workspace, fixture, model})` with both daemons up and ready.
+ * Runs `body({peer, berth, floor, workspace, fixture, model})` with the daemons up and ready;
+ * `floor` (bench/floor/server.mjs) only when `withFloor` asks for it.
  * The daemons start one after the other so neither start-up is slowed by the other's.
  * `keepScratch` leaves the folder (logs, homes) for inspection. `profileDir` makes each daemon's
  * main process write a V8 CPU profile there on exit (`<dir>/peer`, `<dir>/berth`).
  */
-export async function withBothDaemons(body, { log = console.error, keepScratch = false, profileDir } = {}) {
+export async function withBothDaemons(body, { log = console.error, keepScratch = false, profileDir, withFloor = false } = {}) {
   const profileArgs = (name) => (profileDir ? ['--cpu-prof', '--cpu-prof-dir', join(profileDir, name)] : []);
   const scratch = mkdtempSync(join(tmpdir(), 'berth-bench-'));
   const workspace = join(scratch, 'ws');
@@ -37,7 +39,14 @@ export async function withBothDaemons(body, { log = console.error, keepScratch =
     stops.push(berth.stop);
     await berth.ready();
     log(`bench: ${berth.label} at ${berth.url} (pid ${berth.pid})`);
-    return await body({ peer, berth, workspace, fixture, model, scratch });
+    let floor;
+    if (withFloor) {
+      floor = await startFloor({ workspace, modelUrl: model.url, nodeArgs: profileArgs('floor') });
+      stops.push(floor.stop);
+      await floor.ready();
+      log(`bench: ${floor.label} at ${floor.url} (pid ${floor.pid})`);
+    }
+    return await body({ peer, berth, floor, workspace, fixture, model, scratch });
   } finally {
     for (const stop of stops.reverse()) {
       try {

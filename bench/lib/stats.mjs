@@ -1,4 +1,5 @@
-// Order statistics for latency samples. Medians and p90 are what the benchmarks report;
+// Order statistics for latency samples. Medians and p90 are what the benchmarks report (p10 too,
+// for the charts' spread bars);
 // means are kept only as a hint of skew.
 
 /** The q-quantile (0..1) by linear interpolation between closest ranks. */
@@ -13,12 +14,13 @@ export function quantile(samples, q) {
 
 export const median = (samples) => quantile(samples, 0.5);
 
-/** `{n, median, p90, min, max, mean}` of a list of numbers. */
+/** `{n, median, p10, p90, min, max, mean}` of a list of numbers. */
 export function summarize(samples) {
   const n = samples.length;
   return {
     n,
     median: median(samples),
+    p10: quantile(samples, 0.1),
     p90: quantile(samples, 0.9),
     min: n ? Math.min(...samples) : NaN,
     max: n ? Math.max(...samples) : NaN,

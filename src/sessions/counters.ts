@@ -1,7 +1,21 @@
 import type { Session } from './session.js';
 
-/** The sessions' part of deep health (`GET /health?deep=1`, OpenAPI `HealthResponse`, docs/client-api.md §12). */
-export function sessionCounters(sessions: readonly Session[], now: number): Record<string, unknown> {
+/** The sessions' fields of deep health; the HTTP face checks them against OpenAPI `HealthResponse`. */
+export type SessionHealthCounters = {
+  readonly sessions: number;
+  readonly pendingPermissions: number;
+  readonly activePrompts: number;
+  readonly activeWork: boolean;
+  readonly activeWorkReporting: 'full' | 'partial' | 'none';
+  readonly activeWorkStaleMs: number;
+  readonly connectedClients: number;
+  readonly channelAlive: boolean;
+  readonly lastActivityAt: string | null;
+  readonly idleSinceMs: number | null;
+};
+
+/** The sessions' part of deep health (`GET /health?deep=1`, docs/client-api.md §12). */
+export function sessionCounters(sessions: readonly Session[], now: number): SessionHealthCounters {
   let pendingPermissions = 0;
   let activePrompts = 0;
   let connectedClients = 0;

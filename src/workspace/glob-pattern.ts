@@ -3,6 +3,7 @@ import picomatch from 'picomatch';
 import { MAX_GLOB_PATTERN_CHARS } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
 import { linearRegExp } from '../protocol/tools/safe-regexp.js';
+import { segmentMatcher } from './glob-segments.js';
 
 /** A validated glob pattern, ready for a walk (docs/client-api.md §11.6). */
 export interface GlobPlan {
@@ -29,7 +30,7 @@ export function planGlob(input: string): GlobPlan {
   if (input.split(/[/\\]/).includes('..')) throw refuse(`glob pattern may not contain '..' segments: ${input}`);
   let pattern = input;
   while (pattern.startsWith('./')) pattern = pattern.slice(2);
-  const matches = linearMatcher(pattern);
+  const matches = segmentMatcher(pattern) ?? linearMatcher(pattern);
   const scan = picomatch.scan(pattern, { parts: true });
   const parts = scan.parts ?? pattern.split('/');
   // A base with escapes, or from a negated pattern, is not a plain directory path: walk from cwd.
@@ -54,7 +55,7 @@ const SEGMENT_GUARDS = ['(?!(?:^|\\/)\\.{1,2}(?:\\/|$))', '(?!\\.{1,2}(?:\\/|$))
  * expression, which V8 would run by backtracking (`*a*a*a*a*a*a*a*a*b` against
  * a long name took minutes), run by RE2JS instead.
  */
-function linearMatcher(pattern: string): (p: string) => boolean {
+export function linearMatcher(pattern: string): (p: string) => boolean {
   let source: string;
   let flags: string;
   try {

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { Core } from '../../core.js';
 import type { HttpModule } from '../module.js';
+import type { HealthResponse } from '../openapi.gen.js';
 
 const pkg = createRequire(import.meta.url)('../../../package.json') as { version: string };
 
@@ -69,10 +70,10 @@ export const createDiscoveryModule = (modules: () => readonly HttpModule[]): Htt
   name: 'discovery',
   features: () => ['health', 'capabilities'],
   register(app, core) {
-    app.get('/health', async (request) => {
+    app.get('/health', async (request): Promise<HealthResponse> => {
       const query = request.query as Record<string, string | undefined>;
       if (!wantsDeep(query)) return { status: 'ok' };
-      return { status: 'ok', workspaceCount: core.workspaces.list().length, ...core.health.snapshot() };
+      return { ...core.health.snapshot(), status: 'ok', workspaceCount: core.workspaces.list().length };
     });
     app.get('/capabilities', async () => capabilities(core, modules()));
   },
