@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { TEST_AGENT_ID, testAgentSpec, withAgents } from '../support/acp-stack.js';
+import { agentPids as pidsOf, running } from '../support/agent-pids.js';
 import { startTestDaemon } from '../support/daemon.js';
+
+const agentPids = async (home: string) => pidsOf(home, 'acp-agent.mjs');
 import { EventReader, createSession, eventually, newSession, submit, type WireEvent } from '../support/session-client.js';
 
 /** Lifecycle of external agents (issue 12): start bound, death mid-turn, memory budget, default agent, shutdown. */
@@ -11,34 +14,6 @@ const said = (events: readonly WireEvent[], promptId: string): string =>
     .filter((e) => e.type === 'session_update' && e.promptId === promptId && e.data.update.sessionUpdate === 'agent_message_chunk')
     .map((e) => e.data.update.content.text)
     .join('');
-
-/** Whether a process still runs: it exists and is not a zombie waiting to be reaped. */
-async function alive(pid: number): Promise<boolean> {
-  const { readFileSync } = await import('node:fs');
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-/** The pids of processes whose command line names the test agent and whose HOME is under `home`. */
-async function agentPids(home: string): Promise<number[]> {
-  const { readdirSync, readFileSync } = await import('node:fs');
-  const pids: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const cmd = readFileSync(`/proc/${name}/cmdline`, 'utf8');
-      const env = readFileSync(`/proc/${name}/environ`, 'utf8');
-      if (cmd.includes('acp-agent.mjs') && env.includes(`HOME=${home}`)) pids.push(Number(name));
-    } catch {
-      /* gone, or not ours to read */
-    }
-  }
-  return pids;
-}
 
 describe('external agent lifecycle', () => {
   it('answers 504 init_timeout when the agent does not start in time, and kills it', async () => {
@@ -129,6 +104,6 @@ describe('external agent lifecycle', () => {
       await d.close();
     }
     // SIGKILL went to the whole group before close() returned; the kernel ends each process as it gets there.
-    for (const pid of pids) await eventually(() => alive(pid), (a) => !a);
+    for (const pid of pids) await eventually(async () => running(pid), (r) => !r);
   });
 });
