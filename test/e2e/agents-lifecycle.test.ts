@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { TEST_AGENT_ID, testAgentSpec, withAgents } from '../support/acp-stack.js';
 import { agentPids as pidsOf, running } from '../support/agent-pids.js';
 import { startTestDaemon } from '../support/daemon.js';
+import { tempDir } from '../support/tmp.js';
 
 const agentPids = async (home: string) => pidsOf(home, 'acp-agent.mjs');
 import { EventReader, createSession, eventually, newSession, submit, type WireEvent } from '../support/session-client.js';
@@ -69,6 +70,40 @@ describe('external agent lifecycle', () => {
       const seeded = again.seen.find((e) => e.type === 'session_update' && e.data.update._meta?.berth?.restoredBy === 'transcript_seed');
       assert.ok(seeded, 'the stream says the context came back by seeding the transcript');
       again.close();
+    } finally {
+      await d.close();
+    }
+  });
+
+  it('loads an external-agent session after a daemon restart: its turns are in the transcript and export, and the agent is seeded with them', async () => {
+    const home = tempDir('berth-home-');
+    const workspace = tempDir('berth-ws-');
+    const first = await startTestDaemon(withAgents({}, { home, workspace, keep: true }));
+    let sessionId: string;
+    try {
+      ({ sessionId } = await newSession(first, { modelServiceId: TEST_AGENT_ID }));
+      const events = await EventReader.open(first, sessionId);
+      const res = await submit(first, sessionId, 'say before the restart');
+      await events.terminal(res.body.promptId);
+      events.close();
+    } finally {
+      await first.close();
+    }
+    const d = await startTestDaemon(withAgents({}, { home, workspace }));
+    try {
+      const loaded = await d.json('POST', `/session/${sessionId}/load`, {});
+      assert.equal(loaded.status, 200, JSON.stringify(loaded.body));
+      const transcript = await d.fetch(`/session/${sessionId}/transcript`);
+      assert.match(await transcript.text(), /before the restart/);
+      const exported = await d.fetch(`/session/${sessionId}/export?format=md`);
+      assert.match(await exported.text(), /before the restart/);
+      const context = await d.json('GET', `/session/${sessionId}/context`);
+      assert.equal(context.body.state._meta.harness, TEST_AGENT_ID);
+      const events = await EventReader.open(d, sessionId, { lastEventId: null });
+      const res = await submit(d, sessionId, 'seed?');
+      await events.terminal(res.body.promptId);
+      assert.equal(said(events.seen, res.body.promptId), 'seeded: yes');
+      events.close();
     } finally {
       await d.close();
     }
