@@ -51,6 +51,7 @@ export function builtinDriverFactory(deps: DriverFactoryDeps): (request: DriverR
 
 /** What choosing between the built-in agent and an external one needs to know of the session. */
 export interface AgentDriverRequest extends DriverRequest {
+  readonly sessionId: string;
   readonly workspace: Workspace;
   /** The session's working directory (its worktree, or null for a remote workspace). */
   readonly cwd?: string | null;
@@ -78,7 +79,7 @@ export function driverFactory(
           ? agents.agentOf(modelId)
           : (agents.defaultAgent ?? undefined);
     if (agentId === undefined) return builtin(request);
-    const driver = await agents.create(agentId, request.workspace, request.cwd ?? null);
+    const driver = await agents.create(agentId, request.sessionId, request.workspace, request.cwd ?? null);
     const wanted = modelServiceId?.includes('/') ? modelServiceId : modelId;
     if (wanted) await driver.setModel(wanted).catch((err: unknown) => log.warn({ err, modelId: wanted }, 'agent model unavailable'));
     return modelServiceId !== undefined ? { driver, modelApplied: true } : { driver };

@@ -45,7 +45,8 @@ describe('external agent lifecycle', () => {
   });
 
   it('ends a turn whose agent exits with turn_error, then session_died, and the next prompt resumes on a new process', async () => {
-    const d = await startTestDaemon(withAgents());
+    // An agent that cannot session/load: the new process is given the transcript instead.
+    const d = await startTestDaemon(withAgents({ agents: [testAgentSpec({ env: { ACP_TEST_NO_LOAD: '1' } })] }));
     try {
       const { sessionId } = await newSession(d, { modelServiceId: TEST_AGENT_ID });
       const events = await EventReader.open(d, sessionId);
@@ -75,7 +76,7 @@ describe('external agent lifecycle', () => {
     }
   });
 
-  it('loads an external-agent session after a daemon restart: its turns are in the transcript and export, and the agent is seeded with them', async () => {
+  it('loads an external-agent session after a daemon restart: its turns are in the transcript and export, and the agent loads its own earlier session', async () => {
     const home = tempDir('berth-home-');
     const workspace = tempDir('berth-ws-');
     const first = await startTestDaemon(withAgents({}, { home, workspace, keep: true }));
@@ -100,9 +101,11 @@ describe('external agent lifecycle', () => {
       const context = await d.json('GET', `/session/${sessionId}/context`);
       assert.equal(context.body.state._meta.harness, TEST_AGENT_ID);
       const events = await EventReader.open(d, sessionId, { lastEventId: null });
-      const res = await submit(d, sessionId, 'seed?');
+      const res = await submit(d, sessionId, 'history?');
       await events.terminal(res.body.promptId);
-      assert.equal(said(events.seen, res.body.promptId), 'seeded: yes');
+      assert.equal(said(events.seen, res.body.promptId), 'history say before the restart | history?', 'the agent loaded its own session');
+      const notice = events.seen.find((e) => e.type === 'session_update' && e.data.update._meta?.berth?.restoredBy);
+      assert.equal(notice?.data.update._meta.berth.restoredBy, 'agent_load');
       events.close();
     } finally {
       await d.close();

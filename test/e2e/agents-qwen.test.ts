@@ -141,6 +141,43 @@ describe('qwen --acp as an external agent', { timeout: 600_000 }, () => {
     again.close();
   });
 
+  it('loads a qwen session after a daemon restart through qwen\'s own session/load', async () => {
+    const entry = await qwenEntry();
+    const home = tempDir('berth-home-');
+    const workspace = tempDir('berth-ws-');
+    writeQwenSettings(home, model.url);
+    const config = { agents: { agents: [qwenAgentSpec(entry, model.url)], defaultAgent: null, startTimeoutMs: 120_000, memoryMb: null } };
+    const first = await startTestDaemon({ home, workspace, keep: true, config });
+    let sessionId: string;
+    try {
+      ({ sessionId } = await newSession(first, { modelServiceId: QWEN_AGENT_ID }));
+      const events = await EventReader.open(first, sessionId);
+      model.enqueue({ kind: 'reply', text: 'Noted.' });
+      const res = await submit(first, sessionId, 'Remember the word kiwi');
+      await events.terminal(res.body.promptId);
+      events.close();
+    } finally {
+      await first.close();
+    }
+    const second = await startTestDaemon({ home, workspace, config });
+    try {
+      const loaded = await second.json('POST', `/session/${sessionId}/load`, {});
+      assert.equal(loaded.status, 200, JSON.stringify(loaded.body));
+      const events = await EventReader.open(second, sessionId, { lastEventId: null });
+      model.enqueue({ kind: 'reply', text: 'The word was kiwi.' });
+      const res = await submit(second, sessionId, 'Which word?');
+      const terminal = await events.terminal(res.body.promptId);
+      assert.equal(terminal.type, 'turn_complete', JSON.stringify(terminal.data));
+      const notice = events.seen.find((e) => e.type === 'session_update' && e.data.update._meta?.berth?.restoredBy);
+      assert.equal(notice?.data.update._meta.berth.restoredBy, 'agent_load');
+      const last = model.completions().at(-1)!;
+      assert.match(JSON.stringify(last.messages), /Remember the word kiwi/, 'qwen sent the loaded conversation to the model');
+      events.close();
+    } finally {
+      await second.close();
+    }
+  });
+
   it('cancels a turn mid-way', async () => {
     const s = await qwenSession();
     model.enqueue({ kind: 'hang', text: 'thinking' });

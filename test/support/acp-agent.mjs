@@ -166,7 +166,7 @@ acp
   .agent({ name: 'berth-test-agent' })
   .onRequest('initialize', async () => {
     if (startDelay > 0) await sleep(startDelay);
-    return { protocolVersion: acp.PROTOCOL_VERSION, agentCapabilities: { loadSession: true } };
+    return { protocolVersion: acp.PROTOCOL_VERSION, agentCapabilities: { loadSession: process.env.ACP_TEST_NO_LOAD !== '1' } };
   })
   .onRequest('session/new', ({ params }) => {
     const sessionId = `agent-${Date.now()}-${Math.random().toString(16).slice(2)}`;

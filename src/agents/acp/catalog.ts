@@ -5,6 +5,7 @@ import type { ModelInfo } from '../driver.js';
 import { AcpAgentDriver } from './driver.js';
 import { agentLaunch, type LaunchContext } from './launch.js';
 import type { AgentProcess } from './process.js';
+import { AgentSessionRecord } from './session-record.js';
 
 const MIB = 1024 * 1024;
 
@@ -56,7 +57,7 @@ export class AgentCatalog {
    * ACP session: 503 when the memory budget is spent, when the workspace is
    * remote, or when the command is missing; 504 `init_timeout` when it is slow.
    */
-  async create(agentId: string, workspace: Workspace, cwd: string | null): Promise<AcpAgentDriver> {
+  async create(agentId: string, sessionId: string, workspace: Workspace, cwd: string | null): Promise<AcpAgentDriver> {
     const spec = this.spec(agentId);
     this.checkBudget(agentId);
     if (workspace.kind !== 'local') {
@@ -71,6 +72,7 @@ export class AgentCatalog {
       root,
       cwd: start,
       started: (p) => this.track(p),
+      record: new AgentSessionRecord(this.ctx.berthHome, agentId, sessionId),
       reportModels: (models) => this.reported.set(agentId, models),
     });
     await driver.start();

@@ -8,6 +8,7 @@ import type { AgentLaunch } from './launch.js';
 import { AGENT_IDLE_MS } from './limits.js';
 import { openLink, type AgentLink } from './link.js';
 import type { AgentProcess } from './process.js';
+import { loadEarlierSession, type AgentSessionRecord } from './session-record.js';
 import { permissionRequestOf, seedBlock, seededNotice } from './translate.js';
 import { Terminals } from './terminals.js';
 
@@ -22,6 +23,8 @@ export interface AcpDriverOptions {
   readonly cwd: string;
   /** Told of each process started (the catalog bounds memory and kills them all on shutdown). */
   readonly started: (process: AgentProcess) => void;
+  /** Which ACP session this Berth session last used, for `session/load` after a restore. */
+  readonly record?: AgentSessionRecord;
   /** Told of the models the agent reports, for `/capabilities`. */
   readonly reportModels?: (models: readonly ModelInfo[]) => void;
 }
@@ -45,6 +48,7 @@ export class AcpAgentDriver implements AgentDriver, ClientSide {
   private wantedModel: string | null = null;
   /** The ACP session of a process reaped for idleness, loaded again by the next one when the agent can. */
   private reapedSessionId: string | undefined;
+  private recordedId: string | undefined;
   private models: ModelInfo[] = [];
   private currentModel: string | null = null;
   private exitListener: ((exit: AgentExit) => void) | null = null;
@@ -71,9 +75,15 @@ export class AcpAgentDriver implements AgentDriver, ClientSide {
     this.allowed = false;
     const prompt: acp.ContentBlock[] = [...(io.prompt as acp.ContentBlock[])];
     if (this.seed !== null) {
-      io.emit(seededNotice(link.canLoad));
-      prompt.unshift(seedBlock(this.seed));
+      const loaded = await loadEarlierSession(link, this.options.record?.read(), this.options.cwd);
+      io.emit(seededNotice(loaded));
+      if (!loaded) prompt.unshift(seedBlock(this.seed));
       this.seed = null;
+    }
+    // Recorded once a turn runs on it: a restored session keeps its earlier ACP session until then.
+    if (this.recordedId !== link.sessionId) {
+      this.options.record?.write(link.sessionId);
+      this.recordedId = link.sessionId;
     }
     const cancel = () => void link.connection.agent.notify('session/cancel', { sessionId: link.sessionId }).catch(() => {});
     io.signal.addEventListener('abort', cancel, { once: true });

@@ -15,7 +15,8 @@ export interface AgentModels {
 export interface AgentLink {
   readonly process: AgentProcess;
   readonly connection: acp.ClientConnection;
-  readonly sessionId: string;
+  /** Changes only when Berth loads an earlier session on this connection (session-record.ts). */
+  sessionId: string;
   readonly models: AgentModels | null;
   readonly canLoad: boolean;
   /** Rejects with `agent_exited` once the process is gone; every request races it. */

@@ -45,10 +45,13 @@ export function seedBlock(transcript: string): acp.ContentBlock {
 }
 
 /** Tells clients how an external agent's context came back after a restore (issue 12: say which in the event stream). */
-export function seededNotice(couldLoad: boolean): SessionUpdate {
+export function seededNotice(loaded: boolean): SessionUpdate {
+  const text = loaded
+    ? 'Berth reloaded the agent\'s own earlier session (session/load).'
+    : 'Berth started a fresh agent session seeded with the transcript.';
   return {
     sessionUpdate: 'agent_thought_chunk',
-    content: { type: 'text', text: 'Berth started a fresh agent session seeded with the transcript.' },
-    _meta: { berth: { restoredBy: 'transcript_seed', agentCanLoad: couldLoad } },
+    content: { type: 'text', text },
+    _meta: { berth: { restoredBy: loaded ? 'agent_load' : 'transcript_seed' } },
   };
 }
