@@ -19,6 +19,7 @@ const BENCHMARKS = {
   toolproto: () => import('./toolproto.mjs'),
   modules: () => import('./modules.mjs'),
   history: () => import('./history.mjs'),
+  agents: () => import('./agents.mjs'),
 };
 
 const KNOWN_FLAGS = ['--quick', '--profile', '--help'];
