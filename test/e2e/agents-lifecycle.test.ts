@@ -112,6 +112,27 @@ describe('external agent lifecycle', () => {
     }
   });
 
+  it('runs the sessions of one workspace on one agent process, and its death ends each of them with session_died', async () => {
+    const d = await startTestDaemon(withAgents());
+    try {
+      const a = await newSession(d, { modelServiceId: TEST_AGENT_ID });
+      const b = await newSession(d, { modelServiceId: TEST_AGENT_ID });
+      const eventsA = await EventReader.open(d, a.sessionId);
+      const eventsB = await EventReader.open(d, b.sessionId);
+      for (const [s, events] of [[a, eventsA], [b, eventsB]] as const) {
+        const res = await submit(d, s.sessionId, `say I am ${s.sessionId}`);
+        await events.terminal(res.body.promptId);
+        assert.equal(said(events.seen, res.body.promptId), `I am ${s.sessionId}`, 'each session hears only its own agent session');
+      }
+      assert.equal((await agentPids(d.home)).length, 1, 'one agent process for both sessions');
+      await submit(d, a.sessionId, 'die');
+      assert.equal((await eventsA.rest()).at(-1)!.type, 'session_died');
+      assert.equal((await eventsB.rest()).at(-1)!.type, 'session_died');
+    } finally {
+      await d.close();
+    }
+  });
+
   it('refuses new agent sessions with 503 once agent processes use the memory budget', async () => {
     const d = await startTestDaemon(withAgents({ memoryMb: 1 }));
     try {

@@ -1,6 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 
-/** Pids of the agent processes a daemon started: their command line names `marker` and their HOME is under `berthHome`. */
+/**
+ * Pids of the agent processes a daemon started: their command line names `marker` and their HOME
+ * is under `berthHome`. The bubblewrap processes around a sandboxed agent name it too; they are left out.
+ */
 export function agentPids(berthHome: string, marker: string): number[] {
   const pids: number[] = [];
   for (const name of readdirSync('/proc')) {
@@ -8,7 +11,8 @@ export function agentPids(berthHome: string, marker: string): number[] {
     try {
       const cmd = readFileSync(`/proc/${name}/cmdline`, 'utf8');
       const env = readFileSync(`/proc/${name}/environ`, 'utf8');
-      if (cmd.includes(marker) && env.includes(`HOME=${berthHome}`)) pids.push(Number(name));
+      const program = cmd.split('\0')[0] ?? '';
+      if (cmd.includes(marker) && env.includes(`HOME=${berthHome}`) && !program.endsWith('bwrap')) pids.push(Number(name));
     } catch {
       /* gone, or not ours to read */
     }

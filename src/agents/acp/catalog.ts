@@ -4,6 +4,7 @@ import type { Workspace } from '../../workspace/types.js';
 import type { ModelInfo } from '../driver.js';
 import { AcpAgentDriver } from './driver.js';
 import { agentLaunch, type LaunchContext } from './launch.js';
+import { startHost, type AgentHost } from './host.js';
 import type { AgentProcess } from './process.js';
 import { AgentSessionRecord } from './session-record.js';
 
@@ -16,6 +17,8 @@ const MIB = 1024 * 1024;
  */
 export class AgentCatalog {
   private readonly processes = new Set<AgentProcess>();
+  /** The running (or starting) host of each agent and workspace: sessions of one workspace share a process. */
+  private readonly hosts = new Map<string, Promise<AgentHost>>();
   private readonly reported = new Map<string, readonly ModelInfo[]>();
 
   constructor(
@@ -67,11 +70,10 @@ export class AgentCatalog {
     const start = cwd ?? root;
     const driver = new AcpAgentDriver({
       agentId,
-      launch: () => agentLaunch(spec, { id: workspace.id, root }, start, this.ctx),
+      host: (until) => this.hostFor(spec, { id: workspace.id, root }, until),
       startTimeoutMs: this.settings.startTimeoutMs,
       root,
       cwd: start,
-      started: (p) => this.track(p),
       record: new AgentSessionRecord(this.ctx.berthHome, agentId, sessionId),
       reportModels: (models) => this.reported.set(agentId, models),
     });
@@ -101,6 +103,24 @@ export class AgentCatalog {
         { agentId, usedMb: Math.round(used / MIB), budgetMb: budget },
       );
     }
+  }
+
+  /** The live host of this agent and workspace, else a new one (concurrent starts share it). */
+  private async hostFor(spec: AgentSpec, workspace: { id: string; root: string }, until: Promise<never>): Promise<AgentHost> {
+    const key = `${spec.id}\u0000${workspace.id}`;
+    const known = this.hosts.get(key);
+    if (known) {
+      const host = await known.catch(() => null);
+      if (host && host.alive && this.hosts.get(key) === known) return host;
+    }
+    // The process starts in the workspace root; each session's cwd goes to its own session/new.
+    const starting = startHost(spec.id, agentLaunch(spec, workspace, workspace.root, this.ctx), (p) => this.track(p), until);
+    this.hosts.set(key, starting);
+    starting.then(
+      (host) => void host.exit.then(() => this.hosts.get(key) === starting && this.hosts.delete(key)),
+      () => this.hosts.get(key) === starting && this.hosts.delete(key),
+    );
+    return starting;
   }
 
   private track(p: AgentProcess): void {

@@ -4,25 +4,22 @@ import { BerthError } from '../../protocol/errors/index.js';
 import type { AgentExit, AgentDriver, DriverState, HistoryItem, ModelInfo, TurnIO, TurnResult } from '../driver.js';
 import type { ClientSide } from './connection.js';
 import { FsBridge, type ToolRunner } from './fs-bridge.js';
-import type { AgentLaunch } from './launch.js';
+import type { AgentHost } from './host.js';
 import { AGENT_IDLE_MS } from './limits.js';
 import { openLink, type AgentLink } from './link.js';
-import type { AgentProcess } from './process.js';
 import { loadEarlierSession, type AgentSessionRecord } from './session-record.js';
 import { permissionRequestOf, seedBlock, seededNotice } from './translate.js';
 import { Terminals } from './terminals.js';
 
 export interface AcpDriverOptions {
   readonly agentId: string;
-  /** Builds the launch of a new process (checked again at each start: the command may have gone). */
-  readonly launch: () => AgentLaunch;
+  /** The running agent host of this workspace, or a new one started within `until` (the catalog shares them). */
+  readonly host: (until: Promise<never>) => Promise<AgentHost>;
   readonly startTimeoutMs: number;
   /** The workspace root the agent's paths must stay in. */
   readonly root: string;
   /** The session's cwd, given to `session/new`. */
   readonly cwd: string;
-  /** Told of each process started (the catalog bounds memory and kills them all on shutdown). */
-  readonly started: (process: AgentProcess) => void;
   /** Which ACP session this Berth session last used, for `session/load` after a restore. */
   readonly record?: AgentSessionRecord;
   /** Told of the models the agent reports, for `/capabilities`. */
@@ -75,7 +72,7 @@ export class AcpAgentDriver implements AgentDriver, ClientSide {
     this.allowed = false;
     const prompt: acp.ContentBlock[] = [...(io.prompt as acp.ContentBlock[])];
     if (this.seed !== null) {
-      const loaded = await loadEarlierSession(link, this.options.record?.read(), this.options.cwd);
+      const loaded = await loadEarlierSession(link, this.options.record?.read(), this.options.cwd, this);
       io.emit(seededNotice(loaded));
       if (!loaded) prompt.unshift(seedBlock(this.seed));
       this.seed = null;
@@ -138,10 +135,7 @@ export class AcpAgentDriver implements AgentDriver, ClientSide {
     clearTimeout(this.idleTimer);
     const link = this.link;
     this.link = null;
-    if (link) {
-      link.connection.close();
-      void link.process.kill();
-    }
+    if (link) link.host.release(link.sessionId);
   }
 
   // ── what the agent asks of Berth (connection.ts) ─────────────────────────
@@ -199,16 +193,14 @@ export class AcpAgentDriver implements AgentDriver, ClientSide {
     this.reapedSessionId = undefined;
     const link = await openLink({
       agentId: o.agentId,
-      launch: o.launch(),
+      host: o.host,
       cwd: o.cwd,
       timeoutMs: o.startTimeoutMs,
       side: this,
-      started: o.started,
       ...(loadSessionId !== undefined && { loadSessionId }),
     });
     if (this.disposed) {
-      link.connection.close();
-      await link.process.kill();
+      link.host.release(link.sessionId);
       throw new BerthError('session_closed', 'The session closed while its agent was starting');
     }
     this.link = link;
@@ -224,7 +216,6 @@ export class AcpAgentDriver implements AgentDriver, ClientSide {
     void link.exit.then((exit) => {
       if (this.link !== link) return; // disposed or reaped: Berth ended it
       this.link = null;
-      link.connection.close();
       if (!this.disposed) this.exitListener?.(exit);
     });
     if (this.wantedModel !== null) {
@@ -235,7 +226,7 @@ export class AcpAgentDriver implements AgentDriver, ClientSide {
     return link;
   }
 
-  /** Stops an idle process; the next turn starts another, which loads the same ACP session when the agent can. */
+  /** Leaves the host when idle (its process goes with its last session); the next turn loads the same ACP session when the agent can. */
   private armIdleReaper(): void {
     clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => {
@@ -243,8 +234,7 @@ export class AcpAgentDriver implements AgentDriver, ClientSide {
       if (!link || this.turn !== null) return;
       this.link = null;
       if (link.canLoad) this.reapedSessionId = link.sessionId;
-      link.connection.close();
-      void link.process.kill();
+      link.host.release(link.sessionId);
     }, AGENT_IDLE_MS);
     this.idleTimer.unref();
   }

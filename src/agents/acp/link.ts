@@ -1,9 +1,9 @@
 import * as acp from '@agentclientprotocol/sdk';
 import { BerthError } from '../../protocol/errors/index.js';
 import type { AgentExit } from '../driver.js';
-import { CLIENT_CAPABILITIES, connectAgent, type ClientSide } from './connection.js';
-import type { AgentLaunch } from './launch.js';
-import { AgentProcess } from './process.js';
+import type { ClientSide } from './connection.js';
+import type { AgentHost } from './host.js';
+import type { AgentProcess } from './process.js';
 
 /** The models an agent reports in `session/new` (ACP's model selection, where the agent offers it). */
 export interface AgentModels {
@@ -11,8 +11,9 @@ export interface AgentModels {
   readonly availableModels: readonly { modelId: string; name: string; description?: string | null }[];
 }
 
-/** One running agent process with its ACP connection and the ACP session Berth's session speaks to. */
+/** One Berth session's ACP session on an agent host (its process may serve other sessions too). */
 export interface AgentLink {
+  readonly host: AgentHost;
   readonly process: AgentProcess;
   readonly connection: acp.ClientConnection;
   /** Changes only when Berth loads an earlier session on this connection (session-record.ts). */
@@ -27,38 +28,27 @@ export interface AgentLink {
 
 export interface OpenLinkOptions {
   readonly agentId: string;
-  readonly launch: AgentLaunch;
+  /** The running host of this agent and workspace, or a new one (started within the same bound). */
+  readonly host: (until: Promise<never>) => Promise<AgentHost>;
   readonly cwd: string;
   readonly timeoutMs: number;
   readonly side: ClientSide;
   /** An ACP session of an earlier process to load instead of a new one, when the agent can load. */
   readonly loadSessionId?: string;
-  /** Told of the process before `initialize`, so shutdown and the memory budget see it at once. */
-  readonly started: (process: AgentProcess) => void;
 }
 
 type NewSessionAnswer = acp.NewSessionResponse & { models?: AgentModels | null };
 
 /**
- * Starts the agent and opens its session: spawn, `initialize` (offering
- * Berth's fs and terminals), `session/new` in the workspace. Bounded by the
- * start timeout: past it the process is killed and the caller gets 504
- * `init_timeout`; a process that exits first gives `agent_unavailable` with the
- * end of its stderr, and a command that cannot run says which command.
+ * Opens a session's ACP session: a host (spawned and initialized if none
+ * runs), then `session/new` in the session's cwd, or `session/load` of an
+ * earlier one. Bounded by the start timeout as a whole: past it the caller
+ * gets 504 `init_timeout`, and a host started for this session is stopped.
  */
 export async function openLink(options: OpenLinkOptions): Promise<AgentLink> {
   const { agentId } = options;
-  const process = new AgentProcess(options.launch);
-  options.started(process);
-  const connection = connectAgent(process, options.side);
-  const exit: Promise<AgentExit> = process.exited.then((e) => ({ reason: 'agent_exited', exitCode: e.exitCode, signalCode: e.signalCode }));
-  const died = exit.then((e): never => {
-    const how = e.signalCode ? `signal ${e.signalCode}` : `code ${e.exitCode}`;
-    throw new BerthError('agent_exited', `The agent ${agentId} exited (${how})${stderrNote(process)}`, { agentId, ...e });
-  });
-  died.catch(() => {});
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
+  const until = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       reject(
         new BerthError('init_timeout', `The agent ${agentId} did not start within ${options.timeoutMs} ms`, {
@@ -71,45 +61,42 @@ export async function openLink(options: OpenLinkOptions): Promise<AgentLink> {
       );
     }, options.timeoutMs);
   });
-  const startFailed = died.catch((err: unknown): never => {
-    const cause = process.startError;
-    if (cause) {
-      throw new BerthError('agent_unavailable', `The agent ${agentId} cannot start: running "${options.launch.command}" failed: ${cause.message}`, {
-        agentId,
-        command: options.launch.command,
-      });
-    }
-    const e = err as BerthError;
-    throw new BerthError('agent_unavailable', `The agent ${agentId} exited while starting: ${e.message}`, { agentId });
-  });
+  until.catch(() => {});
+  let host: AgentHost | undefined;
+  let sessionId: string | undefined;
   try {
-    const handshake = async () => {
-      const init = await connection.agent.request('initialize', {
-        protocolVersion: acp.PROTOCOL_VERSION,
-        clientCapabilities: CLIENT_CAPABILITIES,
-        clientInfo: { name: 'berth', version: '1' },
-      });
+    host = await options.host(until);
+    const h = host;
+    const open = async (): Promise<NewSessionAnswer> => {
       const load = options.loadSessionId;
-      if (load !== undefined && init.agentCapabilities?.loadSession === true) {
-        const loaded = await connection.agent.request<Omit<NewSessionAnswer, 'sessionId'>>('session/load', { sessionId: load, cwd: options.cwd, mcpServers: [] });
-        return { init, created: { ...loaded, sessionId: load } };
+      if (load !== undefined && h.canLoad) {
+        h.bind(load, options.side);
+        const loaded = await h.connection.agent.request<Omit<NewSessionAnswer, 'sessionId'>>('session/load', { sessionId: load, cwd: options.cwd, mcpServers: [] });
+        return { ...loaded, sessionId: load };
       }
-      const created = await connection.agent.request<NewSessionAnswer>('session/new', { cwd: options.cwd, mcpServers: [] });
-      return { init, created };
+      return h.connection.agent.request<NewSessionAnswer>('session/new', { cwd: options.cwd, mcpServers: [] });
     };
-    const { init, created } = await Promise.race([handshake(), timeout, startFailed]);
+    const created = await Promise.race([open(), until, h.died]);
+    sessionId = created.sessionId;
+    h.bind(sessionId, options.side);
     return {
-      process,
-      connection,
-      sessionId: created.sessionId,
+      host: h,
+      process: h.process,
+      connection: h.connection,
+      sessionId,
       models: created.models ?? null,
-      canLoad: init.agentCapabilities?.loadSession === true,
-      died,
-      exit,
+      canLoad: h.canLoad,
+      died: h.died,
+      exit: h.exit,
     };
   } catch (err) {
-    connection.close();
-    await process.kill();
+    if (host) {
+      if (options.loadSessionId !== undefined) host.release(options.loadSessionId);
+      // A host nobody else uses goes; one that timed out is stopped even if others share it: it is not answering.
+      if (err instanceof BerthError && err.code === 'init_timeout') host.stop();
+      else host.release('');
+      if (host.idle) await host.process.exited;
+    }
     if (err instanceof acp.RequestError) {
       throw new BerthError('agent_unavailable', `The agent ${agentId} refused to start a session: ${err.message}`, { agentId, agentCode: err.code });
     }
@@ -117,9 +104,4 @@ export async function openLink(options: OpenLinkOptions): Promise<AgentLink> {
   } finally {
     clearTimeout(timer);
   }
-}
-
-function stderrNote(process: AgentProcess): string {
-  const tail = process.stderr.trim().split('\n').slice(-3).join(' | ');
-  return tail === '' ? '' : `: ${tail}`;
 }

@@ -1,6 +1,7 @@
 import * as acp from '@agentclientprotocol/sdk';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ClientSide } from './connection.js';
 import type { AgentLink } from './link.js';
 
 /**
@@ -37,14 +38,17 @@ export class AgentSessionRecord {
  * seeds a fresh session with the transcript). The history the agent replays
  * while loading goes nowhere: the client already has it from Berth.
  */
-export async function loadEarlierSession(link: AgentLink, earlier: string | undefined, cwd: string): Promise<boolean> {
+export async function loadEarlierSession(link: AgentLink, earlier: string | undefined, cwd: string, side: ClientSide): Promise<boolean> {
   if (earlier === undefined || !link.canLoad || earlier === link.sessionId) return false;
+  link.host.bind(earlier, side);
   try {
     await Promise.race([link.connection.agent.request('session/load', { sessionId: earlier, cwd, mcpServers: [] }), link.died]);
   } catch (err) {
+    link.host.release(earlier);
     if (err instanceof acp.RequestError) return false;
     throw err;
   }
+  link.host.release(link.sessionId);
   link.sessionId = earlier;
   return true;
 }
