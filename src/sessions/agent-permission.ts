@@ -1,10 +1,12 @@
 import type { AgentPermissionOption, AgentPermissionOutcome, AgentPermissionRequest } from '../agents/driver.js';
+import { policyAllows } from '../protocol/tools/types.js';
 import type { PromptEntry } from './prompt-queue.js';
 import type { TurnPorts } from './turn.js';
 
 /**
  * An external agent's `session/request_permission` (issue 12) as the session
- * decides it: the approval mode first (no question when it would not ask for
+ * decides it: the guard first (plan mode refuses anything but reads), then
+ * the approval mode (no question when it would not ask for
  * a built-in call of the same policy), then a remembered "always" choice, then
  * a `permission_request` event carrying the agent's own options. Berth keeps
  * "always" answers itself and answers the agent once per call, so the agent
@@ -19,6 +21,8 @@ export async function decideAgentPermission(
     const option = onceOption(request.options, allow);
     return option ? { outcome: 'selected', optionId: option.optionId } : { outcome: 'cancelled' };
   };
+  // Plan mode's guard holds for what the agent does itself too: nothing above it is allowed, and nobody is asked.
+  if (!policyAllows(session.guard(), request.policy)) return pick(false);
   if (!session.mustAsk(request.policy)) return pick(true);
   const known = session.remembered(request.rememberAs);
   if (known !== undefined) return pick(known === 'allow');

@@ -114,6 +114,17 @@ describe('external agents over ACP', () => {
     s.events.close();
   });
 
+  it('refuses every effect in plan mode without asking: the agent\'s permission request and its command', async () => {
+    const s = await agentSession(d, { approvalMode: 'plan' });
+    const w = await turn(d, s.sessionId, 'write plan.txt nope', s.events);
+    assert.equal(said(s.events, w.promptId), 'not written');
+    const r = await turn(d, s.sessionId, 'run touch plan-ran.txt', s.events);
+    assert.equal(said(s.events, r.promptId), 'not run');
+    assert.equal(s.events.seen.filter((e) => e.type === 'permission_request').length, 0);
+    assert.equal(existsSync(join(d.workspace, 'plan.txt')) || existsSync(join(d.workspace, 'plan-ran.txt')), false);
+    s.events.close();
+  });
+
   it('refuses a path outside the workspace with an error answer', async () => {
     const s = await agentSession(d);
     const { promptId } = await turn(d, s.sessionId, 'outside', s.events);
