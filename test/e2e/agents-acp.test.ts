@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import Database from 'better-sqlite3';
 import { TEST_AGENT_ID, withAgents } from '../support/acp-stack.js';
 import type { TestDaemon } from '../support/daemon.js';
 import { EventReader, newSession, optionOf, select, submit, type WireEvent } from '../support/session-client.js';
@@ -82,6 +83,15 @@ describe('external agents over ACP', () => {
     await s.events.terminal(promptId);
     assert.equal(said(s.events, promptId), 'written');
     assert.equal(readFileSync(join(d.workspace, 'notes/out.txt'), 'utf8'), 'written by the agent');
+    const db = new Database(join(d.home, 'berth.db'), { readonly: true });
+    try {
+      const receipts = db
+        .prepare("SELECT status FROM receipts WHERE namespace = ? AND tool_name = 'workspace_write' AND call_id LIKE 'acp-%'")
+        .all(`session:${s.sessionId}`) as { status: string }[];
+      assert.deepEqual(receipts, [{ status: 'completed' }], 'the agent write has one completed receipt');
+    } finally {
+      db.close();
+    }
     const second = await submit(d, s.sessionId, 'write notes/out.txt rewritten');
     const again = await s.events.type('permission_request', (e) => e.promptId === second.body.promptId);
     await d.json('POST', `/session/${s.sessionId}/permission/${again.data.requestId}`, select(optionOf(again, 'reject_once')));
