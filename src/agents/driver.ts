@@ -111,6 +111,8 @@ export interface AgentDriver {
   setModel(modelId: string): Promise<void>;
   /** Rebuilds the model context from a persisted conversation (load/resume). */
   restore(history: readonly HistoryItem[]): void;
+  /** External agents: updates sent between turns (e.g. the commands it offers), which the session publishes as they come. */
+  onUpdate?(listener: (update: SessionUpdate) => void): void;
   /** External agents: told when the agent process dies on its own (the session then publishes `session_died`). */
   onExit?(listener: (exit: AgentExit) => void): void;
   dispose(): void;

@@ -75,6 +75,7 @@ export async function spawnSession(host: SpawnHost, init: SessionInit, options: 
   });
   if (!options.persisted) session.recordCreated();
   // After the turn it broke has settled with its own turn_error (issue 12: turn_error, then session_died).
+  driverResult.driver.onUpdate?.((update) => session.publish({ type: 'session_update', data: { sessionId: init.id, update } }));
   driverResult.driver.onExit?.((exit) => setImmediate(() => session.close(AGENT_DIED, null, 'session_closed', exit)));
   return {
     session,

@@ -60,6 +60,15 @@ describe('external agents over ACP', () => {
     s.events.close();
   });
 
+  it('publishes what the agent announces between turns, such as its commands right after session/new', async () => {
+    const s = await agentSession(d);
+    const announced = await s.events.until((e) => e.type === 'session_update' && e.data.update.sessionUpdate === 'available_commands_update');
+    assert.equal(announced.promptId, undefined);
+    assert.equal(announced.data.sessionId, s.sessionId);
+    assert.deepEqual(announced.data.update.availableCommands.map((c: { name: string }) => c.name), ['say']);
+    s.events.close();
+  });
+
   it('switches the agent model through session/set_model', async () => {
     const s = await agentSession(d);
     const switched = await d.json('POST', `/session/${s.sessionId}/model`, { modelId: `${TEST_AGENT_ID}/smart` });

@@ -168,9 +168,14 @@ acp
     if (startDelay > 0) await sleep(startDelay);
     return { protocolVersion: acp.PROTOCOL_VERSION, agentCapabilities: { loadSession: process.env.ACP_TEST_NO_LOAD !== '1' } };
   })
-  .onRequest('session/new', ({ params }) => {
+  .onRequest('session/new', ({ params, client }) => {
     const sessionId = `agent-${Date.now()}-${Math.random().toString(16).slice(2)}`;
     saveState(sessionId, { cwd: params.cwd, model: 'fast', prompts: [] });
+    // As qwen does: the commands it offers, announced once the session exists (outside any turn).
+    setImmediate(() => {
+      const commands = [{ name: 'say', description: 'say something', input: { hint: 'text' } }];
+      void client.notify('session/update', { sessionId, update: { sessionUpdate: 'available_commands_update', availableCommands: commands } });
+    });
     return { sessionId, models: { currentModelId: 'fast', availableModels: MODELS } };
   })
   .onRequest('session/load', ({ params }) => {

@@ -1,11 +1,11 @@
 import * as acp from '@agentclientprotocol/sdk';
 import { randomUUID } from 'node:crypto';
 import { BerthError } from '../../protocol/errors/index.js';
-import type { AgentExit, AgentDriver, DriverState, HistoryItem, ModelInfo, TurnIO, TurnResult } from '../driver.js';
+import type { AgentExit, AgentDriver, DriverState, HistoryItem, ModelInfo, SessionUpdate, TurnIO, TurnResult } from '../driver.js';
 import type { ClientSide } from './connection.js';
 import { FsBridge, type ToolRunner } from './fs-bridge.js';
 import type { AgentHost } from './host.js';
-import { AGENT_IDLE_MS } from './limits.js';
+import { AGENT_IDLE_MS, MAX_EARLY_UPDATES } from './limits.js';
 import { openLink, type AgentLink } from './link.js';
 import { loadEarlierSession, type AgentSessionRecord } from './session-record.js';
 import { permissionRequestOf, seedBlock, seededNotice } from './translate.js';
@@ -49,6 +49,10 @@ export class AcpAgentDriver implements AgentDriver, ClientSide {
   private models: ModelInfo[] = [];
   private currentModel: string | null = null;
   private exitListener: ((exit: AgentExit) => void) | null = null;
+  private idleListener: ((update: SessionUpdate) => void) | null = null;
+  /** Updates sent before the session listened (right after `session/new`), kept for it. */
+  private readonly early: SessionUpdate[] = [];
+  private loading = false;
   private idleTimer: NodeJS.Timeout | undefined;
   private disposed = false;
   private readonly fs: FsBridge;
@@ -72,7 +76,8 @@ export class AcpAgentDriver implements AgentDriver, ClientSide {
     this.allowed = false;
     const prompt: acp.ContentBlock[] = [...(io.prompt as acp.ContentBlock[])];
     if (this.seed !== null) {
-      const loaded = await loadEarlierSession(link, this.options.record?.read(), this.options.cwd, this);
+      this.loading = true;
+      const loaded = await loadEarlierSession(link, this.options.record?.read(), this.options.cwd, this).finally(() => (this.loading = false));
       io.emit(seededNotice(loaded));
       if (!loaded) prompt.unshift(seedBlock(this.seed));
       this.seed = null;
@@ -141,9 +146,18 @@ export class AcpAgentDriver implements AgentDriver, ClientSide {
   // ── what the agent asks of Berth (connection.ts) ─────────────────────────
 
   update(params: acp.SessionNotification): void {
-    // An update for another session, or outside a turn, has no stream to go to.
-    if (this.turn === null || params.sessionId !== this.link?.sessionId) return;
-    this.turn.emit(params.update as unknown as { sessionUpdate: string });
+    // The host routes only this session's updates here; while loading, the agent replays history clients already have.
+    if (this.loading || (this.link !== null && params.sessionId !== this.link.sessionId)) return;
+    const update = params.update as unknown as SessionUpdate;
+    if (this.turn !== null) return this.turn.emit(update);
+    // Between turns (qwen announces its commands right after session/new): the session publishes it.
+    if (this.idleListener) this.idleListener(update);
+    else if (this.early.length < MAX_EARLY_UPDATES) this.early.push(update);
+  }
+
+  onUpdate(listener: (update: SessionUpdate) => void): void {
+    this.idleListener = listener;
+    for (const update of this.early.splice(0)) listener(update);
   }
 
   async requestPermission(params: acp.RequestPermissionRequest): Promise<acp.RequestPermissionResponse> {
@@ -191,6 +205,7 @@ export class AcpAgentDriver implements AgentDriver, ClientSide {
     const o = this.options;
     const loadSessionId = this.reapedSessionId;
     this.reapedSessionId = undefined;
+    this.loading = loadSessionId !== undefined;
     const link = await openLink({
       agentId: o.agentId,
       host: o.host,
@@ -198,7 +213,7 @@ export class AcpAgentDriver implements AgentDriver, ClientSide {
       timeoutMs: o.startTimeoutMs,
       side: this,
       ...(loadSessionId !== undefined && { loadSessionId }),
-    });
+    }).finally(() => (this.loading = false));
     if (this.disposed) {
       link.host.release(link.sessionId);
       throw new BerthError('session_closed', 'The session closed while its agent was starting');

@@ -17,3 +17,6 @@ export const MAX_SEED_TRANSCRIPT_CHARS = 64_000;
 
 /** An agent idle this long (no turn) has its process stopped; the next prompt starts a new one. */
 export const AGENT_IDLE_MS = 10 * 60_000;
+
+/** Updates an agent sends before its session listens (commands, modes): a handful in practice; more are dropped. */
+export const MAX_EARLY_UPDATES = 32;
