@@ -3,6 +3,7 @@ import { BerthError } from '../../protocol/errors/index.js';
 import type { AgentExit } from '../driver.js';
 import { CLIENT_CAPABILITIES, connectAgent, type ClientSide } from './connection.js';
 import type { AgentLaunch } from './launch.js';
+import { MAX_EARLY_UPDATES } from './limits.js';
 import { AgentProcess } from './process.js';
 
 /**
@@ -18,6 +19,11 @@ export class AgentHost {
   canLoad = false;
   private stopping = false;
   private readonly sides = new Map<string, ClientSide>();
+  /**
+   * Updates for a session not bound yet: an agent may send them right after its
+   * `session/new` answer, before Berth has read the id. Kept (a few) until it is bound.
+   */
+  private unrouted: acp.SessionNotification[] = [];
   readonly connection: acp.ClientConnection;
 
   constructor(
@@ -46,6 +52,9 @@ export class AgentHost {
   /** Routes what the agent sends about `sessionId` to `side` from now on. */
   bind(sessionId: string, side: ClientSide): void {
     this.sides.set(sessionId, side);
+    const waiting = this.unrouted.filter((u) => u.sessionId === sessionId);
+    this.unrouted = this.unrouted.filter((u) => u.sessionId !== sessionId);
+    for (const u of waiting) side.update(u);
   }
 
   /** A session left: when none is left, the process goes (its group with it). */
@@ -78,7 +87,11 @@ export class AgentHost {
       return side;
     };
     return {
-      update: (p) => this.sides.get(p.sessionId)?.update(p),
+      update: (p) => {
+        const side = this.sides.get(p.sessionId);
+        if (side) side.update(p);
+        else if (this.unrouted.length < MAX_EARLY_UPDATES) this.unrouted.push(p);
+      },
       requestPermission: (p) => to(p.sessionId).requestPermission(p),
       readTextFile: (p) => to(p.sessionId).readTextFile(p),
       writeTextFile: (p) => to(p.sessionId).writeTextFile(p),
