@@ -147,7 +147,7 @@ async function realHistory(kind, modelUrl, plan, log) {
 }
 
 /** One generated turn in the shape (and roughly the sizes) a real tool-using turn is recorded in. */
-function generatedTurn(sessionId, n, at) {
+export function generatedTurn(sessionId, n, at) {
   const promptId = randomUUID();
   const rec = (kind, data) => ({ sessionId, recordId: randomUUID(), kind, promptId, at: at++, data });
   const file = `line ${n}: ${'the quick brown fox jumps over the lazy dog '.repeat(30)}`;

@@ -19,6 +19,9 @@ const BENCHMARKS = {
   toolproto: () => import('./toolproto.mjs'),
   modules: () => import('./modules.mjs'),
   history: () => import('./history.mjs'),
+  mcp: () => import('./mcp.mjs'),
+  agent: () => import('./agent.mjs'),
+  web: () => import('./web.mjs'),
   agents: () => import('./agents.mjs'),
 };
 

@@ -10,13 +10,15 @@ import ts from 'typescript';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const srcRoot = join(repoRoot, 'src');
+/** The browser app (web/src, built by `npm ci` into dist/web): held to the same file rules, and standing on protocol/ alone. */
+export const webRoot = join(repoRoot, 'web', 'src');
 
 /** The faces translate one wire each; they share net/ and protocol/, never each other. */
 export const FACES = ['http', 'gateway', 'toolproto', 'modules'] as const;
 /** Packages protocol/ and app/ may import statically: both must load in a browser. */
 export const BROWSER_SAFE_PACKAGES = ['ajv', 're2js'];
 
-export type Layer = 'protocol' | 'app' | 'core' | 'store' | 'net' | 'face' | 'main' | 'cli';
+export type Layer = 'protocol' | 'app' | 'core' | 'store' | 'net' | 'face' | 'main' | 'cli' | 'web';
 
 export interface ImportEdge {
   /** Repository-relative paths with forward slashes, e.g. `src/http/server.ts`. */
@@ -44,7 +46,7 @@ export function sourceFiles(dir = srcRoot): SourceFile[] {
     for (const name of readdirSync(d).sort()) {
       const p = join(d, name);
       if (statSync(p).isDirectory()) walk(p);
-      else if (name.endsWith('.ts')) {
+      else if (name.endsWith('.ts') || name.endsWith('.tsx')) {
         const text = readFileSync(p, 'utf8');
         const lines = text.length === 0 ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
         out.push({ path: posix(relative(repoRoot, p)), lines, text });
@@ -61,7 +63,8 @@ const parsed = new WeakMap<SourceFile, ImportEdge[]>();
 export function importsOf(file: SourceFile): ImportEdge[] {
   const known = parsed.get(file);
   if (known) return known;
-  const sf = ts.createSourceFile(file.path, file.text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  const kind = file.path.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
+  const sf = ts.createSourceFile(file.path, file.text, ts.ScriptTarget.Latest, false, kind);
   const edges: ImportEdge[] = [];
   const add = (specifier: string, typeOnly: boolean, dynamic: boolean) => {
     const isRelative = specifier.startsWith('.');
@@ -107,8 +110,9 @@ export function importsOf(file: SourceFile): ImportEdge[] {
   return edges;
 }
 
-/** The folder a source file belongs to: its first folder under src/, or `src/<name>.ts` for the few root files. */
+/** The folder a source file belongs to: its first folder under src/, or `src/<name>.ts` for the few root files; `web` for the browser app. */
 export function folderOf(path: string): string {
+  if (path.startsWith('web/')) return 'web';
   return path.replace(/^src\//, '').split('/')[0]!;
 }
 
@@ -116,6 +120,7 @@ export function layerOf(folder: string): Layer {
   if (folder === 'protocol' || folder === 'app' || folder === 'net' || folder === 'main' || folder === 'cli' || folder === 'store') {
     return folder;
   }
+  if (folder === 'web') return 'web';
   if ((FACES as readonly string[]).includes(folder)) return 'face';
   return 'core';
 }
@@ -133,6 +138,8 @@ export function ruleBroken(from: string, to: string): string | null {
   if (lb === 'cli') return 'nothing imports cli/: it is the entry point';
   if (lb === 'main' && la !== 'cli') return 'only cli/ may import main/, the one wiring point';
   if (la === 'app' && lb !== 'protocol') return 'app/ (the published SDK) stands on protocol/ alone';
+  if (la === 'web' && lb !== 'protocol') return 'web/ (the browser app) talks to the daemon over HTTP and may share protocol/ alone';
+  if (lb === 'web') return 'nothing of the daemon imports web/: it is built apart and served as files';
   if (la === 'protocol') return 'protocol/ is pure wire vocabulary and imports nothing else of the daemon';
   if (la === 'face' && lb === 'face') return `a face imports another face (${a}/ → ${b}/); share it through net/ or protocol/`;
   if (la === 'face' && lb === 'app') return 'a face imports the app SDK';

@@ -85,7 +85,9 @@ export interface TurnResult {
 export type HistoryItem =
   | { readonly kind: 'user'; readonly content: readonly ContentBlock[] }
   | { readonly kind: 'assistant'; readonly text: string; readonly toolCalls: readonly DriverToolCall[] }
-  | { readonly kind: 'tool_result'; readonly toolCallId: string; readonly outcome: ToolOutcome };
+  | { readonly kind: 'tool_result'; readonly toolCallId: string; readonly outcome: ToolOutcome }
+  /** The context was compacted here: what came before is replaced by `summary`, the last `keptTurns` user turns kept. */
+  | { readonly kind: 'compaction'; readonly summary: string; readonly keptTurns: number };
 
 /** Model/mode state as `SessionState` shows it (docs/client-api.md §5.3/§5.9). */
 export interface DriverState {
@@ -109,6 +111,11 @@ export interface AgentDriver {
   state(): DriverState;
   /** Switches the model; rejects with BerthError `model_not_found` for unknown ids. */
   setModel(modelId: string): Promise<void>;
+  /**
+   * Compacts the model context now (`/compact`, `POST /session/{id}/compact`); answers what it
+   * did, in a sentence for the person who asked. Absent when the agent cannot.
+   */
+  compact?(io: Pick<TurnIO, 'signal' | 'emit'>): Promise<string>;
   /** Rebuilds the model context from a persisted conversation (load/resume). */
   restore(history: readonly HistoryItem[]): void;
   /** External agents: updates sent between turns (e.g. the commands it offers), which the session publishes as they come. */

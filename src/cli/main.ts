@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { pathToFileURL } from 'node:url';
 import { ConfigError } from '../config/config.js';
 import { registerConnect } from './connect.js';
+import { registerMcp } from './mcp.js';
 import { registerMsg } from './msg.js';
 import { registerServe } from './serve.js';
 import { registerToken } from './token.js';
@@ -17,6 +18,7 @@ export function buildProgram(): Command {
   registerConnect(program);
   registerToken(program);
   registerMsg(program);
+  registerMcp(program);
   return program;
 }
 

@@ -1,31 +1,10 @@
 import type { Command } from 'commander';
 import { ConfigError } from '../config/config.js';
-import { MODULE_SESSION_ENV, MODULE_SOCKET_ENV, MODULE_TOKEN_ENV } from '../messaging/agent-env.js';
+import { MODULE_SOCKET_ENV, MODULE_TOKEN_ENV } from '../messaging/agent-env.js';
 import { ALL, KINDS } from '../messaging/types.js';
 import { exchangeLine } from '../modules/client.js';
-import { joinTab } from './msg-join.js';
+import { resolveAccess, withAccess, type AccessOptions } from './module-access.js';
 import { registerMsgOwner } from './msg-owner.js';
-
-interface AccessOptions {
-  socket?: string;
-  token?: string;
-  session?: string;
-  url?: string;
-  json?: boolean;
-}
-
-/** The common options of every `berth msg` command: where to ask and as whom (flags win over the environment). */
-function withAccess(command: Command): Command {
-  return command
-    .option('--socket <path>', `the workspace module socket (default: $${MODULE_SOCKET_ENV})`)
-    .option('--token <token>', `the tab's module token (default: $${MODULE_TOKEN_ENV})`)
-    .option(
-      '--session <id>',
-      `the session a shared token speaks for (default: $${MODULE_SESSION_ENV}); without a module token, join as that session's tab through the client API`,
-    )
-    .option('--url <url>', 'the daemon whose client API mints a token for --session (default: $BERTH_URL or http://127.0.0.1:4170; owner token from $BERTH_TOKEN)')
-    .option('--json', 'print the answer line as the daemon sent it', false);
-}
 
 /**
  * Asks one module-protocol question (docs/modules.md) and prints the answer: its text (the words an
@@ -33,19 +12,7 @@ function withAccess(command: Command): Command {
  * is ok, 1 when it is a refusal, so scripts can branch on it.
  */
 async function ask(op: string, fields: Record<string, unknown>, opts: AccessOptions): Promise<void> {
-  let socket = opts.socket ?? process.env[MODULE_SOCKET_ENV];
-  let token = opts.token ?? process.env[MODULE_TOKEN_ENV];
-  const session = opts.session ?? process.env[MODULE_SESSION_ENV];
-  if (!token && opts.session) {
-    // A person at a second terminal: ask the client API for a token of that tab's own (issue 11).
-    const joined = await joinTab(opts.url ?? process.env.BERTH_URL ?? 'http://127.0.0.1:4170', opts.session, process.env.BERTH_TOKEN);
-    token = joined.token;
-    socket = opts.socket ?? joined.socket;
-  }
-  if (!socket) throw new ConfigError(`berth msg needs the module socket: --socket PATH or $${MODULE_SOCKET_ENV}`);
-  if (!token) {
-    throw new ConfigError(`berth msg needs a module token: --token TOKEN or $${MODULE_TOKEN_ENV}, or --session ID to join as that tab through the client API`);
-  }
+  const { socket, token, session } = await resolveAccess(opts, 'berth msg');
   const question = { token, ...(session ? { session } : {}), op, ...fields };
   const raw = await exchangeLine(socket, JSON.stringify(question) + '\n');
   const line = raw.split('\n', 1)[0] ?? '';

@@ -4,6 +4,7 @@ import { DEFAULT_FRAME_BYTES, MAX_INTENTION_CHARS } from '../protocol/limits.js'
 import * as L from './defaults.js';
 import { AgentConfigError, checkAgentSettings, loadAgentSettings, type AgentFlags, type AgentSettings } from './agents.js';
 import { checkHttpLimits, DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-limits.js';
+import { loadHomeMcpServers, McpConfigError, type McpServerSpec } from './mcp-servers.js';
 import { checkModelServices, loadModelServices, ModelConfigError, type ModelServiceSpec } from './model-services.js';
 import { checkWorkspaceSettings, loadWorkspaceSettings, WorkspaceSettingsError, type WorkspaceSettings } from './workspace-settings.js';
 
@@ -60,6 +61,8 @@ export interface Config {
   readonly agents: AgentSettings;
   /** Per local workspace (by root or id): what its commands get — env and network ($BERTH_HOME/config.json `workspaces`). */
   readonly workspaceSettings: Readonly<Record<string, WorkspaceSettings>>;
+  /** MCP servers every local workspace's sessions may use ($BERTH_HOME/config.json `mcpServers`; src/config/mcp-servers.ts). */
+  readonly mcpServers: readonly McpServerSpec[];
 
   readonly maxChannels: number;
   readonly maxChannelsPerToken: number;
@@ -118,6 +121,7 @@ export function resolveConfig(input: ConfigInput, env: NodeJS.ProcessEnv = proce
     maxTurnIterations: input.maxTurnIterations ?? L.DEFAULT_MAX_TURN_ITERATIONS,
     modelServices: resolveModelServices(input.modelServices, home, env),
     workspaceSettings: resolveWorkspaceSettings(input.workspaceSettings, home),
+    mcpServers: resolveMcpServers(input.mcpServers, home),
     agents: resolveAgents(input, home, env),
     maxChannels: input.maxChannels ?? L.MAX_CHANNELS,
     maxChannelsPerToken: input.maxChannelsPerToken ?? L.MAX_CHANNELS_PER_TOKEN,
@@ -163,6 +167,16 @@ function resolveWorkspaceSettings(
     return given === undefined ? loadWorkspaceSettings(home) : checkWorkspaceSettings(given, 'workspaceSettings option');
   } catch (err) {
     if (err instanceof WorkspaceSettingsError) throw new ConfigError(err.message);
+    throw err;
+  }
+}
+
+/** Servers given directly (tests, embedders, already checked) replace the home file's. */
+function resolveMcpServers(given: readonly McpServerSpec[] | undefined, home: string): readonly McpServerSpec[] {
+  try {
+    return given ?? loadHomeMcpServers(home);
+  } catch (err) {
+    if (err instanceof McpConfigError) throw new ConfigError(err.message);
     throw err;
   }
 }

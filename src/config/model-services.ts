@@ -14,6 +14,22 @@ export interface ConfiguredModel {
   readonly id: string;
   readonly name?: string;
   readonly description?: string;
+  /** Tokens the model's context holds; default by model family (agents/models/context-window.ts). */
+  readonly contextWindow?: number;
+  /** What a request costs; with it, usage events and the session status carry a cost. */
+  readonly price?: ModelPrice;
+  /** Share of the context window past which the built-in agent compacts (default 0.8). */
+  readonly compactAt?: number;
+}
+
+/** A model's price per million tokens (config.json `modelServices[].models[].price`). */
+export interface ModelPrice {
+  readonly inputPerMillion: number;
+  readonly outputPerMillion: number;
+  /** Prompt tokens served from the provider's cache; default: the input price. */
+  readonly cachedInputPerMillion?: number;
+  /** Default `USD`. */
+  readonly currency?: string;
 }
 
 /** One service after resolution: the API key is read (from the file or the named env var), never logged. */
@@ -64,6 +80,19 @@ export const HOME_CONFIG_SCHEMA = {
                 id: { type: 'string', minLength: 1 },
                 name: { type: 'string', minLength: 1 },
                 description: { type: 'string' },
+                contextWindow: { type: 'integer', minimum: 1024 },
+                compactAt: { type: 'number', minimum: 0.1, maximum: 0.95 },
+                price: {
+                  type: 'object',
+                  additionalProperties: false,
+                  required: ['inputPerMillion', 'outputPerMillion'],
+                  properties: {
+                    inputPerMillion: { type: 'number', minimum: 0 },
+                    outputPerMillion: { type: 'number', minimum: 0 },
+                    cachedInputPerMillion: { type: 'number', minimum: 0 },
+                    currency: { type: 'string', pattern: '^[A-Z]{3}$' },
+                  },
+                },
               },
             },
           },

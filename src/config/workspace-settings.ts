@@ -21,6 +21,18 @@ export interface WorkspaceSettings {
   readonly passEnv?: readonly string[];
   readonly env?: Readonly<Record<string, string>>;
   readonly network?: boolean;
+  /**
+   * Calls that run without asking in this workspace (issue 14): a tool name and a `*` pattern
+   * over its main argument (`command` for `workspace_exec`, `path` for file tools), e.g.
+   * `{ "tool": "workspace_exec", "pattern": "npm test*" }`. The match is named in the
+   * decision's reason. A command line matches only when every one of its parts does.
+   */
+  readonly allow?: readonly AllowRule[];
+}
+
+export interface AllowRule {
+  readonly tool: string;
+  readonly pattern: string;
 }
 
 const ENV_NAME = '^[A-Za-z_][A-Za-z0-9_]*$';
@@ -34,6 +46,16 @@ const SCHEMA = {
       passEnv: { type: 'array', maxItems: 256, items: { type: 'string', pattern: ENV_NAME } },
       env: { type: 'object', maxProperties: 256, propertyNames: { pattern: ENV_NAME }, additionalProperties: { type: 'string', maxLength: 65536 } },
       network: { type: 'boolean' },
+      allow: {
+        type: 'array',
+        maxItems: 256,
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['tool', 'pattern'],
+          properties: { tool: { type: 'string', minLength: 1, maxLength: 256 }, pattern: { type: 'string', minLength: 1, maxLength: 4096 } },
+        },
+      },
     },
   },
 } as const;

@@ -1,3 +1,4 @@
+import { ExportEntries } from './entries.js';
 import type { ExportRecord, ExportSession } from './source.js';
 
 /**
@@ -22,7 +23,7 @@ export interface ExportMeta {
   readonly unreadableRecords: number;
 }
 
-interface Base {
+export interface Base {
   readonly recordId: string;
   readonly promptId: string | null;
   readonly at: number;
@@ -81,186 +82,62 @@ export interface ExportDocument {
   readonly entries: readonly ExportEntry[];
 }
 
-type Data = Record<string, unknown>;
-const obj = (v: unknown): Data => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Data) : {});
-const str = (v: unknown, fallback = ''): string => (typeof v === 'string' ? v : fallback);
+export type Data = Record<string, unknown>;
+export const obj = (v: unknown): Data => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Data) : {});
+export const str = (v: unknown, fallback = ''): string => (typeof v === 'string' ? v : fallback);
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** The text a tool result shows a reader: its text blocks, else its raw output as JSON. */
-function outputText(d: Data): string {
-  const texts: string[] = [];
-  for (const item of Array.isArray(d.content) ? d.content : []) {
-    const c = obj(obj(item).content);
-    if (c.type === 'text' && typeof c.text === 'string') texts.push(c.text);
-    else if (c.type === 'image') texts.push(`[image ${str(c.mimeType)}]`);
-  }
-  if (texts.length > 0) return texts.join('\n');
-  return d.rawOutput === undefined || d.rawOutput === null ? '' : JSON.stringify(d.rawOutput, null, 2);
+/** What the export header says of the whole transcript, gathered in one pass before any entry is written. */
+export interface ExportSummary {
+  promptCount: number;
+  totalTokens: number;
+  recordCount: number;
+  unreadable: number;
+  lastAt: number | null;
 }
 
+export const emptySummary = (): ExportSummary => ({ promptCount: 0, totalTokens: 0, recordCount: 0, unreadable: 0, lastAt: null });
+
+export function summarize(sum: ExportSummary, r: ExportRecord): void {
+  sum.recordCount += 1;
+  sum.lastAt = r.at;
+  if (r.unreadable) sum.unreadable += 1;
+  else if (r.kind === 'user_prompt') sum.promptCount += 1;
+  else if (r.kind === 'agent_message') sum.totalTokens += Number(obj(r.data.usage).totalTokens) || 0;
+}
+
+export function exportMeta(row: ExportSession, cwd: string | null, now: number, sum: ExportSummary): ExportMeta {
+  return {
+    sessionId: row.id,
+    title: row.displayName,
+    startTime: iso(row.createdAt),
+    lastUpdated: iso(Math.max(row.updatedAt, sum.lastAt ?? row.updatedAt)),
+    exportTime: iso(now),
+    cwd,
+    model: row.modelId,
+    approvalMode: row.approvalMode,
+    promptCount: sum.promptCount,
+    totalTokens: sum.totalTokens,
+    recordCount: sum.recordCount,
+    unreadableRecords: sum.unreadable,
+  };
+}
+
+/** The whole document in memory: for small sessions and tests; the route streams (src/export/stream.ts). */
 export function buildExportDocument(input: {
   readonly row: ExportSession;
   readonly records: readonly ExportRecord[];
   readonly cwd: string | null;
   readonly now: number;
 }): ExportDocument {
-  const { row, records } = input;
+  const sum = emptySummary();
+  const builder = new ExportEntries();
   const entries: ExportEntry[] = [];
-  const tools = new Map<string, Extract<ExportEntry, { kind: 'tool' }>>();
-  const permissions = new Map<string, Extract<ExportEntry, { kind: 'permission' }>>();
-  let totalTokens = 0;
-  let promptCount = 0;
-  let unreadable = 0;
-
-  for (const r of records) {
-    const base: Base = { recordId: r.recordId, promptId: r.promptId, at: r.at };
-    const d = r.data;
-    if (r.unreadable) {
-      unreadable += 1;
-      entries.push({ ...base, kind: 'unreadable' });
-      continue;
-    }
-    switch (r.kind) {
-      case 'user_prompt':
-        promptCount += 1;
-        entries.push({ ...base, kind: 'user', blocks: (Array.isArray(d.content) ? d.content : []).filter((b): b is Block => typeof obj(b).type === 'string') });
-        break;
-      case 'agent_message':
-        totalTokens += Number(obj(d.usage).totalTokens) || 0;
-        if (str(d.text) !== '') entries.push({ ...base, kind: 'assistant', text: str(d.text) });
-        break;
-      case 'agent_thought':
-        if (str(d.text) !== '') entries.push({ ...base, kind: 'thought', text: str(d.text) });
-        break;
-      case 'tool_call': {
-        const entry: Extract<ExportEntry, { kind: 'tool' }> = {
-          ...base,
-          kind: 'tool',
-          toolCallId: str(d.toolCallId),
-          name: str(d.name, str(d.title, 'tool')),
-          title: str(d.title, str(d.name, 'tool')),
-          toolKind: str(d.kind, 'other'),
-          args: obj(d.args),
-          status: 'no result',
-          output: '',
-          rawOutput: undefined,
-        };
-        tools.set(entry.toolCallId, entry);
-        entries.push(entry);
-        break;
-      }
-      case 'tool_result': {
-        const call = tools.get(str(d.toolCallId));
-        if (call) {
-          call.status = str(d.status, 'completed');
-          call.output = outputText(d);
-          call.rawOutput = d.rawOutput;
-        }
-        break;
-      }
-      case 'permission_request': {
-        const toolCall = obj(d.toolCall);
-        const meta = obj(toolCall._meta);
-        const questions = Array.isArray(meta.questions) ? meta.questions.map((q) => str(obj(q).question)).filter(Boolean) : [];
-        const entry: Extract<ExportEntry, { kind: 'permission' }> = {
-          ...base,
-          kind: 'permission',
-          requestId: str(d.requestId),
-          title: str(toolCall.title, 'Tool call'),
-          question: questions.length > 0 ? questions.join('\n') : null,
-          options: (Array.isArray(d.options) ? d.options : []).map((o) => ({
-            optionId: str(obj(o).optionId),
-            name: str(obj(o).name, str(obj(o).optionId)),
-            kind: str(obj(o).kind),
-          })),
-          decision: null,
-        };
-        permissions.set(entry.requestId, entry);
-        entries.push(entry);
-        break;
-      }
-      case 'permission_outcome': {
-        const request = permissions.get(str(d.requestId));
-        if (!request) break;
-        const outcome = obj(d.outcome);
-        const chosen = request.options.find((o) => o.optionId === outcome.optionId);
-        request.decision = {
-          outcome: outcome.outcome === 'selected' ? 'selected' : 'cancelled',
-          ...(typeof outcome.optionId === 'string' ? { optionId: outcome.optionId } : {}),
-          ...(chosen ? { label: chosen.name, optionKind: chosen.kind } : {}),
-          ...(typeof d.reason === 'string' ? { reason: d.reason } : {}),
-          ...(typeof d.voterClientId === 'string' ? { voterClientId: d.voterClientId } : {}),
-        };
-        break;
-      }
-      case 'plan':
-        entries.push({
-          ...base,
-          kind: 'plan',
-          entries: (Array.isArray(d.entries) ? d.entries : []).map((e) => ({
-            content: str(obj(e).content),
-            status: str(obj(e).status, 'pending'),
-            priority: str(obj(e).priority, 'medium'),
-          })),
-        });
-        break;
-      case 'model_switch':
-        entries.push(
-          typeof d.modelId === 'string'
-            ? { ...base, kind: 'event', title: 'Model switched', detail: d.modelId }
-            : { ...base, kind: 'event', title: 'Model switch failed', detail: `${str(d.requestedModelId)}: ${str(d.error)}` },
-        );
-        break;
-      case 'metadata':
-        if (typeof d.displayName === 'string') entries.push({ ...base, kind: 'event', title: 'Renamed', detail: d.displayName });
-        if (Array.isArray(d.prs)) {
-          const urls = d.prs.map((p) => str(obj(p).url)).filter(Boolean);
-          entries.push({ ...base, kind: 'event', title: 'Pull requests', detail: urls.join(', ') });
-        }
-        break;
-      case 'approval_mode':
-        // A session created in the default mode records that choice; only a change is worth a line.
-        if (d.previous !== d.next) entries.push({ ...base, kind: 'event', title: 'Approval mode', detail: `${str(d.previous)} → ${str(d.next)}` });
-        break;
-      case 'module_message':
-        entries.push({ ...base, kind: 'event', title: 'Message from another tab', detail: str(d.text, JSON.stringify(d)) });
-        break;
-      case 'turn_end': {
-        const error = d.error ? obj(d.error) : null;
-        entries.push({
-          ...base,
-          kind: 'turn_end',
-          stopReason: typeof d.stopReason === 'string' ? d.stopReason : null,
-          error: error ? { message: str(error.message, 'The turn failed'), code: typeof error.code === 'string' ? error.code : null } : null,
-          interrupted: d.interrupted === true,
-          unstartedPrompt:
-            d.started === false ? blocksText((Array.isArray(d.prompt) ? d.prompt : []).filter((b): b is Block => typeof obj(b).type === 'string')) : null,
-        });
-        break;
-      }
-      default:
-        break;
-    }
+  for (const r of input.records) {
+    summarize(sum, r);
+    entries.push(...builder.add(r));
   }
-
-  const lastAt = records.length > 0 ? records[records.length - 1]!.at : row.updatedAt;
-  return {
-    meta: {
-      sessionId: row.id,
-      title: row.displayName,
-      startTime: iso(row.createdAt),
-      lastUpdated: iso(Math.max(row.updatedAt, lastAt)),
-      exportTime: iso(input.now),
-      cwd: input.cwd,
-      model: row.modelId,
-      approvalMode: row.approvalMode,
-      promptCount,
-      totalTokens,
-      recordCount: records.length,
-      unreadableRecords: unreadable,
-    },
-    entries,
-  };
+  return { meta: exportMeta(input.row, input.cwd, input.now, sum), entries };
 }
 
 /** The text of a prompt's text blocks; other blocks are named by type. */

@@ -1,9 +1,10 @@
 import { BerthError } from '../protocol/errors/index.js';
 import type { ExportDocument } from './document.js';
-import { renderHtml } from './html.js';
-import { renderJson } from './json.js';
-import { renderJsonl } from './jsonl.js';
-import { renderMarkdown } from './markdown.js';
+import { htmlWriter } from './html.js';
+import { jsonWriter } from './json.js';
+import { jsonlWriter } from './jsonl.js';
+import { markdownWriter } from './markdown.js';
+import { renderWhole, type ExportWriter } from './writer.js';
 
 export { buildExportDocument, type ExportDocument } from './document.js';
 
@@ -11,11 +12,11 @@ export { buildExportDocument, type ExportDocument } from './document.js';
 export const EXPORT_FORMATS = ['html', 'md', 'json', 'jsonl'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
-const RENDERERS: Record<ExportFormat, { contentType: string; render(doc: ExportDocument): string }> = {
-  html: { contentType: 'text/html; charset=utf-8', render: renderHtml },
-  md: { contentType: 'text/markdown; charset=utf-8', render: renderMarkdown },
-  json: { contentType: 'application/json; charset=utf-8', render: renderJson },
-  jsonl: { contentType: 'application/jsonl; charset=utf-8', render: renderJsonl },
+export const EXPORT_WRITERS: Record<ExportFormat, { contentType: string; writer: ExportWriter }> = {
+  html: { contentType: 'text/html; charset=utf-8', writer: htmlWriter },
+  md: { contentType: 'text/markdown; charset=utf-8', writer: markdownWriter },
+  json: { contentType: 'application/json; charset=utf-8', writer: jsonWriter },
+  jsonl: { contentType: 'application/jsonl; charset=utf-8', writer: jsonlWriter },
 };
 
 /** `?format=` → a known format (absent means html), or 400 `invalid_export_format` with the allowed list. */
@@ -32,9 +33,14 @@ export interface RenderedExport {
   readonly filename: string;
 }
 
+/** The download's file name: only [A-Za-z0-9._-]. */
+export function exportFilename(sessionId: string, exportTime: string, format: ExportFormat): string {
+  const stamp = exportTime.replace(/[:.]/g, '-');
+  return `berth-export-${sessionId.slice(0, 8)}-${stamp}.${format}`.replace(/[^A-Za-z0-9._-]/g, '_');
+}
+
+/** The whole export in memory (small documents, tests); the route streams it (src/export/stream.ts). */
 export function renderExport(doc: ExportDocument, format: ExportFormat): RenderedExport {
-  const r = RENDERERS[format];
-  const stamp = doc.meta.exportTime.replace(/[:.]/g, '-');
-  const filename = `berth-export-${doc.meta.sessionId.slice(0, 8)}-${stamp}.${format}`.replace(/[^A-Za-z0-9._-]/g, '_');
-  return { body: r.render(doc), contentType: r.contentType, filename };
+  const r = EXPORT_WRITERS[format];
+  return { body: renderWhole(r.writer, doc), contentType: r.contentType, filename: exportFilename(doc.meta.sessionId, doc.meta.exportTime, format) };
 }

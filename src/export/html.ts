@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { decisionText, type Block, type ExportDocument, type ExportEntry } from './document.js';
+import { decisionText, type Block, type ExportEntry, type ExportMeta } from './document.js';
+import type { ExportWriter } from './writer.js';
 import { EXPORT_CSS } from './html-style.js';
 
 /**
@@ -84,8 +85,7 @@ function entry(e: ExportEntry): string {
   }
 }
 
-function facts(doc: ExportDocument): string {
-  const m = doc.meta;
+function facts(m: ExportMeta): string {
   const rows: [string, string][] = [
     ['Session', m.sessionId],
     ['Started', m.startTime],
@@ -100,26 +100,28 @@ function facts(doc: ExportDocument): string {
   return `<dl class="facts">${rows.map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`).join('')}</dl>`;
 }
 
-export function renderHtml(doc: ExportDocument): string {
-  const title = doc.meta.title ?? `Session ${doc.meta.sessionId.slice(0, 8)}`;
-  return [
-    '<!doctype html>',
-    '<html lang="en">',
-    '<head>',
-    '<meta charset="utf-8">',
-    `<meta http-equiv="Content-Security-Policy" content="${EXPORT_CSP}">`,
-    '<meta name="referrer" content="no-referrer">',
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    '<meta name="color-scheme" content="light dark">',
-    `<title>${escapeHtml(title)} — Berth session export</title>`,
-    `<style>${EXPORT_CSS}</style>`,
-    '</head>',
-    '<body>',
-    `<header><h1>${escapeHtml(title)}</h1>${facts(doc)}</header>`,
-    `<main class="conversation">${doc.entries.map(entry).join('\n')}</main>`,
-    `<footer>Exported by Berth on ${escapeHtml(doc.meta.exportTime)} · ${doc.meta.recordCount} transcript records</footer>`,
-    '</body>',
-    '</html>',
-    '',
-  ].join('\n');
-}
+/** The page in three parts, so the export can stream it: everything before the first entry, each entry, the end. */
+export const htmlWriter: ExportWriter = {
+  head(meta) {
+    const title = meta.title ?? `Session ${meta.sessionId.slice(0, 8)}`;
+    return [
+      '<!doctype html>',
+      '<html lang="en">',
+      '<head>',
+      '<meta charset="utf-8">',
+      `<meta http-equiv="Content-Security-Policy" content="${EXPORT_CSP}">`,
+      '<meta name="referrer" content="no-referrer">',
+      '<meta name="viewport" content="width=device-width, initial-scale=1">',
+      '<meta name="color-scheme" content="light dark">',
+      `<title>${escapeHtml(title)} — Berth session export</title>`,
+      `<style>${EXPORT_CSS}</style>`,
+      '</head>',
+      '<body>',
+      `<header><h1>${escapeHtml(title)}</h1>${facts(meta)}</header>`,
+      '<main class="conversation">',
+    ].join('\n');
+  },
+  entry: (e, index) => (index === 0 ? '' : '\n') + entry(e),
+  foot: (meta) =>
+    ['</main>', `<footer>Exported by Berth on ${escapeHtml(meta.exportTime)} · ${meta.recordCount} transcript records</footer>`, '</body>', '</html>', ''].join('\n'),
+};

@@ -1,23 +1,27 @@
-import { blocksText, decisionText, type ExportDocument, type ExportEntry } from './document.js';
+import { blocksText, decisionText, type ExportEntry } from './document.js';
+import type { ExportWriter } from './writer.js';
 
 /**
  * `format=json` (docs/client-api.md §10.2): one pretty-printed object, the normalised session
  * in qwen's outline — `sessionId`, `startTime`, `messages[]`, `metadata` —
- * where each message is one entry of the conversation.
+ * where each message is one entry of the conversation. Written in parts with
+ * the indentation `JSON.stringify(…, null, 2)` gives the whole object.
  */
-export function renderJson(doc: ExportDocument): string {
-  return `${JSON.stringify({ sessionId: doc.meta.sessionId, startTime: doc.meta.startTime, messages: exportMessages(doc), metadata: doc.meta }, null, 2)}\n`;
-}
+export const jsonWriter: ExportWriter = {
+  head: (meta) => `{\n  "sessionId": ${JSON.stringify(meta.sessionId)},\n  "startTime": ${JSON.stringify(meta.startTime)},\n  "messages": [`,
+  entry: (e, index, meta) => `${index === 0 ? '\n' : ',\n'}    ${JSON.stringify(exportMessage(meta.sessionId, e), null, 2).replace(/\n/g, '\n    ')}`,
+  foot: (meta, count) => `${count === 0 ? ']' : '\n  ]'},\n  "metadata": ${JSON.stringify(meta, null, 2).replace(/\n/g, '\n  ')}\n}\n`,
+};
 
-/** The conversation as JSON messages, shared by the json and jsonl exports. */
-export function exportMessages(doc: ExportDocument): Record<string, unknown>[] {
-  return doc.entries.map((e) => ({
+/** One entry of the conversation as a JSON message, shared by the json and jsonl exports. */
+export function exportMessage(sessionId: string, e: ExportEntry): Record<string, unknown> {
+  return {
     uuid: e.recordId,
-    sessionId: doc.meta.sessionId,
+    sessionId,
     timestamp: new Date(e.at).toISOString(),
     ...(e.promptId ? { promptId: e.promptId } : {}),
     ...message(e),
-  }));
+  };
 }
 
 function message(e: ExportEntry): Record<string, unknown> {

@@ -1,12 +1,13 @@
-import type { ExportDocument } from './document.js';
-import { exportMessages } from './json.js';
+import { exportMessage } from './json.js';
+import type { ExportWriter } from './writer.js';
 
 /**
  * `format=jsonl` (docs/client-api.md §10.2): a `session_metadata` line first, then one line
  * per message. JSON escapes every line break inside values, so one value never
  * spans two lines.
  */
-export function renderJsonl(doc: ExportDocument): string {
-  const lines = [JSON.stringify({ type: 'session_metadata', ...doc.meta }), ...exportMessages(doc).map((m) => JSON.stringify(m))];
-  return `${lines.join('\n')}\n`;
-}
+export const jsonlWriter: ExportWriter = {
+  head: (meta) => JSON.stringify({ type: 'session_metadata', ...meta }),
+  entry: (e, _index, meta) => `\n${JSON.stringify(exportMessage(meta.sessionId, e))}`,
+  foot: () => '\n',
+};

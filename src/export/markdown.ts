@@ -1,4 +1,5 @@
-import { blocksText, decisionText, type ExportDocument, type ExportEntry } from './document.js';
+import { blocksText, decisionText, type ExportEntry } from './document.js';
+import type { ExportWriter } from './writer.js';
 
 /**
  * `format=md` (docs/client-api.md §10.2): a "Chat Session Export" document like qwen's —
@@ -8,28 +9,36 @@ import { blocksText, decisionText, type ExportDocument, type ExportEntry } from 
  * fence is longer than any backtick run inside, so they cannot close their
  * block; one-line facts are escaped.
  */
-export function renderMarkdown(doc: ExportDocument): string {
-  const m = doc.meta;
-  const out: string[] = ['# Chat Session Export', ''];
-  if (m.title) out.push(`**${inline(m.title)}**`, '');
-  out.push(
-    `- **Session ID**: \`${m.sessionId}\``,
-    `- **Start Time**: ${m.startTime}`,
-    `- **Last Updated**: ${m.lastUpdated}`,
-    `- **Exported**: ${m.exportTime}`,
-    ...(m.cwd ? [`- **Working Directory**: ${code(m.cwd)}`] : []),
-    `- **Model**: ${m.model ? inline(m.model) : 'unknown'}`,
-    `- **Approval Mode**: ${m.approvalMode}`,
-    `- **Prompt Count**: ${m.promptCount}`,
-    `- **Total Tokens**: ${m.totalTokens}`,
-    ...(m.unreadableRecords > 0 ? [`- **Unreadable Records**: ${m.unreadableRecords}`] : []),
-    '',
-    '---',
-    '',
-  );
-  for (const e of doc.entries) out.push(...entry(e), '');
-  return `${out.join('\n').trimEnd()}\n`;
-}
+/**
+ * The document as lines in parts. Every entry is followed by a blank line and
+ * the document ends in exactly one newline (the streaming writer holds back
+ * trailing blank space until more text follows).
+ */
+export const markdownWriter: ExportWriter = {
+  head(m) {
+    const out: string[] = ['# Chat Session Export', ''];
+    if (m.title) out.push(`**${inline(m.title)}**`, '');
+    out.push(
+      `- **Session ID**: \`${m.sessionId}\``,
+      `- **Start Time**: ${m.startTime}`,
+      `- **Last Updated**: ${m.lastUpdated}`,
+      `- **Exported**: ${m.exportTime}`,
+      ...(m.cwd ? [`- **Working Directory**: ${code(m.cwd)}`] : []),
+      `- **Model**: ${m.model ? inline(m.model) : 'unknown'}`,
+      `- **Approval Mode**: ${m.approvalMode}`,
+      `- **Prompt Count**: ${m.promptCount}`,
+      `- **Total Tokens**: ${m.totalTokens}`,
+      ...(m.unreadableRecords > 0 ? [`- **Unreadable Records**: ${m.unreadableRecords}`] : []),
+      '',
+      '---',
+      '',
+    );
+    return out.join('\n');
+  },
+  entry: (e) => `\n${[...entry(e), ''].join('\n')}`,
+  foot: () => '',
+  trimEnd: true,
+};
 
 function entry(e: ExportEntry): string[] {
   switch (e.kind) {

@@ -58,6 +58,9 @@ export interface OpenApiContract {
   WorkspaceStat?: WorkspaceStat;
   WorkspaceList?: WorkspaceList;
   WorkspaceGlob?: WorkspaceGlob;
+  UsageTotals?: UsageTotals;
+  SessionApprovalModeRequest?: SessionApprovalModeRequest;
+  SessionApprovalModeResult?: SessionApprovalModeResult;
 }
 /**
  * This interface was referenced by `OpenApiContract`'s JSON-Schema
@@ -435,7 +438,30 @@ export interface SessionSummary {
     baseBranch: string;
   };
   prs?: SessionPr[];
+  /**
+   * Berth: token and cost totals of the session and its last finished turn (docs/client-api.md §8.10).
+   */
+  usage?: {
+    session: UsageTotals;
+    lastTurn?: UsageTotals;
+  };
   [k: string]: unknown;
+}
+/**
+ * This interface was referenced by `OpenApiContract`'s JSON-Schema
+ * via the `definition` "UsageTotals".
+ */
+export interface UsageTotals {
+  requests: number;
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  thoughtTokens: number;
+  cachedReadTokens: number;
+  cost?: {
+    amount: number;
+    currency: string;
+  };
 }
 /**
  * This interface was referenced by `OpenApiContract`'s JSON-Schema
@@ -659,4 +685,27 @@ export interface WorkspaceGlob {
   count: number;
   truncated: boolean;
   durationMs: number;
+}
+/**
+ * Berth: body of POST /session/{id}/approval-mode, qwen serve's route outside the 25 operations (docs/client-api.md §5.11).
+ *
+ * This interface was referenced by `OpenApiContract`'s JSON-Schema
+ * via the `definition` "SessionApprovalModeRequest".
+ */
+export interface SessionApprovalModeRequest {
+  mode: 'plan' | 'default' | 'auto-edit' | 'auto' | 'yolo';
+  planMode?: string;
+  persist?: boolean;
+}
+/**
+ * Berth: answer of POST /session/{id}/approval-mode, as qwen serve's DaemonApprovalModeResult.
+ *
+ * This interface was referenced by `OpenApiContract`'s JSON-Schema
+ * via the `definition` "SessionApprovalModeResult".
+ */
+export interface SessionApprovalModeResult {
+  sessionId: string;
+  mode: string;
+  previous: string;
+  persisted: boolean;
 }

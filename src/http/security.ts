@@ -4,6 +4,7 @@ import { isLoopbackHost } from '../config/config.js';
 import { checkHost, checkOrigin, identify, queryCredentials, type SecurityContext } from '../net/security.js';
 import { BerthError } from '../protocol/errors/index.js';
 import { sendError } from './errors.js';
+import { isPublicWebRequest } from './web-app.js';
 
 const CORS_ALLOW_HEADERS = 'Authorization, Content-Type, X-Qwen-Client-Id, Last-Event-ID, X-Qwen-Event-Epoch';
 const CORS_EXPOSE_HEADERS = 'Retry-After, X-Qwen-Event-Epoch, X-Qwen-SSE-Stream-Id';
@@ -39,8 +40,11 @@ function corsHeaders(origin: string): Record<string, string> {
   };
 }
 
-/** Installs the checks, in qwen's order (docs/client-api.md §1): Origin → Host → query credentials → bearer. */
-export function installSecurity(app: FastifyInstance, ctx: SecurityContext): void {
+/**
+ * Installs the checks, in qwen's order (docs/client-api.md §1): Origin → Host → query credentials → bearer.
+ * With the web app on, its page and assets skip only the bearer check: the page must load to ask for the token.
+ */
+export function installSecurity(app: FastifyInstance, ctx: SecurityContext, webApp = false): void {
   app.addHook('onRequest', async (request, reply) => {
     const origin = checkOrigin(request.headers, ctx);
     if (origin.kind === 'denied') {
@@ -58,7 +62,9 @@ export function installSecurity(app: FastifyInstance, ctx: SecurityContext): voi
     const failure =
       checkHost(request.headers, ctx) ??
       queryCredentials(request.url) ??
-      authorizeClientApi(request.headers, request.url.split('?')[0]!, ctx);
+      (webApp && isPublicWebRequest(request.method, request.url.split('?')[0]!, request.headers.accept)
+        ? null
+        : authorizeClientApi(request.headers, request.url.split('?')[0]!, ctx));
     if (failure) return sendError(reply, failure);
     return undefined;
   });

@@ -4,6 +4,7 @@ import { MAX_JSON_DEPTH } from '../protocol/limits.js';
 import { exceedsJsonDepth } from '../protocol/json-depth.js';
 import type { Core } from '../core.js';
 import { BerthError } from '../protocol/errors/index.js';
+import { answerClientError } from './client-error.js';
 import { createBoundedServer } from './connection-limits.js';
 import { installErrorHandlers, sendError } from './errors.js';
 import { installLocalUserCheck } from './local-peer.js';
@@ -19,6 +20,8 @@ export function createHttpServer(core: Core, boundPort: () => number): FastifyIn
     routerOptions: { maxParamLength: 1024 },
     return503OnClosing: true,
     forceCloseConnections: true,
+    // Parser refusals close the connection and say so (src/http/client-error.ts).
+    clientErrorHandler: answerClientError,
     // Request, header, idle and keep-alive deadlines and the connection caps.
     serverFactory: (handler) => createBoundedServer(core.config.httpLimits, handler),
     // A path fastify cannot decode (bad percent-encoding) or a parameter over the length limit is the
@@ -52,7 +55,7 @@ export function createHttpServer(core: Core, boundPort: () => number): FastifyIn
   });
 
   installErrorHandlers(app, core.log);
-  installSecurity(app, { config: core.config, tokens: core.tokens, port: boundPort });
+  installSecurity(app, { config: core.config, tokens: core.tokens, port: boundPort }, core.config.web);
   // Anonymous loopback mode trusts this user's processes, not every local user's (issue 16, finding 7).
   installLocalUserCheck(app, { config: core.config, tokens: core.tokens });
   // After the security hook: refused requests are not counted against anyone's window.

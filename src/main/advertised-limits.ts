@@ -4,7 +4,7 @@ import { MAX_BODY_BYTES, SSE_HEARTBEAT_MS } from '../http/limits.js';
 import { MODULE_HOP_WINDOW_MS, MODULE_MAX_HOPS, MODULE_PACE_MAX, MODULE_PACE_WINDOW_MS } from '../messaging/limits.js';
 import { MODULE_MAX_CONNECTIONS, MODULE_READ_TIMEOUT_MS } from '../modules/limits.js';
 import { COMPRESSION_THRESHOLD_BYTES, MAX_JSON_DEPTH, MAX_BATCH_CALLS, MAX_CATALOG_TOOLS, MAX_EVIDENCE_DELAY_MS, MODULE_MOST_LINE, MODULE_MOST_TEXT } from '../protocol/limits.js';
-import { MAX_CLIENTS_PER_SESSION, MAX_PENDING_PERMISSIONS, SESSION_RESTORE_TIMEOUT_MS } from '../sessions/limits.js';
+import { DEFAULT_SESSION_LIST_PAGE, MAX_CLIENTS_PER_SESSION, MAX_PENDING_PERMISSIONS, MAX_SESSION_LIST_PAGE, SESSION_RESTORE_TIMEOUT_MS } from '../sessions/limits.js';
 import { APP_CALL_TIMEOUT_MS, APP_QUERY_TIMEOUT_MS, MAX_APP_CONNECTIONS, MAX_APP_PROTOCOL_ERRORS } from '../toolproto/limits.js';
 import { MAX_COMMAND_OUTPUT_BYTES, MAX_GATEWAY_READ_BYTES } from '../tools/limits.js';
 import { MAX_TRANSCRIPT_LIMIT, MAX_TRANSCRIPT_PAGE_BYTES } from '../transcript/limits.js';
@@ -43,6 +43,8 @@ export function advertisedLimits(config: Config): Record<string, unknown> {
     promptDeadlineMs: config.promptDeadlineMs,
     sessionIdleTimeoutMs: config.sessionIdleTimeoutMs,
     maxTurnIterations: config.maxTurnIterations,
+    defaultSessionListPage: DEFAULT_SESSION_LIST_PAGE,
+    maxSessionListPage: MAX_SESSION_LIST_PAGE,
     maxTranscriptPageRecords: MAX_TRANSCRIPT_LIMIT,
     maxTranscriptPageBytes: MAX_TRANSCRIPT_PAGE_BYTES,
     maxListEntries: MAX_LIST_ENTRIES,

@@ -9,6 +9,7 @@ import { EventBusStats } from '../events/stats.js';
 import { HealthRegistry } from '../health.js';
 import type { Logger } from '../log.js';
 import { MessagingService, messagingTools } from '../messaging/index.js';
+import { McpHub } from '../mcp/hub.js';
 import { sessionCounters } from '../sessions/counters.js';
 import { SessionManager } from '../sessions/manager.js';
 import { startIdleReaper } from '../sessions/reaper.js';
@@ -18,6 +19,7 @@ import { TokenService } from '../tokens/tokens.js';
 import { CommandManager, localWorkspaceTools } from '../tools/builtin/index.js';
 import { openReceiptJournal } from '../tools/receipt-journal.js';
 import { ToolService } from '../tools/service.js';
+import { DEFAULT_EXEC_WAIT_MS } from '../tools/limits.js';
 import type { Tool } from '../tools/types.js';
 import { transcriptSecret } from '../transcript/secret.js';
 import { TranscriptService } from '../transcript/service.js';
@@ -25,6 +27,7 @@ import { TranscriptTokens } from '../transcript/tokens.js';
 import { WorkspaceRegistry } from '../workspace/registry.js';
 import type { SandboxProbe } from '../tools/builtin/commands/sandbox.js';
 import { advertisedLimits } from './advertised-limits.js';
+import { mcpLaunch } from './mcp-launch.js';
 import { confineCommands } from './command-confinement.js';
 import { sqliteRepositories, type Repositories } from './repositories.js';
 
@@ -56,7 +59,7 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
   const confinement = confineCommands(config, workspaces, log, sandbox);
   const commands = new CommandManager({ clock, confinement });
   const agents = new AgentCatalog(config.agents, { berthHome: config.home, confinement, path: process.env.PATH });
-  const localTools = localWorkspaceTools({ commands });
+  const localTools = localWorkspaceTools({ commands, execWaitMs: DEFAULT_EXEC_WAIT_MS });
   tools.setHostTools('local', () => localTools);
   const messaging = new MessagingService({
     clock,
@@ -66,14 +69,18 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
   });
   const moduleTools = messagingTools(messaging);
   tools.setSessionTools(() => moduleTools);
+  const mcp = new McpHub({ registry: tools.applications, homeServers: config.mcpServers, log, launchFor: mcpLaunch(confinement) });
+  const builtinDriver = builtinDriverFactory({ services: models, maxTurnIterations: config.maxTurnIterations, clock, log });
+  const agentOrBuiltin = driverFactory(builtinDriver, agents, log);
   const eventStats = new EventBusStats();
   const sessionStores = {
     sessions: repos.sessions,
     transcript: repos.transcript,
     prompts: repos.prompts,
+    grants: repos.grants,
   };
   // Before anything can run: settle what a crashed (or stopped) predecessor left open.
-  const recovered = recoverInterrupted({ ...sessionStores, clock });
+  const recovered = recoverInterrupted({ ...sessionStores, clock, receipts: repos.receipts });
   if (recovered.interruptedTurns + recovered.unstartedPrompts + recovered.lostSessions > 0) {
     log.info(recovered, 'recovered sessions and prompts left by the previous run');
   }
@@ -85,11 +92,11 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
     stores: sessionStores,
     factories: {
       createBus: (options) => new EventBus({ ringSize: config.eventRingSize, clock, stats: eventStats, ...options }),
-      createDriver: driverFactory(
-        builtinDriverFactory({ services: models, maxTurnIterations: config.maxTurnIterations, clock, log }),
-        agents,
-        log,
-      ),
+      // A workspace's MCP servers start with its first session, whose driver waits (bounded) for their tools.
+      createDriver: async (request) => {
+        await mcp.ready(request.workspace);
+        return agentOrBuiltin(request);
+      },
       toolsFor: (workspace, sessionId) => tools.forSession(workspace, sessionId),
       sessionClosed: (sessionId) => {
         messaging.closed(sessionId);
@@ -133,6 +140,7 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
   // Steps run in reverse: the model connections close after the sessions that stream on them.
   core.onShutdown(() => models.close());
   core.onShutdown(() => commands.dispose());
+  core.onShutdown(() => mcp.shutdown());
   // After the sessions closed (and disposed their drivers): whatever agent process is left goes, group and all.
   core.onShutdown(() => agents.shutdown());
   core.onShutdown(() => sessions.shutdown());

@@ -11,6 +11,9 @@ import { CommandConfinement } from '../tools/builtin/commands/confinement.js';
 import { machineSandbox } from '../tools/builtin/commands/sandbox.js';
 import { openReceiptJournal } from '../tools/receipt-journal.js';
 import { ToolService } from '../tools/service.js';
+import { loadHomeMcpServers, type McpServerSpec } from '../config/mcp-servers.js';
+import { McpHub } from '../mcp/hub.js';
+import { mcpLaunch } from './mcp-launch.js';
 import type { Policy } from '../tools/types.js';
 import { OwnerApproval, shortId } from '../gateway/owner/approval.js';
 import { OwnerCallHandler, type CallReport } from '../gateway/owner/call-handler.js';
@@ -59,6 +62,16 @@ export interface RunningOwner {
   stop(): Promise<void>;
 }
 
+/** The MCP servers of the owner's own config; a broken file is reported and none of it is started. */
+function ownerMcpServers(options: OwnerOptions): McpServerSpec[] {
+  try {
+    return loadHomeMcpServers(options.home);
+  } catch (err) {
+    options.status(`MCP servers not started: ${(err as Error).message}`);
+    return [];
+  }
+}
+
 /**
  * `berth connect`, the workspace owner A of docs/gateway.md: pins the project and
  * intention, then dials B and answers its calls with the local workspace
@@ -90,6 +103,13 @@ export function startOwner(options: OwnerOptions): RunningOwner {
   const tools = new ToolService({ journal: openReceiptJournal(repos.receipts, clock.now()), clock });
   const localTools = localWorkspaceTools({ commands });
   tools.setHostTools('local', () => localTools);
+  // The owner's MCP servers (its home config and the project's .berth/mcp.json) answer B's
+  // workspace_tools / workspace_tool: B's agent uses them, and never sees their configuration.
+  const mcp = new McpHub({ registry: tools.applications, homeServers: ownerMcpServers(options), log: options.log, launchFor: mcpLaunch(confinement) });
+  void mcp.ready(pin.workspace).then(() => {
+    const servers = mcp.servers(pin.workspace.id);
+    if (servers.length > 0) options.status(`MCP servers: ${servers.join(', ')}`);
+  });
   const applications = options.toolsListen
     ? startApplicationListener({
         ...options.toolsListen,
@@ -148,6 +168,7 @@ export function startOwner(options: OwnerOptions): RunningOwner {
       shutdown.abort();
       await Promise.allSettled([...running]);
       await commands.dispose();
+      await mcp.shutdown();
       await (await applications)?.close();
       store.close();
     })());

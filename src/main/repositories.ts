@@ -6,6 +6,9 @@ import { SqliteGatewayCallRepository } from '../store/repos/gateway-calls.js';
 import { SqliteMetaRepository } from '../store/repos/meta.js';
 import { SqliteModuleInboxRepository } from '../store/repos/module-inbox.js';
 import { SqliteModuleTabRepository } from '../store/repos/module-tabs.js';
+import { SqlitePermissionGrantRepository } from '../store/repos/permission-grants.js';
+import type { PermissionGrantRepository } from '../sessions/grants.js';
+import type { GrantScope } from '../sessions/permission-options.js';
 import { SqlitePromptRepository } from '../store/repos/prompts.js';
 import { SqliteReceiptRepository } from '../store/repos/receipts.js';
 import { SqliteSessionRepository } from '../store/repos/sessions.js';
@@ -36,6 +39,7 @@ export interface Repositories {
   readonly moduleTabs: ModuleTabRepository;
   readonly moduleInbox: ModuleInboxRepository;
   readonly gatewayCalls: GatewayCallRepository;
+  readonly grants: PermissionGrantRepository;
 }
 
 /** The SQLite repositories of one open database, each built (and its statements prepared) on first use. */
@@ -72,6 +76,9 @@ export function sqliteRepositories(db: Db): Repositories {
     },
     get gatewayCalls() {
       return once('gatewayCalls', () => new SqliteGatewayCallRepository(db));
+    },
+    get grants() {
+      return once('grants', () => new SqlitePermissionGrantRepository<GrantScope, 'allow' | 'reject'>(db));
     },
   };
 }

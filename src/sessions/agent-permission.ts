@@ -1,5 +1,6 @@
 import type { AgentPermissionOption, AgentPermissionOutcome, AgentPermissionRequest } from '../agents/driver.js';
 import { policyAllows } from '../protocol/tools/types.js';
+import { rejectKey } from './permission-options.js';
 import type { PromptEntry } from './prompt-queue.js';
 import type { TurnPorts } from './turn.js';
 
@@ -24,8 +25,9 @@ export async function decideAgentPermission(
   // Plan mode's guard holds for what the agent does itself too: nothing above it is allowed, and nobody is asked.
   if (!policyAllows(session.guard(), request.policy)) return pick(false);
   if (!session.mustAsk(request.policy)) return pick(true);
-  const known = session.remembered(request.rememberAs);
-  if (known !== undefined) return pick(known === 'allow');
+  const key = `agent:${request.rememberAs}`;
+  const known = session.grants.verdict([key], [rejectKey(key)]);
+  if (known !== undefined) return pick(known.choice === 'allow');
   const toolCall = request.toolCall;
   const resolution = await session.interactions.ask({
     kind: 'permission',
@@ -37,10 +39,10 @@ export async function decideAgentPermission(
   });
   switch (resolution.kind) {
     case 'allow_always':
-      session.remember(request.rememberAs, 'allow');
+      session.grants.record({ scope: 'session', keys: [key], choice: 'allow', label: `always allowed for ${request.rememberAs} in this session` });
       return pick(true);
     case 'reject_always':
-      session.remember(request.rememberAs, 'reject');
+      session.grants.record({ scope: 'session', keys: [rejectKey(key)], choice: 'reject', label: `always rejected for ${request.rememberAs} in this session` });
       return pick(false);
     case 'allow_once':
     case 'reject_once':

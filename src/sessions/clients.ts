@@ -49,6 +49,14 @@ export class ClientRegistry {
     );
   }
 
+  /**
+   * Forgets a client that says it is leaving (`POST /session/{id}/detach`): its id stops being
+   * accepted, so a later request with it gets `invalid_client_id` and the SDK re-attaches.
+   */
+  release(clientId: string): void {
+    this.clients.delete(clientId);
+  }
+
   touch(clientId: string, now: number): void {
     const c = this.used(clientId);
     if (c) c.lastSeenAt = now;

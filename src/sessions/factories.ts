@@ -1,3 +1,4 @@
+import type { PermissionGrantRepository } from './grants.js';
 import type { AgentDriver } from '../agents/driver.js';
 import type { Workspace } from '../workspace/types.js';
 import type { SessionBus, SessionTools } from './ports.js';
@@ -53,6 +54,8 @@ export interface SessionStores {
   readonly sessions: SessionRepository;
   readonly transcript: TranscriptRepository;
   readonly prompts: PromptRepository;
+  /** Remembered "always" choices; in memory when absent. */
+  readonly grants?: PermissionGrantRepository;
 }
 
 export interface CreatedSession {

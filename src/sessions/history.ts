@@ -1,3 +1,4 @@
+import { parseCommand } from './slash-commands.js';
 import type { ContentBlock, DriverToolCall, HistoryItem } from '../agents/driver.js';
 import type { TranscriptRecord } from '../transcript/records.js';
 import type { ToolContent, ToolOutcome } from '../tools/types.js';
@@ -28,13 +29,23 @@ export function historyFromRecords(records: readonly TranscriptRecord[]): Histor
     return message;
   };
 
+  // A slash command's turn was answered by the session, never seen by the model: it stays out of the context.
+  let inCommand = false;
   for (const r of records) {
     if (r.unreadable) continue;
+    if (inCommand && r.kind !== 'turn_end' && r.kind !== 'compaction') continue;
     switch (r.kind) {
-      case 'user_prompt':
-        items.push({ kind: 'user', content: blocks(r.data.content) });
+      case 'user_prompt': {
+        const content = blocks(r.data.content);
+        const only = content.length === 1 && content[0]!.type === 'text' ? String(content[0]!.text) : null;
+        if (only !== null && parseCommand(only)) {
+          inCommand = true;
+          break;
+        }
+        items.push({ kind: 'user', content });
         open = null;
         break;
+      }
       case 'agent_message': {
         const text = typeof r.data.text === 'string' ? r.data.text : '';
         // A usage-only record still marks the end of one model call: the calls after it are the next answer's.
@@ -55,6 +66,11 @@ export function historyFromRecords(records: readonly TranscriptRecord[]): Histor
         items.push({ kind: 'tool_result', toolCallId: String(r.data.toolCallId ?? ''), outcome: outcomeOf(r.data) });
         break;
       case 'turn_end':
+        open = null;
+        inCommand = false;
+        break;
+      case 'compaction':
+        items.push({ kind: 'compaction', summary: String(r.data.summary ?? ''), keptTurns: Number(r.data.keptTurns) || 1 });
         open = null;
         break;
       default:

@@ -39,7 +39,7 @@ export interface InteractionRequest {
   readonly toolCall: Record<string, unknown>;
   readonly title: string;
   readonly questions?: readonly QuestionSpec[];
-  /** The choices offered; default: Berth's own (an external agent brings its own, issue 12). */
+  /** The options a permission offers (sessions/permission-options.ts); default PERMISSION_OPTIONS. */
   readonly options?: readonly PermissionOption[];
 }
 
@@ -99,7 +99,7 @@ export class InteractionBook {
 
   /** Opens a request and waits for its resolution. Never rejects. */
   ask(input: InteractionRequest): Promise<Resolution> {
-    const options = input.options ?? (input.kind === 'user_question' ? QUESTION_OPTIONS : PERMISSION_OPTIONS);
+    const options = input.kind === 'user_question' ? QUESTION_OPTIONS : (input.options ?? PERMISSION_OPTIONS);
     const request: PendingRequest = { ...input, requestId: newRequestId(), createdAt: this.clock.now(), options };
     return new Promise<Resolution>((resolve) => {
       const waiter: Waiter = { request, settle: resolve };

@@ -1,3 +1,4 @@
+import { availableCommandsEvent } from './slash-commands.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/config.js';
 import { BerthError } from '../protocol/errors/index.js';
@@ -8,6 +9,7 @@ import { DEFAULT_APPROVAL_MODE, parseApprovalMode, type ApprovalMode } from './a
 import type { CreateSessionRequest, CreatedSession, SessionFactories, SessionStores } from './factories.js';
 import { isSessionId, newSessionId } from './ids.js';
 import type { SessionRow } from './records.js';
+import { sessionListCursor, type SessionListQuery } from './list-page.js';
 import { SessionRestorer, type RestoreOutcome, type RestoreRequest } from './restore.js';
 import type { Session, SessionInit } from './session.js';
 import { spawnSession, type SpawnOptions, type Spawned } from './spawn.js';
@@ -59,12 +61,18 @@ export class SessionManager {
     return this.live.get(id.toLowerCase());
   }
 
-  /** Every stored session, oldest first, and whether it is live now (`GET /sessions`). */
-  stored(): { readonly row: SessionRow; readonly live: boolean }[] {
-    return this.deps.stores.sessions.listAll().map((row) => {
+  /**
+   * One page of stored sessions in the order they were stored, each with whether it is live now,
+   * and the cursor of the next page when there may be more (`GET /sessions`, docs/client-api.md §5.11).
+   */
+  stored(query: SessionListQuery): { readonly sessions: { readonly row: SessionRow; readonly live: boolean }[]; readonly nextCursor?: string } {
+    const found = this.deps.stores.sessions.listAfter(query.after, query.limit + 1);
+    const page = found.slice(0, query.limit);
+    const sessions = page.map(({ row }) => {
       const live = this.live.get(row.id);
       return { row, live: live !== undefined && !live.closed };
     });
+    return found.length > query.limit ? { sessions, nextCursor: sessionListCursor(page.at(-1)!.position) } : { sessions };
   }
 
   /** The live session, or 404 `session_not_found`. */
@@ -189,6 +197,8 @@ export class SessionManager {
         data: { sessionId: id, previous: DEFAULT_APPROVAL_MODE, next: approvalMode, persisted: false },
       });
     }
+    // As qwen serve does at session start: the slash commands a prompt may begin with (docs/client-api.md §8.11).
+    if (created.session.harness === 'built-in') created.session.publish(availableCommandsEvent(id));
     if (created.modelApplied === false) {
       created.session.publish({
         type: 'model_switch_failed',

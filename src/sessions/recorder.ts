@@ -2,6 +2,7 @@ import type { Clock } from '../clock.js';
 import type { EventEnvelope } from '../events/types.js';
 import type { Logger } from '../log.js';
 import type { NewTranscriptRecord, TranscriptRepository } from '../transcript/records.js';
+import { boundRecord } from '../transcript/bound-record.js';
 import { newRecordId } from './ids.js';
 import type { TranscriptSink } from './ports.js';
 
@@ -75,6 +76,7 @@ export class TranscriptRecorder implements TranscriptSink {
         return this.write('turn_end', promptId, {
           stopReason: e.data.stopReason,
           ...(e.data.promptCancelled ? { promptCancelled: e.data.promptCancelled } : {}),
+          ...(e.data.usage ? { usage: e.data.usage } : {}),
         });
       case 'turn_error':
         return this.write('turn_end', promptId, {
@@ -112,6 +114,10 @@ export class TranscriptRecorder implements TranscriptSink {
       });
     }
     if (kind === 'plan') return this.write('plan', promptId, { entries: update.entries ?? [] });
+    if (kind === 'context_compacted') {
+      const { summary, keptTurns, reason, tokensBefore, tokensAfter } = update;
+      return this.write('compaction', promptId, { summary, keptTurns, reason, tokensBefore, tokensAfter });
+    }
   }
 
   private chunk(kind: ChunkKind, update: Record<string, unknown>, promptId: string | null): void {
@@ -154,7 +160,7 @@ export class TranscriptRecorder implements TranscriptSink {
 
   private append(record: NewTranscriptRecord): void {
     try {
-      this.repo.append([record]);
+      this.repo.append([boundRecord(record)]);
     } catch (err) {
       this.log.error({ err, sessionId: this.sessionId }, 'transcript write failed');
       if (!this.degraded) {

@@ -33,7 +33,11 @@ export interface SessionRepository {
   insert(row: SessionRow): void;
   get(id: string): SessionRow | undefined;
   update(id: string, patch: SessionPatch, now: number): void;
-  listAll(): SessionRow[];
+  /**
+   * Up to `limit` sessions stored after position `after` (0 = from the first), in the order
+   * they were stored, each with its position: what a `GET /sessions` page continues from.
+   */
+  listAfter(after: number, limit: number): { readonly row: SessionRow; readonly position: number }[];
   /** Marks every session not yet closed as closed at `now` for `reason`; returns how many. */
   closeAllOpen(reason: string, now: number): number;
 }

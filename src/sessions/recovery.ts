@@ -2,6 +2,7 @@ import type { Clock } from '../clock.js';
 import type { PromptRepository, SessionRepository } from './records.js';
 import type { TranscriptRepository } from '../transcript/records.js';
 import { newRecordId } from './ids.js';
+import { settlementsOf, type ReceiptLookup } from './open-calls.js';
 
 /** The close reasons of sessions that ended because the daemon stopped, not because anyone closed them. */
 export const DAEMON_LOST = 'daemon_lost';
@@ -16,6 +17,8 @@ export interface RecoveryReport {
   readonly unstartedPrompts: number;
   /** Sessions that were live and are now persisted (reopened on first use, docs/client-api.md §5.10). */
   readonly lostSessions: number;
+  /** Tool calls of interrupted turns that had no result; each now has one (uncertain when its receipt says executing). */
+  readonly settledCalls: number;
 }
 
 /**
@@ -27,7 +30,9 @@ export interface RecoveryReport {
  * reported the same way rather than run: they were written against a
  * conversation whose last turn never finished, and running them unseen could
  * act on a state nobody asked for. Sessions left open are marked closed by
- * `daemon_lost`; a session route reopens them on first use.
+ * `daemon_lost`; a session route reopens them on first use. A tool call the
+ * interrupted turn left without a result is settled first (src/sessions/open-calls.ts):
+ * `uncertain_effect` when its receipt says it was running.
  *
  * Runs before the daemon listens, so no live session can race it.
  */
@@ -36,16 +41,21 @@ export function recoverInterrupted(stores: {
   readonly transcript: TranscriptRepository;
   readonly prompts: PromptRepository;
   readonly clock: Clock;
+  readonly receipts?: ReceiptLookup;
 }): RecoveryReport {
   const now = stores.clock.now();
   let interruptedTurns = 0;
   let unstartedPrompts = 0;
+  let settledCalls = 0;
   for (const p of stores.prompts.unsettled()) {
     const started = p.startedAt !== null;
     const message = started
       ? 'The daemon stopped while this turn was running; it was not finished'
       : 'The daemon stopped before this queued prompt started; it was not run';
+    const settlements = started ? settlementsOf(stores.transcript, stores.receipts, p.sessionId, p.id, now) : [];
+    settledCalls += settlements.length;
     stores.transcript.append([
+      ...settlements,
       {
         sessionId: p.sessionId,
         recordId: newRecordId(),
@@ -66,5 +76,5 @@ export function recoverInterrupted(stores: {
   }
   // One statement, not a read of every session ever stored: start-up time must not grow with history.
   const lostSessions = stores.sessions.closeAllOpen(DAEMON_LOST, now);
-  return { interruptedTurns, unstartedPrompts, lostSessions };
+  return { interruptedTurns, unstartedPrompts, lostSessions, settledCalls };
 }

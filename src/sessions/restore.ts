@@ -9,6 +9,7 @@ import type { WorkspaceRegistry } from '../workspace/registry.js';
 import type { Workspace } from '../workspace/types.js';
 import { approvalFor, parseApprovalMode } from './approval.js';
 import { historyFromRecords } from './history.js';
+import { usageFromRecords } from './usage.js';
 import { isSessionId } from './ids.js';
 import type { SessionStores } from './factories.js';
 import type { SpawnOptions, Spawned } from './spawn.js';
@@ -217,7 +218,7 @@ export class SessionRestorer {
     const compacted = req.action === 'load' ? this.window(id, records, req.historyPageSize, 'compacted_replay', 1) : undefined;
     const lastEventId = compacted?.eventCount ?? 0;
     const { session } = await live.spawn(init, { persisted: true, modelId: row.modelId, lastEventId });
-    session.reopened(historyFromRecords(records));
+    session.reopened(historyFromRecords(records), usageFromRecords(records));
     if (req.approvalMode !== undefined && approvalMode !== row.approvalMode) {
       session.publish({
         type: 'approval_mode_changed',

@@ -20,6 +20,9 @@ import type { PromptAccepted, SessionInit, TurnErrorInfo } from './session-init.
 import { SessionRowWriter } from './session-row.js';
 import { SessionSettings, type SessionMetadata } from './settings.js';
 import { runPrompt, type TurnPorts } from './turn.js';
+import { UsageMeter, type UsageTotals } from './usage.js';
+import { allowRulesFor } from './allow-list.js';
+import { MemoryGrantRepository, SessionGrants, type PermissionGrantRepository } from './grants.js';
 
 export type { PromptAccepted, SessionInit, TurnErrorInfo };
 
@@ -34,6 +37,7 @@ export interface SessionServices {
   readonly transcript: TranscriptSink;
   readonly prompts: PromptRepository;
   readonly sessions: SessionRepository;
+  readonly grants?: PermissionGrantRepository; // "always" choices (docs/client-api.md §9.6); in memory when absent
   /** Called once the session has closed (the manager forgets it). */
   readonly onClosed: (session: Session) => void;
   /** Called when the FIFO has drained and the session waits for work (module messages are offered then). */
@@ -41,11 +45,9 @@ export interface SessionServices {
 }
 
 /**
- * One live conversation (a "tab"): its clients, prompt FIFO, open
- * interactions, settings and the driver that answers it. The session owns its
- * state and its stored row: others ask through its methods and getters, never
- * write its fields. Every event goes through `publish`, which stamps the bus id
- * and feeds the transcript.
+ * One live conversation (a "tab"): its clients, prompt FIFO, open interactions, settings and the
+ * driver that answers it. It owns its state and stored row: others ask through its methods and
+ * getters, never write its fields. Every event goes through `publish` (bus id, then transcript).
  */
 export class Session {
   readonly id: string;
@@ -54,10 +56,9 @@ export class Session {
   readonly init: SessionInit;
   readonly clients: ClientRegistry;
   readonly interactions: InteractionBook;
-  private mode: ApprovalMode;
   private lastTurnError: TurnErrorInfo | null = null;
-  /** `allow_always` / `reject_always` answers, per tool name, for the rest of this session (docs/client-api.md §9). */
-  private readonly rememberedChoices = new Map<string, 'allow' | 'reject'>();
+  /** Tokens and cost so far (`GET /session/{id}/status` `usage`); rebuilt from the transcript on load. */
+  readonly usage = new UsageMeter();
   /** Activity watermark: advanced once per settled turn (docs/client-api.md §5.8 `updatedAt`). */
   private settledAt: number | null = null;
   private activityAt: number;
@@ -75,7 +76,6 @@ export class Session {
     this.id = init.id;
     this.workspace = init.workspace;
     this.createdAt = init.createdAt;
-    this.mode = init.approvalMode;
     this.activityAt = init.createdAt;
     this.clients = new ClientRegistry(init.id);
     const publish = (input: PublishInput) => void this.publish(input);
@@ -118,10 +118,12 @@ export class Session {
       prompts,
       interactions: this.interactions,
       runWorkspace: runWorkspaceOf(this.init),
+      usage: this.usage,
+      ...(driver.harness === 'built-in' ? { commands: this } : {}),
       guard: () => this.guard,
-      mustAsk: (policy) => mustAsk(this.mode, policy),
-      remembered: (tool) => this.rememberedChoices.get(tool),
-      remember: (tool, choice) => void this.rememberedChoices.set(tool, choice),
+      mustAsk: (policy) => mustAsk(this.settings.approvalMode, policy),
+      grants: new SessionGrants(this.services.grants ?? new MemoryGrantRepository(), this.id, this.workspace.id, clock),
+      allowRules: allowRulesFor(this.services.config.workspaceSettings, this.workspace),
       publish,
       settle: (entry, terminal, extra) => this.lane.settle(entry, terminal, extra),
       started: () => (this.lastTurnError = null),
@@ -139,11 +141,11 @@ export class Session {
   }
 
   get approvalMode(): ApprovalMode {
-    return this.mode;
+    return this.settings.approvalMode;
   }
 
   get guard(): Policy {
-    return guardFor(this.mode);
+    return guardFor(this.settings.approvalMode);
   }
 
   get displayName(): string | null {
@@ -240,6 +242,11 @@ export class Session {
     return this.settings.updateMetadata(input, clientId);
   }
 
+  /** Changes the approval mode (docs/client-api.md §5.11); persisted in the row and recorded. */
+  setApprovalMode(mode: ApprovalMode, clientId: string | undefined): ReturnType<SessionSettings['setApprovalMode']> {
+    this.assertOpen();
+    return this.settings.setApprovalMode(mode, clientId);
+  }
   /** Switches the model (docs/client-api.md §5.7); returns the model now current. */
   switchModel(modelId: string, clientId: string | undefined): Promise<string> {
     this.assertOpen();
@@ -255,9 +262,10 @@ export class Session {
    * A restored session takes up its stored row again: open, under the approval
    * mode it runs with, and its driver's model context rebuilt from the transcript.
    */
-  reopened(history: readonly HistoryItem[]): void {
+  reopened(history: readonly HistoryItem[], usage?: UsageTotals): void {
     this.services.driver.restore(history);
-    this.row.changed({ closedAt: null, closeReason: null, approvalMode: this.mode });
+    if (usage) this.usage.restore(usage);
+    this.row.changed({ closedAt: null, closeReason: null, approvalMode: this.settings.approvalMode });
     this.touch();
   }
 
@@ -278,11 +286,8 @@ export class Session {
     this.interactions.cancelAll(reason === 'daemon_shutdown' ? 'daemon_shutdown' : 'closed');
     this.lane.endAll(code, reason);
     // An external agent's process died (issue 12): `session_died` ends the streams; the next prompt reopens the session.
-    this.publish(
-      died
-        ? { type: 'session_died', data: { sessionId: this.id, ...died } }
-        : { type: 'session_closed', originatorClientId: closedBy ?? undefined, data: { sessionId: this.id, reason, closedBy } },
-    );
+    const closed = { type: 'session_closed', originatorClientId: closedBy ?? undefined, data: { sessionId: this.id, reason, closedBy } };
+    this.publish(died ? { type: 'session_died', data: { sessionId: this.id, ...died } } : closed);
     this.services.transcript.flush();
     const now = this.services.clock.now();
     this.row.changed({ closedAt: now, closeReason: reason }, now);

@@ -1,5 +1,6 @@
 import type { AgentDriver } from '../agents/driver.js';
 import type { PublishInput } from '../events/types.js';
+import type { ApprovalMode } from './approval.js';
 import { bindPr, normalizeDisplayName, type SessionPr } from './metadata.js';
 import type { SessionRowWriter } from './session-row.js';
 
@@ -11,12 +12,13 @@ export interface SessionMetadata {
 
 /**
  * Changes a client makes to a live session besides prompting: its name and
- * pull requests (docs/client-api.md §5.6) and its model (docs/client-api.md §5.7). Each is persisted
+ * pull requests (docs/client-api.md §5.6), its model (docs/client-api.md §5.7) and its approval mode. Each is persisted
  * and published so passive subscribers see it. Held by its `Session` only.
  */
 export class SessionSettings {
   private name: string | null;
   private boundPrs: readonly SessionPr[];
+  private mode: ApprovalMode;
 
   constructor(
     private readonly ports: {
@@ -25,10 +27,30 @@ export class SessionSettings {
       readonly driver: Pick<AgentDriver, 'setModel' | 'state'>;
       publish(input: PublishInput): void;
     },
-    initial: { readonly displayName: string | null; readonly prs: readonly SessionPr[] },
+    initial: { readonly displayName: string | null; readonly prs: readonly SessionPr[]; readonly approvalMode: ApprovalMode },
   ) {
     this.name = initial.displayName;
     this.boundPrs = [...initial.prs];
+    this.mode = initial.approvalMode;
+  }
+
+  get approvalMode(): ApprovalMode {
+    return this.mode;
+  }
+
+  /**
+   * Changes the approval mode mid-session (qwen serve's `POST /session/{id}/approval-mode`):
+   * stored in the session row (so a restart keeps it), published as `approval_mode_changed`
+   * and so recorded in the transcript. Berth keeps no workspace-wide mode, so `persisted` is
+   * false: qwen's `persist` (write it to the workspace settings) is not done.
+   */
+  setApprovalMode(next: ApprovalMode, clientId: string | undefined): { previous: ApprovalMode; mode: ApprovalMode; persisted: false } {
+    const { sessionId, row, publish } = this.ports;
+    const previous = this.mode;
+    this.mode = next;
+    row.changed({ approvalMode: next });
+    publish({ type: 'approval_mode_changed', originatorClientId: clientId, data: { sessionId, previous, next, persisted: false } });
+    return { previous, mode: next, persisted: false };
   }
 
   get displayName(): string | null {

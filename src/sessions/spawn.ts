@@ -70,6 +70,7 @@ export async function spawnSession(host: SpawnHost, init: SessionInit, options: 
     transcript,
     prompts: stores.prompts,
     sessions: stores.sessions,
+    ...(stores.grants ? { grants: stores.grants } : {}),
     onClosed: (s) => host.onClosed(s),
     onIdle: (s) => factories.sessionIdle?.(s),
   });

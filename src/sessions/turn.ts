@@ -10,6 +10,12 @@ import type { PromptTerminalInput } from './prompt-lane.js';
 import type { PromptEntry } from './prompt-queue.js';
 import type { PermissionAsk, PermissionDecision, SessionTools } from './ports.js';
 import type { PromptRepository } from './records.js';
+import type { AllowRule } from '../config/workspace-settings.js';
+import { allowedByRule } from './allow-list.js';
+import type { SessionGrants } from './grants.js';
+import { optionsFor, rejectKey } from './permission-options.js';
+import { parseCommand, runCommand, type CommandTarget } from './slash-commands.js';
+import { meteredUpdate, type UsageMeter } from './usage.js';
 import { decideAgentPermission } from './agent-permission.js';
 import { outcomeUpdate, proposedContent, toolKind, toolLocations, toolTitle } from './tool-events.js';
 
@@ -18,19 +24,24 @@ export interface TurnPorts {
   readonly sessionId: string;
   readonly clock: Clock;
   readonly log: Logger;
-  readonly driver: Pick<AgentDriver, 'runTurn'>;
+  readonly driver: Pick<AgentDriver, 'runTurn' | 'compact'>;
   readonly tools: SessionTools;
   readonly prompts: Pick<PromptRepository, 'started'>;
   readonly interactions: Pick<InteractionBook, 'ask'>;
   /** Where tools act: the workspace, or the session's worktree of it (locations and diffs name its files). */
   readonly runWorkspace: Workspace;
+  /** The session's token and cost totals, fed by the driver's usage updates. */
+  readonly usage: UsageMeter;
+  /** What slash commands act on (docs/client-api.md §8.11); absent when the agent has its own (an external one). */
+  readonly commands?: CommandTarget;
   /** The highest policy the session's approval mode lets run. */
   guard(): Policy;
   /** Whether a call of this policy waits for a person under the session's approval mode. */
   mustAsk(policy: Policy): boolean;
-  /** An `allow_always` / `reject_always` answer given earlier in this session for this tool. */
-  remembered(toolName: string): 'allow' | 'reject' | undefined;
-  remember(toolName: string, choice: 'allow' | 'reject'): void;
+  /** The "always" choices that apply to this session (its own, its workspace's, the user's), kept in the store. */
+  readonly grants: SessionGrants;
+  /** The workspace's allow-list (config.json `workspaces.<root>.allow`). */
+  readonly allowRules: readonly AllowRule[];
   publish(input: PublishInput): void;
   /** Publishes the prompt's one terminal event (never twice). */
   settle(entry: PromptEntry, terminal: PromptTerminalInput, extra?: Record<string, unknown>): void;
@@ -73,7 +84,8 @@ export async function runPrompt(session: TurnPorts, entry: PromptEntry): Promise
 
   const emit = (update: SessionUpdate) => {
     if (entry.settled) return; // a deadline already ended this prompt; later output is not published
-    session.publish({ type: 'session_update', ...stamp, data: { sessionId: session.sessionId, update } });
+    const metered = meteredUpdate(session.usage, update);
+    session.publish({ type: 'session_update', ...stamp, data: { sessionId: session.sessionId, update: metered } });
   };
   const io: TurnIO = {
     sessionId: session.sessionId,
@@ -86,14 +98,26 @@ export async function runPrompt(session: TurnPorts, entry: PromptEntry): Promise
     askPermission: (request) => decideAgentPermission(session, entry, request),
   };
 
+  const command = session.commands ? parseCommand(entry.text) : null;
+  if (command) {
+    // A slash command is answered by the session itself: no model request.
+    const compact = command.name === 'compact' ? session.driver.compact?.bind(session.driver) : undefined;
+    const answer = compact ? await compact(io).catch((err: unknown) => `/compact failed: ${asBerthError(err).message}`) : await runCommand(session.commands!, command, entry.originatorClientId);
+    emit({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: answer }, _meta: { source: 'slash-command' } });
+    session.settle(entry, { stopReason: 'end_turn' }, { usage: session.usage.endTurn() });
+    return;
+  }
+
   try {
     const result = await session.driver.runTurn(io);
     const cancelled = entry.abort.signal.aborted && entry.cancelRequestedAt !== undefined;
     const stopReason = cancelled ? 'cancelled' : result.stopReason;
-    session.settle(entry, { stopReason }, cancelled ? cancelledInfo(entry, clock.now()) : {});
+    const usage = session.usage.endTurn();
+    session.settle(entry, { stopReason }, { ...(cancelled ? cancelledInfo(entry, clock.now()) : {}), usage });
   } catch (err) {
+    const usage = session.usage.endTurn();
     if (entry.cancelRequestedAt !== undefined) {
-      session.settle(entry, { stopReason: 'cancelled' }, cancelledInfo(entry, clock.now()));
+      session.settle(entry, { stopReason: 'cancelled' }, { ...cancelledInfo(entry, clock.now()), usage });
       return;
     }
     const e = asBerthError(err);
@@ -139,7 +163,8 @@ async function callTool(
   const permission = async (ask: PermissionAsk): Promise<PermissionDecision> => {
     const decision = options.approved ? { allow: true as const } : await decide(session, entry, call, ask, base);
     if (decision.allow) {
-      emit({ sessionUpdate: 'tool_call_update', toolCallId: call.toolCallId, status: 'in_progress' });
+      const why = decision.reason ? { _meta: { permissionReason: decision.reason } } : {};
+      emit({ sessionUpdate: 'tool_call_update', toolCallId: call.toolCallId, status: 'in_progress', ...why });
     }
     return decision;
   };
@@ -168,33 +193,38 @@ async function decide(
   base: { toolCallId: string; title: string; kind: string; locations: { path: string }[] },
 ): Promise<PermissionDecision> {
   if (!session.mustAsk(ask.tool.policy)) return { allow: true };
-  const known = session.remembered(ask.tool.name);
-  if (known === 'allow') return { allow: true };
-  if (known === 'reject') return { allow: false, reason: `Calls of ${ask.tool.name} are rejected for this session` };
+  const tool = ask.tool.name;
+  const offer = optionsFor(tool, ask.args);
+  const known = session.grants.verdict(offer.keys, [rejectKey(tool)]);
+  if (known?.choice === 'reject') return { allow: false, reason: `Calls of ${tool} are rejected: ${known.label}` };
+  if (known?.choice === 'allow') return { allow: true, reason: `remembered choice: ${known.label}` };
+  const listed = allowedByRule(session.allowRules, tool, ask.args);
+  if (listed) return { allow: true, reason: listed };
   const resolution = await session.interactions.ask({
     kind: 'permission',
     promptId: entry.promptId,
     originatorClientId: entry.originatorClientId,
     title: base.title,
+    options: offer.options,
     toolCall: {
       ...base,
       status: 'pending',
-      content: proposedContent(ask.tool.name, ask.args, session.runWorkspace),
+      content: proposedContent(tool, ask.args, session.runWorkspace),
       rawInput: call.args,
-      _meta: { toolName: call.name, policy: ask.tool.policy, ...(ask.tool.name !== call.name ? { targetTool: ask.tool.name } : {}) },
+      _meta: { toolName: call.name, policy: ask.tool.policy, ...(tool !== call.name ? { targetTool: tool } : {}) },
     },
   });
+  const chosen = resolution.outcome.outcome === 'selected' ? offer.grants.get(resolution.outcome.optionId) : undefined;
+  if (chosen) session.grants.record(chosen);
   switch (resolution.kind) {
     case 'allow_always':
-      session.remember(ask.tool.name, 'allow');
-      return { allow: true };
+      return { allow: true, ...(chosen ? { reason: `the owner chose: ${chosen.label}` } : {}) };
     case 'allow_once':
       return { allow: true };
     case 'reject_always':
-      session.remember(ask.tool.name, 'reject');
-      return { allow: false, reason: `The owner rejected ${ask.tool.name} for this session` };
+      return { allow: false, reason: `The owner rejected ${tool} for this session` };
     case 'reject_once':
-      return { allow: false, reason: `The owner rejected this call of ${ask.tool.name}` };
+      return { allow: false, reason: `The owner rejected this call of ${tool}` };
     default:
       return { allow: false, reason: `The permission request was cancelled (${resolution.reason ?? 'cancelled'})` };
   }

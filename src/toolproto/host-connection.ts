@@ -1,7 +1,8 @@
 import type { Clock } from '../clock.js';
 import { MAX_APP_PROTOCOL_ERRORS } from './limits.js';
 import { BerthError, asBerthError } from '../protocol/errors/index.js';
-import { decodePayload, encodePayload } from '../tools/compression.js';
+import { decodePayloadAsync, encodePayload } from '../tools/compression.js';
+import { isWrapped } from '../protocol/tools/payload-wrapper.js';
 import { APP_FRAME_TYPES, envelope, readEnvelope, refusalFrame, uncorrelated, type Envelope } from '../protocol/toolproto/envelope.js';
 import { BATCH_RESULT_PAYLOAD, CATALOG_PAYLOAD, ERROR_PAYLOAD, RESULT_PAYLOAD, assertPayload } from '../protocol/toolproto/payloads.js';
 
@@ -62,6 +63,8 @@ export class HostConnection {
   private seq = 0;
   private protocolErrors = 0;
   private ended: BerthError | null = null;
+  /** Frames waiting behind one whose payload is being inflated; null when none is. */
+  private inbox: Promise<void> | null = null;
 
   constructor(
     private readonly socket: FrameSocket,
@@ -107,15 +110,59 @@ export class HostConnection {
     });
   }
 
-  /** One frame from the application. Never throws: every fault becomes a refusal frame. */
+  /**
+   * One frame from the application. Never throws: every fault becomes a refusal frame.
+   * Frames are handled in arrival order; a frame with a compressed payload is inflated
+   * off the event loop (`decodePayloadAsync`), and the frames after it wait their turn.
+   */
   receive(data: string, isBinary: boolean): void {
     if (this.ended) return;
-    let replyTo: string | undefined;
+    if (this.inbox) {
+      const turn: Promise<void> = this.inbox.then(() => this.receiveNow(data, isBinary));
+      this.inbox = turn;
+      void turn.then(() => {
+        if (this.inbox === turn) this.inbox = null;
+      });
+      return;
+    }
+    const later = this.receiveNow(data, isBinary);
+    if (later) {
+      this.inbox = later;
+      void later.then(() => {
+        if (this.inbox === later) this.inbox = null;
+      });
+    }
+  }
+
+  /** Handles one frame now, or returns the promise of handling it once its payload is inflated. Never rejects. */
+  private receiveNow(data: string, isBinary: boolean): Promise<void> | undefined {
+    if (this.ended) return undefined;
+    let frame: Envelope;
     try {
       if (isBinary) throw new BerthError('protocol_error', 'Binary frames are not part of the tool protocol; send JSON text');
-      const frame = readEnvelope(data, APP_FRAME_TYPES);
-      replyTo = frame.replyTo;
-      const payload = this.payloadOf(frame);
+      frame = readEnvelope(data, APP_FRAME_TYPES);
+    } catch (err) {
+      this.refuse(asBerthError(err));
+      return undefined;
+    }
+    if (!isWrapped(frame.payload)) {
+      this.handle(frame, () => frame.payload ?? {});
+      return undefined;
+    }
+    return decodePayloadAsync(frame.payload).then(
+      (payload) => this.handle(frame, () => payload),
+      (err: unknown) =>
+        this.handle(frame, () => {
+          throw err;
+        }),
+    );
+  }
+
+  private handle(frame: Envelope, decoded: () => unknown): void {
+    if (this.ended) return;
+    const replyTo = frame.replyTo;
+    try {
+      const payload = this.payloadOf(frame, decoded);
       if (replyTo === undefined) {
         if (frame.type !== 'tool.catalog') {
           throw new BerthError('protocol_error', `A ${frame.type} frame answers a request and needs replyTo`, { replyTo: frame.id });
@@ -157,10 +204,10 @@ export class HostConnection {
     for (const pending of [...this.pending.values()]) pending.reject(reason);
   }
 
-  private payloadOf(frame: Envelope): Record<string, unknown> {
+  private payloadOf(frame: Envelope, decoded: () => unknown): Record<string, unknown> {
     try {
       // docs/tool-protocol.md: decode the wrapper before interpreting message-specific fields.
-      const payload = decodePayload(frame.payload ?? {});
+      const payload = decoded();
       assertPayload(PAYLOAD_SCHEMAS[frame.type]!, payload, frame.type);
       return payload as Record<string, unknown>;
     } catch (err) {

@@ -1,4 +1,5 @@
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gunzip, gunzipSync, gzipSync } from 'node:zlib';
 import { COMPRESSION_THRESHOLD_BYTES, MAX_DECOMPRESSED_BYTES } from '../protocol/limits.js';
 import { inflateFailure, isWrapped, parseInflated, worthCompressing, wrappedData, wrapperFor } from '../protocol/tools/payload-wrapper.js';
 
@@ -31,6 +32,26 @@ export function decodePayload(payload: unknown, maxBytes = MAX_DECOMPRESSED_BYTE
   let inflated: Buffer;
   try {
     inflated = gunzipSync(Buffer.from(data, 'base64'), { maxOutputLength: maxBytes });
+  } catch (err) {
+    throw inflateFailure(err, maxBytes, (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE');
+  }
+  return parseInflated(inflated);
+}
+
+const gunzipAsync = promisify(gunzip);
+
+/**
+ * `decodePayload` with the inflation off the event loop (zlib's thread pool):
+ * a wrapped catalog may inflate to 16 MiB, which inflated in one synchronous
+ * step held every other client for as long as it took. The JSON parse stays
+ * on the loop, bounded by the same cap.
+ */
+export async function decodePayloadAsync(payload: unknown, maxBytes = MAX_DECOMPRESSED_BYTES): Promise<unknown> {
+  if (!isWrapped(payload)) return payload;
+  const data = wrappedData(payload, maxBytes);
+  let inflated: Buffer;
+  try {
+    inflated = await gunzipAsync(Buffer.from(data, 'base64'), { maxOutputLength: maxBytes });
   } catch (err) {
     throw inflateFailure(err, maxBytes, (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE');
   }

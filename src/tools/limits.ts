@@ -21,6 +21,15 @@ export const COMMAND_RETENTION_MS = 10 * 60 * 1000;
 export const MAX_COMMANDS_PER_SESSION = 64;
 /** docs/gateway.md `workspace_exec.timeoutMs` is 1000–600000; a command given none is killed after this. */
 export const DEFAULT_EXEC_TIMEOUT_MS = 120_000;
+/**
+ * `workspace_exec.waitMs` (docs/workspace-tools.md): how long a call may wait for its command to
+ * finish so the output comes back in the same result. The built-in agent waits this long unless
+ * the model says otherwise (most commands finish well inside it, and each poll costs a model
+ * round trip); the gateway owner waits 0 unless the host asks, the seed's behaviour.
+ */
+export const DEFAULT_EXEC_WAIT_MS = 10_000;
+/** The longest wait a call may ask for; longer work is polled, so one call never holds a turn for minutes. */
+export const MAX_EXEC_WAIT_MS = 60_000;
 /** A stopped or timed-out command group gets SIGTERM, then SIGKILL after this grace, so cleanup handlers may run but cannot hang. */
 export const EXEC_KILL_GRACE_MS = 2_000;
 /** One `workspace_poll` returns at most this much output; even fully escaped as JSON it stays well inside a 2 MiB frame. */

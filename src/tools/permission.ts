@@ -17,7 +17,10 @@ export interface PermissionRequest {
 }
 
 /** A person's (or a policy's) answer to "may this call run?" */
-export type PermissionDecision = { readonly allow: true } | { readonly allow: false; readonly reason: string };
+export type PermissionDecision =
+  /** `reason`: why it runs without a person's vote (an allow-list rule, a remembered "always"), when that is so. */
+  | { readonly allow: true; readonly reason?: string }
+  | { readonly allow: false; readonly reason: string };
 
 /**
  * Decides one write/critical call. Sessions wire it to their approval mode and

@@ -10,6 +10,9 @@ import type { OwnerQuestion, Policy, Tool, ToolDefinition, ToolOutcome } from '.
 import { workspaceToolBatchTool } from './workspace-tool-batch.js';
 import { workspaceToolTool, workspaceToolsTool } from './workspace-tools.js';
 
+/** The category of tools an MCP server publishes (`mcp:<server>`); they join session catalogs directly. */
+export const MCP_CATEGORY_PREFIX = 'mcp:';
+
 /** The tools that run where a workspace lives: the local builtins, or the remote owner's through a channel. */
 export type HostToolsProvider = (workspace: Workspace) => readonly Tool[];
 
@@ -155,6 +158,8 @@ export class ToolService {
     if (workspace.kind === 'local') {
       const scope = { applications: this.applications, workspaceId: workspace.id, guard };
       tools.push(workspaceToolsTool(scope), workspaceToolTool(scope), workspaceToolBatchTool(scope));
+      // MCP servers' tools join the catalog under their own namespaced names (src/mcp/hub.ts).
+      tools.push(...this.applications.list(workspace.id).filter((t) => t.category.startsWith(MCP_CATEGORY_PREFIX)));
     }
     return tools;
   }

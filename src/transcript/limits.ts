@@ -12,3 +12,11 @@ export const MAX_TRANSCRIPT_PAGE_BYTES = 8 * 1024 * 1024;
 export const MAX_TRANSCRIPT_ANCHOR_CHARS = 200;
 /** A transcript cursor or snapshot token is at most this long; a longer one is refused before any decoding. */
 export const MAX_TRANSCRIPT_TOKEN_CHARS = 1024;
+/**
+ * A transcript record whose data serializes to more than this is stored as a preview, with the whole record
+ * kept beside it as an artifact (read back by the export): one answer making 1,500 large reads wrote a 382 MB
+ * transcript whose every page, load and history rebuild carried it all (issue 16).
+ */
+export const MAX_RECORD_BYTES = 64 * 1024;
+/** In a preview, a string longer than this is cut to it (and says how much was left out). */
+export const RECORD_PREVIEW_CHARS = 4 * 1024;

@@ -17,7 +17,10 @@ export interface TranscriptRecord {
   readonly unreadable?: true;
 }
 
-export type NewTranscriptRecord = Omit<TranscriptRecord, 'seq' | 'unreadable'>;
+export type NewTranscriptRecord = Omit<TranscriptRecord, 'seq' | 'unreadable'> & {
+  /** The whole data as JSON when `data` is only its preview (src/transcript/bound-record.ts); stored beside the record. */
+  readonly overflow?: string;
+};
 
 /** Where transcripts are kept: the transcript module's interface, which `store/` implements. */
 export interface TranscriptRepository {
@@ -35,6 +38,8 @@ export interface TranscriptRepository {
   lastSeq(sessionId: string): number;
   /** The record id stored at one position, if any: what a frozen transcript snapshot checks. */
   recordIdAt(sessionId: string, seq: number): string | undefined;
+  /** The whole data, as JSON, of a record stored as a preview; undefined when the record was stored whole. */
+  overflowOf(recordId: string): string | undefined;
   /** Records of one kind with seq <= toSeq, ascending (e.g. the prompts of a turn index). */
   ofKind(sessionId: string, kind: string, toSeq: number): TranscriptRecord[];
 }

@@ -1,4 +1,5 @@
 import type { EventEnvelope } from '../events/types.js';
+import { TRUNCATED_KEY } from './bound-record.js';
 import type { TranscriptRecord } from './records.js';
 
 /**
@@ -28,8 +29,15 @@ const obj = (v: unknown): Data => (v !== null && typeof v === 'object' && !Array
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
+/** On an event rebuilt from a record stored as a preview: `{bytes}`, the size of the whole record, which the export carries. */
+export const TRUNCATED_META = 'berth.record.truncated';
+
 function update(r: TranscriptRecord, fields: Data, meta: Data = {}): ReplayEvent {
-  const ids = { [RECORD_ID_META]: r.recordId, [QWEN_RECORD_ID_META]: r.recordId };
+  const ids = {
+    [RECORD_ID_META]: r.recordId,
+    [QWEN_RECORD_ID_META]: r.recordId,
+    ...(r.data[TRUNCATED_KEY] !== undefined ? { [TRUNCATED_META]: r.data[TRUNCATED_KEY] } : {}),
+  };
   const promptMeta = r.promptId ? { promptId: r.promptId } : {};
   return {
     type: 'session_update',
@@ -60,6 +68,7 @@ function turnEnd(r: TranscriptRecord): ReplayEvent {
       ...base,
       stopReason: r.data.stopReason,
       ...(r.data.promptCancelled ? { promptCancelled: r.data.promptCancelled } : {}),
+      ...(r.data.usage ? { usage: r.data.usage } : {}),
     });
   }
   const error = obj(r.data.error);
@@ -131,6 +140,8 @@ export function recordEvents(r: TranscriptRecord): ReplayEvent[] {
       return [turnEnd(r)];
     case 'module_message':
       return [other(r, 'module_message', { ...d })];
+    case 'compaction':
+      return [update(r, { sessionUpdate: 'context_compacted', ...d })];
     default:
       return [];
   }

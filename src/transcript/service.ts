@@ -1,7 +1,8 @@
 import type { Clock } from '../clock.js';
 import { DEFAULT_TRANSCRIPT_LIMIT, MAX_TRANSCRIPT_LIMIT } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
-import { buildExportDocument, renderExport, type ExportFormat, type RenderedExport } from '../export/index.js';
+import { EXPORT_WRITERS, exportFilename, type ExportFormat } from '../export/index.js';
+import { exportChunks } from '../export/stream.js';
 import type { SessionHead, SessionHeads, TranscriptRecord, TranscriptRepository } from './records.js';
 import type { PageQuery } from './page-query.js';
 import { TranscriptPages, type PageContext } from './pages.js';
@@ -92,12 +93,29 @@ export class TranscriptService {
   }
 
   /** The whole session in one format (docs/client-api.md §10.2), from storage only. */
-  exportSession(id: string, format: ExportFormat): RenderedExport {
+  /**
+   * The session's export as a stream of text chunks (docs/client-api.md §10.2): the session is looked
+   * up now (an unknown one throws before anything is sent); the records are read a batch at a time
+   * as the client takes the text, up to the last one stored when the export began.
+   */
+  exportSession(id: string, format: ExportFormat): { contentType: string; filename: string; chunks: AsyncIterable<string> } {
     const row = this.session(id);
     const ws = this.deps.workspaces.byId(row.workspaceId);
     const cwd = row.currentCwd ?? (ws?.kind === 'local' ? ws.root : (ws?.id ?? null));
-    const doc = buildExportDocument({ row, records: this.stores.transcript.all(row.id), cwd, now: this.deps.clock.now() });
-    return renderExport(doc, format);
+    const now = this.deps.clock.now();
+    const repo = this.stores.transcript;
+    const chunks = exportChunks(
+      {
+        row,
+        cwd,
+        now,
+        lastSeq: repo.lastSeq(row.id),
+        range: (from, to) => repo.range(row.id, from, to),
+        overflowOf: (recordId) => repo.overflowOf(recordId),
+      },
+      format,
+    );
+    return { contentType: EXPORT_WRITERS[format].contentType, filename: exportFilename(row.id, new Date(now).toISOString(), format), chunks };
   }
 
   private context(row: SessionHead): PageContext {

@@ -8,12 +8,13 @@ const OS_ERROR_CODES: Readonly<Record<string, ErrorCode>> = {
   ELOOP: 'symlink_escape',
   EISDIR: 'parse_error',
   ENOTDIR: 'parse_error',
+  // Input the file system can never take: retrying cannot help (paths.ts refuses it earlier).
+  ENAMETOOLONG: 'name_too_long',
   // Retryable: the same request may succeed once the file system recovers.
   ENOSPC: 'io_error',
   EIO: 'io_error',
   EBUSY: 'io_error',
   ETXTBSY: 'io_error',
-  ENAMETOOLONG: 'io_error',
   EMFILE: 'io_error',
   ENFILE: 'io_error',
   EAGAIN: 'io_error',
@@ -24,6 +25,7 @@ const WHAT: Partial<Record<ErrorCode, string>> = {
   permission_denied: 'permission denied',
   symlink_escape: 'too many levels of symbolic links',
   io_error: 'file system I/O failure',
+  name_too_long: 'a name in the path is too long',
 };
 
 /**

@@ -5,6 +5,12 @@
 
 /** A workspace path longer than this is refused before it touches the file system (Linux PATH_MAX). */
 export const MAX_PATH_CHARS = 4096;
+/**
+ * A path component longer than this many UTF-8 bytes is refused before it touches the file system
+ * (NAME_MAX on Linux and the common file systems): the request can never succeed, so it is a 400
+ * `name_too_long`, not a retryable I/O failure.
+ */
+export const MAX_NAME_BYTES = 255;
 /** docs/architecture.md Limits: a directory listing returns at most this many entries. */
 export const MAX_LIST_ENTRIES = 2000;
 /** docs/client-api.md §11.2: client-API text and byte windows are at most 256 KiB. */

@@ -1,6 +1,6 @@
 import { lstat, realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import { MAX_PATH_CHARS } from './limits.js';
+import { MAX_NAME_BYTES, MAX_PATH_CHARS } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
 
 /** A path proven to lie inside a workspace root. */
@@ -47,6 +47,7 @@ export async function confine(root: string, userPath: string, options: ConfineOp
   if (userPath.length > MAX_PATH_CHARS || userPath.includes('\0')) {
     throw new BerthError('path_outside_workspace', 'the path is not a valid workspace path');
   }
+  refuseLongName(userPath);
   const lexical = resolve(root, userPath);
   if (!isInside(root, lexical)) {
     throw new BerthError('path_outside_workspace', `path is outside the workspace: ${userPath}`);
@@ -65,6 +66,15 @@ export async function confine(root: string, userPath: string, options: ConfineOp
     throw new BerthError('symlink_escape', `a symlink leads outside the workspace: ${userPath}`);
   }
   return { abs: real, rel: toRel(root, real), exists: true };
+}
+
+/** A name no file system here can hold is the client's mistake, refused before any system call. */
+function refuseLongName(userPath: string): void {
+  for (const name of userPath.split(/[\\/]/)) {
+    if (name.length > MAX_NAME_BYTES / 4 && Buffer.byteLength(name) > MAX_NAME_BYTES) {
+      throw new BerthError('name_too_long', `a name in the path is longer than ${MAX_NAME_BYTES} bytes`, { limit: MAX_NAME_BYTES });
+    }
+  }
 }
 
 /** The path does not exist: its deepest existing ancestor must still be inside the root. */

@@ -72,6 +72,23 @@ export class WorkspaceRegistry {
   }
 
   /**
+   * The registered workspace a read names by id or by root, or undefined. Unlike `select` it never
+   * registers a directory, so a route that only looks (the Web Shell's sidebar polls) cannot add one.
+   */
+  find(idOrCwd: string): Workspace | undefined {
+    const byId = this.byIdMap.get(idOrCwd);
+    if (byId) return byId;
+    if (!isAbsolute(idOrCwd)) return undefined;
+    let canonical: string;
+    try {
+      canonical = realpathSync(idOrCwd);
+    } catch {
+      canonical = resolve(idOrCwd);
+    }
+    return this.ordered.find((ws) => ws.kind === 'local' && ws.root === canonical);
+  }
+
+  /**
    * Selects the workspace a `POST /session` `cwd` names (docs/client-api.md §5.1): omitted → primary;
    * a remote workspace id → that workspace; an absolute path → the local workspace whose
    * canonical root equals it; anything else → `workspace_mismatch`.

@@ -26,20 +26,38 @@ describe('/ says what answers there and where to go', () => {
     assert.equal(r.status, 200);
     assert.equal(r.body.name, 'berth');
     assert.match(r.body.what, /client API/);
-    assert.match(r.body.web, /No web app is built into this daemon yet/);
+    // `npm ci` builds the web app (issue 13), so a browser gets it at `/`; a script still gets these facts.
+    assert.match(r.body.web, /The web app answers a browser at this address/);
     assert.ok('/health' in r.body.routes && '/capabilities' in r.body.routes);
     // Other unknown paths are still unknown.
     assert.equal((await d.json('GET', '/nothing-here')).status, 404);
   });
 
-  it('answers a browser with a small page that runs nothing', async () => {
-    const res = await d.fetch('/', { headers: { accept: 'text/html,application/xhtml+xml' } });
+  it('answers a browser with the web app under a strict Content-Security-Policy, without a token', async () => {
+    const res = await fetch(`${d.url}/`, { headers: { accept: 'text/html,application/xhtml+xml' } });
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    assert.match(csp, /default-src 'none'/);
+    assert.match(csp, /script-src 'self'(;|$)/);
+    assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|https?:/);
+    const html = await res.text();
+    const script = /<script type="module" crossorigin src="(\/assets\/[^"]+\.js)"/.exec(html);
+    assert.ok(script, 'the page loads its bundle from this origin');
+    assert.doesNotMatch(html, /https?:\/\//, 'nothing is fetched from another origin');
+    const asset = await fetch(`${d.url}${script[1]}`);
+    assert.equal(asset.status, 200);
+    assert.match(asset.headers.get('content-type') ?? '', /javascript/);
+    assert.equal((await fetch(`${d.url}/assets/nothing.js`)).status, 404);
+  });
+
+  it('with --no-web a browser still gets the small page that runs nothing', async () => {
+    const res = await noWeb.fetch('/', { headers: { accept: 'text/html,application/xhtml+xml' } });
     assert.equal(res.headers.get('content-security-policy'), "default-src 'none'");
     const html = await res.text();
     assert.match(html, /<h1>Berth /);
     assert.doesNotMatch(html, /<script/i);
+    assert.equal((await noWeb.fetch('/assets/index.js')).status, 404);
   });
 
   it('with --no-web says the web app is turned off and keeps the page', async () => {

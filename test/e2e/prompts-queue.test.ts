@@ -195,7 +195,7 @@ describe('cancel (spec §6.3)', () => {
     const { sessionId } = await newSession(d, { approvalMode: 'yolo' });
     const events = await EventReader.open(d, sessionId);
     s.model.enqueue(
-      { kind: 'reply', toolCalls: [{ name: 'workspace_exec', arguments: { command: `sleep ${marker}` } }] },
+      { kind: 'reply', toolCalls: [{ name: 'workspace_exec', arguments: { command: `sleep ${marker}`, waitMs: 0 } }] },
       { kind: 'hang' },
     );
     const { promptId } = (await submit(d, sessionId, 'run something long')).body;

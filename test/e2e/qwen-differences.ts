@@ -7,11 +7,18 @@ import type { Differences } from '../support/wire-shape.js';
  * `extra` name field paths of one kind. The test fails on any difference not
  * listed here, and on any entry here that no longer differs.
  */
+/** Berth's usage totals (docs/client-api.md, usage and cost) under `at`: one reason for the object and each count. */
+function usageTotals(at: string, reason: string): Record<string, string> {
+  const counts = ['requests', 'inputTokens', 'outputTokens', 'totalTokens', 'thoughtTokens', 'cachedReadTokens'];
+  return Object.fromEntries([[at, reason], ...counts.map((c) => [`${at}.${c}`, `as ${at}`])]);
+}
+
+const TURN_USAGE = 'the turn’s token totals (issue 14: usage per turn), kept in its transcript record too';
+
 export const QWEN_DIFFERENCES: Differences = {
   qwenOnly: {
-    'session_update/available_commands_update': 'qwen lists its slash commands and skills; Berth has no slash commands',
-    'session_update/usage_update':
-      'qwen reports context-window fill (size/used); Berth reports token usage on the empty agent_message_chunk (_meta.usage) only',
+    'session_update/available_commands_update':
+      'Berth publishes the command list as event 1 when the session is created, before these scenarios open their live stream (a replay from 0 shows it); qwen sends it once the first stream attaches',
   },
   berthOnly: {
     'session_update/tool_call_update/in_progress':
@@ -44,6 +51,14 @@ export const QWEN_DIFFERENCES: Differences = {
     },
   },
   extra: {
+    'session_update/usage_update': {
+      'data.update._meta': 'Berth adds the turn and session totals to qwen’s context fill (issue 14)',
+      'data.update._meta.usage': 'as data.update._meta',
+      ...usageTotals('data.update._meta.usage.turn', 'the running turn’s totals'),
+      ...usageTotals('data.update._meta.usage.session', 'the session’s totals'),
+    },
+    'turn_complete/end_turn': usageTotals('data.usage', TURN_USAGE),
+    'turn_complete/cancelled': usageTotals('data.usage', TURN_USAGE),
     'session_update/tool_call': {
       'data.update.locations[].path': 'qwen’s preparing tool_call has no locations yet; Berth knows the path when it announces the call',
     },

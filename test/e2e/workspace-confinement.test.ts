@@ -124,14 +124,18 @@ describe('workspace reads stay inside the workspace', () => {
     await expectRefusal(patterns.map((p) => `/glob?pattern=${q(p)}`), 400, 'parse_error');
   });
 
-  it('answers 503 io_error, retryable, when the file system refuses an over-long name', async () => {
-    const long = 'n'.repeat(300);
-    for (const path of routesFor(long)) {
-      const r = await d.json('GET', path);
-      assert.equal(r.status, 503, path);
-      assert.equal(r.body.errorKind, 'io_error');
-      assert.equal(r.body.retryable, true);
+  it('refuses a name over 255 bytes with 400 name_too_long, not retryable, before the file system sees it', async () => {
+    // 'é' is two bytes: 128 of them are 256 bytes in 128 characters.
+    for (const long of ['n'.repeat(300), `dir-in/${'\u00e9'.repeat(128)}`]) {
+      for (const path of routesFor(long)) {
+        const r = await d.json('GET', path);
+        assert.equal(r.status, 400, path);
+        assert.equal(r.body.code, 'name_too_long', path);
+        assert.equal(r.body.retryable, false);
+      }
     }
+    const atLimit = await d.json('GET', `/stat?path=${q('n'.repeat(255))}`);
+    assert.equal(atLimit.status, 404, 'a 255-byte name is a valid name that is not there');
   });
 });
 

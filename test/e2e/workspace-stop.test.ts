@@ -49,7 +49,7 @@ describe('workspace_stop: a read-level tool over the session’s own commands', 
   it('another session cannot stop a command, and the session that started it stops it without being asked', async () => {
     const owner = (await newSession(d, { approvalMode: 'default' })).sessionId;
     const stranger = (await newSession(d, { approvalMode: 'default' })).sessionId;
-    const started = await runTurn(s, owner, [{ name: 'workspace_exec', arguments: { command: 'sleep 60' } }]);
+    const started = await runTurn(s, owner, [{ name: 'workspace_exec', arguments: { command: 'sleep 60', waitMs: 0 } }]);
     assert.deepEqual(started.asked, ['workspace_exec'], 'starting a command is critical and asked about');
     const commandId = started.results[0]!.rawOutput.commandId as string;
     assert.match(commandId, /^[0-9a-f-]{36}$/);

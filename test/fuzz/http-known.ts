@@ -45,9 +45,8 @@ export const KNOWN_HTTP_FINDINGS: readonly KnownFinding[] = [
   {
     name: 'name-too-long-503',
     test: 'a workspace path with a name over 255 bytes is refused 400, not answered 503 io_error',
-    skip:
-      'known finding, left to the lead: docs/client-api.md §11.1 maps ENAMETOOLONG to 503 io_error (retryable), so a name over 255 bytes ' +
-      'is a 5xx from input alone that never succeeds on retry; contract-workspace-reads relies on it to produce each route\'s documented 503',
+    // Was issue 16 open finding (d): ENAMETOOLONG mapped to 503 io_error; paths.ts now refuses the name first.
+    skip: false,
     matches: (_c, r) => r.status === 503 && r.body.includes('ENAMETOOLONG'),
     request: () => ({ method: 'GET', path: `/stat?path=${LONG_NAME}` }),
   },

@@ -3,7 +3,8 @@ import { after, before, test } from 'node:test';
 import fc from 'fast-check';
 import { MODULE_MOST_LINE } from '../../src/protocol/limits.js';
 import { exchangeLine } from '../../src/modules/client.js';
-import { FUZZ_RUNS, fuzzSeed, HealthWatch, inParallel, KeepAliveClient, mib, MiB, rssBytes, startFuzzTarget, type FuzzTarget } from '../support/fuzz.js';
+import { FUZZ_RUNS, fuzzSeed, inParallel, KeepAliveClient, mib, MiB, rssBytes, startFuzzTarget, type FuzzTarget } from '../support/fuzz.js';
+import { watchHealth, type HealthWatch } from '../support/health-watch.js';
 import { hostileString, hostileValue, nestedJson, PROTO_KEYS } from '../support/fuzz-values.js';
 
 /**
@@ -46,11 +47,11 @@ async function openTab(): Promise<Tab> {
 before(async () => {
   target = await startFuzzTarget({ args: ['--session-idle-timeout-ms', '0'] });
   http = new KeepAliveClient(target.url, 4);
-  health = new HealthWatch(target.url);
+  health = await watchHealth(target.url, { everyMs: 250 });
   tabs = [await openTab(), await openTab(), await openTab()];
 });
 after(async () => {
-  health?.stop();
+  await health?.stop();
   http?.close();
   await target?.close();
 });
@@ -141,12 +142,13 @@ test(`answers ${FUZZ_RUNS} generated module lines with one JSON answer each, no 
   );
   assert.ok(!run.failed, `seed ${seed}, path ${run.counterexamplePath}: ${String(run.errorInstance ?? '')}\n${problems.join('\n')}`);
   const rssAfter = rssBytes(target.pid);
+  const healthFigures = await health.stop();
   console.log(
     `# fuzz module lines: ${sent} lines in ${((performance.now() - started) / 1000).toFixed(1)} s; answers ${JSON.stringify(Object.fromEntries(codes))}; ` +
-      `rss ${mib(rssBefore)} → ${mib(rssAfter)}; /health polls ${health.polls}, failures ${health.failures.length}, slowest ${health.slowestMs.toFixed(0)} ms`,
+      `rss ${mib(rssBefore)} → ${mib(rssAfter)}; /health probes ${healthFigures.probes}, failures ${healthFigures.failures.length}, p50 ${healthFigures.p50Ms} ms, slowest ${healthFigures.maxMs} ms`,
   );
   assert.ok(target.alive());
-  assert.deepEqual(health.failures, []);
+  assert.deepEqual(healthFigures.failures, []);
   assert.ok(rssAfter - rssBefore < RSS_GROWTH_BOUND, `resident memory grew ${mib(rssAfter - rssBefore)}, bound ${mib(RSS_GROWTH_BOUND)}`);
 });
 

@@ -3,7 +3,8 @@ import { after, before, test } from 'node:test';
 import fc from 'fast-check';
 import { CATALOG_SCHEMA } from '../../src/protocol/tools/catalog.js';
 import type { TestDaemon } from '../support/daemon.js';
-import { createToken, FUZZ_RUNS, fuzzSeed, HealthWatch, KeepAliveClient, mib, MiB, rssBytes, startFuzzTarget, type FuzzTarget } from '../support/fuzz.js';
+import { createToken, FUZZ_RUNS, fuzzSeed, KeepAliveClient, mib, MiB, rssBytes, startFuzzTarget, type FuzzTarget } from '../support/fuzz.js';
+import { watchHealth, type HealthWatch } from '../support/health-watch.js';
 import { hostileString, hostileValue, nestedJson, protoBody } from '../support/fuzz-values.js';
 import { definitionsAnswer, indexAnswer, RawApp, wrap, type Frame } from '../support/raw-app.js';
 
@@ -43,10 +44,10 @@ before(async () => {
     },
   });
   http = new KeepAliveClient(target.url, 4);
-  health = new HealthWatch(target.url);
+  health = await watchHealth(target.url, { everyMs: 250 });
 });
 after(async () => {
-  health?.stop();
+  await health?.stop();
   http?.close();
   await target?.close();
 });
@@ -196,12 +197,13 @@ test(`answers ${FUZZ_RUNS} generated tool-protocol frames without internal error
     }),
   );
   const rssAfter = rssBytes(target.pid);
+  const healthFigures = await health.stop();
   console.log(
     `# fuzz tool protocol: ${frameCount} frames on ${batches * LANES} connections in ${((performance.now() - started) / 1000).toFixed(1)} s; refusals ${JSON.stringify(Object.fromEntries(codes))}; ` +
-      `closes ${JSON.stringify(Object.fromEntries(closes))}; ${compared} all-refused batches compared; rss ${mib(rssBefore)} → ${mib(rssAfter)}; /health polls ${health.polls}, failures ${health.failures.length}, slowest ${health.slowestMs.toFixed(0)} ms`,
+      `closes ${JSON.stringify(Object.fromEntries(closes))}; ${compared} all-refused batches compared; rss ${mib(rssBefore)} → ${mib(rssAfter)}; /health probes ${healthFigures.probes}, failures ${healthFigures.failures.length}, p50 ${healthFigures.p50Ms} ms, slowest ${healthFigures.maxMs} ms`,
   );
   assert.ok(target.alive());
-  assert.deepEqual(health.failures, []);
+  assert.deepEqual(healthFigures.failures, []);
   assert.ok(frameCount >= FUZZ_RUNS);
   assert.ok(rssAfter - rssBefore < RSS_GROWTH_BOUND, `resident memory grew ${mib(rssAfter - rssBefore)}, bound ${mib(RSS_GROWTH_BOUND)}`);
 });

@@ -49,7 +49,8 @@ export async function sessionForExport(stack: Stack): Promise<{ sessionId: strin
   await d.json('POST', `/session/${sessionId}/permission/${reject.data.requestId}`, select(optionOf(reject, 'reject_once')), headers);
   await stream.terminal(accepted.body.promptId);
   stream.close();
-  stack.model.enqueue({ kind: 'error', status: 500, message: 'the model service fell over' });
+  // A 4xx: the built-in agent retries a 429/5xx, and this turn is meant to fail.
+  stack.model.enqueue({ kind: 'error', status: 400, message: 'the model service fell over' });
   await runTurn(d, sessionId, 'Try once more', clientId);
   await d.json('DELETE', `/session/${sessionId}`, undefined, headers);
   return { sessionId };

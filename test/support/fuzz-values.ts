@@ -163,7 +163,9 @@ export function nearValidOf(valid: fc.Arbitrary<unknown>, schema: Schema, defs: 
       return o;
     }
     if (how === 'proto') {
-      return JSON.parse(JSON.stringify(o).replace(/^\{/, `{"${PROTO_KEYS[j % PROTO_KEYS.length]}":${JSON.stringify(bad) ?? 'null'}${Object.keys(o).length ? ',' : ''}`));
+      // A function, not a replacement string: a generated value holding `$'` or `$&` would otherwise be expanded.
+      const head = `{"${PROTO_KEYS[j % PROTO_KEYS.length]}":${JSON.stringify(bad) ?? 'null'}${Object.keys(o).length ? ',' : ''}`;
+      return JSON.parse(JSON.stringify(o).replace(/^\{/, () => head));
     }
     o[`unknown_${j % 5}`] = bad;
     return o;

@@ -93,9 +93,9 @@ export function createToken(home: string, kind: { app: string; maxPolicy?: Polic
 }
 
 export async function startFuzzTarget(
-  options: { args?: readonly string[]; beforeServe?: (stack: SpawnedStack) => Promise<void> } = {},
+  options: { args?: readonly string[]; env?: NodeJS.ProcessEnv; beforeServe?: (stack: SpawnedStack) => Promise<void> } = {},
 ): Promise<FuzzTarget> {
-  const stack = await startSpawnedStack();
+  const stack = await startSpawnedStack(options.env ? { env: options.env } : {});
   await options.beforeServe?.(stack);
   const daemon = await stack.serve(...(options.args ?? []));
   const pid = daemon.child.pid!;
@@ -107,47 +107,6 @@ export async function startFuzzTarget(
     alive: () => daemon.child.exitCode === null && daemon.child.signalCode === null,
     close: () => stack.close(),
   };
-}
-
-/**
- * Polls `/health` every `everyMs` while a suite runs: every poll must answer
- * 200 (the daemon is up and serving); the slowest answer is reported, not
- * asserted, since two shared cores make any wall-clock bound a guess.
- */
-export class HealthWatch {
-  polls = 0;
-  failures: string[] = [];
-  slowestMs = 0;
-  private timer: NodeJS.Timeout;
-  private inFlight = false;
-
-  constructor(
-    private readonly url: string,
-    everyMs = 250,
-  ) {
-    this.timer = setInterval(() => void this.poll(), everyMs);
-  }
-
-  private async poll(): Promise<void> {
-    if (this.inFlight) return;
-    this.inFlight = true;
-    const started = performance.now();
-    try {
-      const res = await fetch(`${this.url}/health`);
-      await res.arrayBuffer();
-      if (res.status !== 200) this.failures.push(`/health answered ${res.status}`);
-    } catch (err) {
-      this.failures.push(`/health failed: ${(err as Error).message}`);
-    } finally {
-      this.slowestMs = Math.max(this.slowestMs, performance.now() - started);
-      this.polls++;
-      this.inFlight = false;
-    }
-  }
-
-  stop(): void {
-    clearInterval(this.timer);
-  }
 }
 
 export interface RawRequest {

@@ -64,25 +64,33 @@ const probe = (due) => new Promise((resolve) => {
 })();
 `;
 
+/** A running watch: `stop()` ends it and returns its figures. */
+export type HealthWatch = Awaited<ReturnType<typeof watchHealth>>;
+
 export async function watchHealth(url: string, options: { everyMs?: number; token?: string | null } = {}) {
   const worker = new Worker(WORKER, { eval: true, workerData: { url, everyMs: options.everyMs ?? 20, token: options.token ?? null } });
   const messages: Array<(m: any) => void> = [];
   worker.on('message', (m) => messages.shift()?.(m));
   const next = () => new Promise<any>((resolve) => messages.push(resolve));
   await next(); // warmed up: the first probe is not counted
+  let stopped: Promise<HealthFigures> | undefined;
   return {
-    async stop(): Promise<HealthFigures> {
-      const done = next();
-      worker.postMessage('stop');
-      const { times, failures } = (await done) as { times: number[]; failures: string[] };
-      await worker.terminate();
-      const sorted = [...times].sort((a, b) => a - b);
-      return {
-        probes: times.length,
-        maxMs: Math.round(sorted[sorted.length - 1] ?? 0),
-        p50Ms: Math.round(sorted[Math.floor(sorted.length / 2)] ?? 0),
-        failures,
-      };
+    /** Ends the watch and returns its figures; later calls return the same figures. */
+    stop(): Promise<HealthFigures> {
+      stopped ??= (async () => {
+        const done = next();
+        worker.postMessage('stop');
+        const { times, failures } = (await done) as { times: number[]; failures: string[] };
+        await worker.terminate();
+        const sorted = [...times].sort((a, b) => a - b);
+        return {
+          probes: times.length,
+          maxMs: Math.round(sorted[sorted.length - 1] ?? 0),
+          p50Ms: Math.round(sorted[Math.floor(sorted.length / 2)] ?? 0),
+          failures,
+        };
+      })();
+      return stopped;
     },
   };
 }

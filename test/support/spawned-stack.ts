@@ -21,7 +21,8 @@ export interface SpawnedStack {
   close(): Promise<void>;
 }
 
-export async function startSpawnedStack(): Promise<SpawnedStack> {
+/** `env`: added to every daemon's environment (NODE_OPTIONS for a heap cap, say), not to this process's. */
+export async function startSpawnedStack(options: { env?: NodeJS.ProcessEnv } = {}): Promise<SpawnedStack> {
   const model = await startScriptedModel({ port: 0 });
   const home = tempDir('berth-home-');
   const workspace = tempDir('berth-ws-');
@@ -36,7 +37,7 @@ export async function startSpawnedStack(): Promise<SpawnedStack> {
     home,
     workspace,
     async serve(...args) {
-      const d = await spawnDaemon(['--home', home, '--workspace', workspace, ...args]);
+      const d = await spawnDaemon(['--home', home, '--workspace', workspace, ...args], options.env);
       daemons.push(d);
       return d;
     },

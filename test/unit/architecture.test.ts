@@ -9,6 +9,7 @@ import {
   ruleBroken,
   sourceFiles,
   type SourceFile,
+  webRoot,
 } from '../../scripts/architecture.js';
 
 // docs/architecture.md states these rules and why; scripts/architecture.ts reads the imports.
@@ -30,7 +31,7 @@ const TEMPORARY_CYCLE_EXCEPTIONS: readonly string[] = [];
 const TEMPORARY_INDEX_EXCEPTIONS: readonly string[] = [];
 
 const MAX_LINES = 300;
-const files = sourceFiles();
+const files = [...sourceFiles(), ...sourceFiles(webRoot)];
 const excepted = (from: string, to: string) => TEMPORARY_IMPORT_EXCEPTIONS.some((e) => e.from === from && e.to === to);
 
 function stale(list: readonly string[], stillNeeded: (entry: string) => boolean): string[] {
@@ -52,6 +53,9 @@ describe('the import rules of docs/architecture.md', () => {
     assert.match(ruleBroken('src/http/server.ts', 'src/main/core.ts') ?? '', /only cli\/ may import main\//);
     assert.match(ruleBroken('src/sessions/x.ts', 'src/http/server.ts') ?? '', /core knows no face/);
     assert.equal(ruleBroken('src/http/server.ts', 'src/net/security.ts'), null);
+    assert.match(ruleBroken('web/src/App.tsx', 'src/sessions/session.ts') ?? '', /web\/ \(the browser app\)/);
+    assert.equal(ruleBroken('web/src/App.tsx', 'src/protocol/errors/catalog.ts'), null);
+    assert.match(ruleBroken('src/http/server.ts', 'web/src/App.tsx') ?? '', /nothing of the daemon imports web\//);
     assert.equal(ruleBroken('src/cli/serve.ts', 'src/main/daemon.ts'), null);
     assert.deepEqual(folderCycles(new Map([['a', new Set(['b'])], ['b', new Set(['a'])], ['c', new Set(['a'])]])), [['a', 'b']]);
   });
@@ -60,7 +64,7 @@ describe('the import rules of docs/architecture.md', () => {
     const broken: string[] = [];
     for (const file of files) {
       for (const edge of importsOf(file)) {
-        if (!edge.relative || !edge.to.startsWith('src/')) continue;
+        if (!edge.relative || !(edge.to.startsWith('src/') || edge.to.startsWith('web/'))) continue;
         const rule = ruleBroken(edge.from, edge.to);
         if (rule !== null && !excepted(edge.from, edge.to)) broken.push(`${edge.from} → ${edge.to}: ${rule}`);
       }

@@ -3,6 +3,7 @@ import type { ContentBlock, HistoryItem } from '../driver.js';
 import type { ToolContent, ToolOutcome } from '../../tools/types.js';
 import { imagePart, toolResultForModel, userContent } from './content.js';
 import { wireSafeName } from './tools.js';
+import { compacted } from './compaction.js';
 
 type Message = OpenAI.Chat.ChatCompletionMessageParam;
 
@@ -36,6 +37,11 @@ export class Conversation {
   /** The list to send; the model call reads it, never changes it. */
   view(): readonly Message[] {
     return this.messages;
+  }
+
+  /** Takes a compacted message list (agents/builtin/compaction.ts); the system prompt stays first. */
+  replace(messages: readonly Message[]): void {
+    this.messages = [...messages];
   }
 
   addUser(blocks: readonly ContentBlock[]): void {
@@ -105,7 +111,10 @@ export class Conversation {
         continue;
       }
       flush();
-      if (item.kind === 'user') this.addUser(item.content);
+      if (item.kind === 'compaction') {
+        // The same rule as the live compaction, so a load continues on the same context.
+        this.messages = compacted(this.messages, item.summary, item.keptTurns) ?? this.messages;
+      } else if (item.kind === 'user') this.addUser(item.content);
       else {
         const calls = item.toolCalls.map((c) => {
           this.callIds.add(c.toolCallId);

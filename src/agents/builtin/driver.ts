@@ -4,8 +4,10 @@ import { BerthError } from '../../protocol/errors/index.js';
 import type { AgentDriver, DriverState, HistoryItem, TurnIO, TurnResult } from '../driver.js';
 import { modelInfos, toClientModelId, type ModelService, type ModelServices } from '../models/index.js';
 import { Conversation } from './conversation.js';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './model-retry.js';
 import { SYSTEM_PROMPT } from './system-prompt.js';
-import { runBuiltinTurn } from './turn.js';
+import { compactConversation } from './compact-turn.js';
+import { compactionRun, runBuiltinTurn, type TurnSetup } from './turn.js';
 
 export interface BuiltinDriverOptions {
   readonly services: ModelServices;
@@ -17,6 +19,8 @@ export interface BuiltinDriverOptions {
   readonly systemPrompt?: string;
   /** Default MODEL_STREAM_IDLE_TIMEOUT_MS. */
   readonly streamIdleTimeoutMs?: number;
+  /** Retries of a 429/5xx model answer; default DEFAULT_RETRY_POLICY. */
+  readonly retry?: RetryPolicy;
 }
 
 /**
@@ -36,6 +40,18 @@ export class BuiltinAgentDriver implements AgentDriver {
   }
 
   async runTurn(io: TurnIO): Promise<TurnResult> {
+    return runBuiltinTurn(io, this.turnSetup());
+  }
+
+  async compact(io: Pick<TurnIO, 'signal' | 'emit'>): Promise<string> {
+    const done = await compactConversation(compactionRun(io, this.turnSetup()), 'request');
+    return done
+      ? `Compacted the conversation from about ${done.tokensBefore} to about ${done.tokensAfter} tokens.`
+      : 'Nothing to compact yet: the conversation is no longer than the turns kept verbatim.';
+  }
+
+  /** What a turn or a compaction runs on; refuses when no model can be used. */
+  private turnSetup(): TurnSetup {
     const { service, model } = this;
     if (!service) throw new BerthError('model_not_configured', this.options.services.howToConfigure());
     if (model === null) {
@@ -46,14 +62,16 @@ export class BuiltinAgentDriver implements AgentDriver {
         { modelServiceId: service.id },
       );
     }
-    return runBuiltinTurn(io, {
+    return {
       client: service.client,
       target: { serviceId: service.id, model, baseUrl: service.baseUrl },
       conversation: this.conversation,
       maxIterations: this.options.maxTurnIterations,
       clock: this.options.clock,
       streamIdleTimeoutMs: this.options.streamIdleTimeoutMs ?? MODEL_STREAM_IDLE_TIMEOUT_MS,
-    });
+      profile: service.profile(model),
+      retry: this.options.retry ?? DEFAULT_RETRY_POLICY,
+    };
   }
 
   state(): DriverState {

@@ -2,7 +2,9 @@ import type OpenAI from 'openai';
 import type { Clock } from '../../clock.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import type { SessionUpdate } from '../driver.js';
+import type { ModelProfile } from '../models/service.js';
 import { modelError, type ModelCallTarget } from './model-error.js';
+import { contextUsageUpdate, requestUsage, usageChunk, type RequestUsage } from './usage.js';
 
 /** One streamed answer, assembled. */
 export interface ModelAnswer {
@@ -12,6 +14,8 @@ export interface ModelAnswer {
   /** `stop`, `tool_calls`, `length`, `content_filter`…; null when the call was aborted. */
   readonly finishReason: string | null;
   readonly aborted: boolean;
+  /** The request's token counts when the endpoint reported them. */
+  readonly usage?: RequestUsage;
 }
 
 export interface ModelCall {
@@ -23,6 +27,8 @@ export interface ModelCall {
   readonly clock: Clock;
   /** Longest silence allowed inside the stream before it counts as stalled. */
   readonly idleTimeoutMs: number;
+  /** The model's context window and price (usage events). */
+  readonly profile: ModelProfile;
   emit(update: SessionUpdate): void;
 }
 
@@ -34,24 +40,6 @@ interface PartialCall {
 
 /** Delta fields some OpenAI-compatible servers add: qwen/deepseek `reasoning_content`, vLLM/OpenRouter `reasoning`. */
 type ReasoningDelta = { reasoning_content?: unknown; reasoning?: unknown };
-
-/** qwen's per-call usage record (docs/client-api.md §8.1): an empty agent_message_chunk carrying `_meta.usage` and `_meta.durationMs`. */
-function usageUpdate(usage: OpenAI.CompletionUsage, durationMs: number): SessionUpdate {
-  return {
-    sessionUpdate: 'agent_message_chunk',
-    content: { type: 'text', text: '' },
-    _meta: {
-      usage: {
-        inputTokens: usage.prompt_tokens,
-        outputTokens: usage.completion_tokens,
-        totalTokens: usage.total_tokens ?? usage.prompt_tokens + usage.completion_tokens,
-        thoughtTokens: usage.completion_tokens_details?.reasoning_tokens ?? 0,
-        cachedReadTokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
-      },
-      durationMs,
-    },
-  };
-}
 
 /**
  * Streams one chat completion, emitting text and reasoning as they arrive and
@@ -131,6 +119,9 @@ export async function callModel(call: ModelCall): Promise<ModelAnswer> {
       model: call.target.model,
     });
   }
-  if (usage) call.emit(usageUpdate(usage, call.clock.now() - started));
-  return { text, toolCalls: calls, finishReason, aborted: false };
+  if (!usage) return { text, toolCalls: calls, finishReason, aborted: false };
+  const counted = requestUsage(usage, call.profile.price);
+  call.emit(usageChunk(counted, call.clock.now() - started));
+  call.emit(contextUsageUpdate(counted, call.profile.contextWindow));
+  return { text, toolCalls: calls, finishReason, aborted: false, usage: counted };
 }

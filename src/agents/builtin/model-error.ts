@@ -37,6 +37,8 @@ export function modelError(err: unknown, target: ModelCallTarget): BerthError {
     const body = err.error as { type?: unknown; code?: unknown } | undefined;
     if (typeof body?.type === 'string') details.type = body.type;
     if (typeof body?.code === 'string') details.code = body.code;
+    const retryAfterMs = retryAfter(err.headers);
+    if (retryAfterMs !== undefined) details.retryAfterMs = retryAfterMs;
     const text = err.status === undefined ? `The model stream reported an error: ${err.message}` : err.message;
     return new BerthError('model_error', text, details);
   }
@@ -45,4 +47,16 @@ export function modelError(err: unknown, target: ModelCallTarget): BerthError {
   const root = rootCause(err);
   const cause = root ? ` (${root})` : '';
   return new BerthError('model_error', `The model stream was interrupted: ${message}${cause}`, details);
+}
+
+/** `retry-after-ms`, else `retry-after` in seconds or as an HTTP date, in milliseconds from now. */
+function retryAfter(headers: Headers | undefined, now = Date.now()): number | undefined {
+  const ms = Number(headers?.get('retry-after-ms') ?? NaN);
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const value = headers?.get('retry-after');
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }

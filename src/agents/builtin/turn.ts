@@ -3,7 +3,10 @@ import type { Clock } from '../../clock.js';
 import type { ToolOutcome } from '../../tools/types.js';
 import type { TurnIO, TurnResult } from '../driver.js';
 import type { Conversation, AssistantCall } from './conversation.js';
-import { callModel } from './model-call.js';
+import type { ModelProfile } from '../models/service.js';
+import { callModelWithRetry, type RetryPolicy } from './model-retry.js';
+import { compactConversation, type CompactionRun } from './compact-turn.js';
+import { estimateTokens, isContextOverflow } from './compaction.js';
 import type { ModelCallTarget } from './model-error.js';
 import { PLAN_TOOL_NAME, planUpdate } from './plan-tool.js';
 import { modelTools } from './tools.js';
@@ -15,6 +18,8 @@ export interface TurnSetup {
   readonly maxIterations: number;
   readonly clock: Clock;
   readonly streamIdleTimeoutMs: number;
+  readonly profile: ModelProfile;
+  readonly retry: RetryPolicy;
 }
 
 const toolError = (code: string, message: string): ToolOutcome => ({ ok: false, error: { code, message, retryable: false } });
@@ -57,17 +62,12 @@ export async function runBuiltinTurn(io: TurnIO, setup: TurnSetup): Promise<Turn
   conversation.addUser(io.prompt);
   const tools = modelTools(io.tools);
 
+  const compaction = compactionRun(io, setup);
   for (let iteration = 0; iteration < setup.maxIterations; iteration++) {
-    const answer = await callModel({
-      client: setup.client,
-      target: setup.target,
-      messages: conversation.view(),
-      tools: tools.tools,
-      signal: io.signal,
-      clock: setup.clock,
-      idleTimeoutMs: setup.streamIdleTimeoutMs,
-      emit: (u) => io.emit(u),
-    });
+    if (estimateTokens(conversation.view(), tools.tools) > setup.profile.contextWindow * setup.profile.compactFraction) {
+      await compactConversation(compaction, 'threshold');
+    }
+    const answer = await askModel(io, setup, tools.tools, compaction);
     if (answer.aborted) {
       // What was said before the cancel stays in the conversation; unfinished calls are not kept.
       conversation.addAssistant(answer.text);
@@ -106,4 +106,43 @@ export async function runBuiltinTurn(io: TurnIO, setup: TurnSetup): Promise<Turn
     if (io.signal.aborted) return { stopReason: 'cancelled' };
   }
   return { stopReason: 'max_turn_requests' };
+}
+
+/** The parts of a compaction that stay the same for the whole turn. */
+export function compactionRun(io: Pick<TurnIO, 'signal' | 'emit'>, setup: Omit<TurnSetup, 'maxIterations'>): CompactionRun {
+  return {
+    conversation: setup.conversation,
+    call: { client: setup.client, target: setup.target, clock: setup.clock, idleTimeoutMs: setup.streamIdleTimeoutMs, profile: setup.profile },
+    retry: setup.retry,
+    signal: io.signal,
+    emit: (u) => io.emit(u),
+  };
+}
+
+/**
+ * One model request; a "context length exceeded" answer triggers one compaction and one
+ * retry of the same request, never a loop (a second overflow fails the turn).
+ */
+async function askModel(io: TurnIO, setup: TurnSetup, tools: readonly OpenAI.Chat.ChatCompletionTool[], compaction: CompactionRun) {
+  const request = () =>
+    callModelWithRetry(
+      {
+        client: setup.client,
+        target: setup.target,
+        messages: setup.conversation.view(),
+        tools,
+        signal: io.signal,
+        clock: setup.clock,
+        idleTimeoutMs: setup.streamIdleTimeoutMs,
+        profile: setup.profile,
+        emit: (u) => io.emit(u),
+      },
+      setup.retry,
+    );
+  try {
+    return await request();
+  } catch (err) {
+    if (!isContextOverflow(err) || (await compactConversation(compaction, 'overflow')) === null) throw err;
+    return request();
+  }
 }

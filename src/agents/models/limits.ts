@@ -27,3 +27,14 @@ export const MODEL_MAX_IDLE_SOCKETS_PER_SERVICE = 16;
  * sooner when the server's `Keep-Alive: timeout=` asks for it, so a reused socket is rarely one the server just closed.
  */
 export const MODEL_IDLE_SOCKET_MS = 4_000;
+
+/**
+ * A 429 or 5xx answer from the model (before anything streamed) is retried this many times by the built-in
+ * agent, each retry shown on the stream; then the turn ends with `model_error`. Bounded, so a service that is
+ * down costs a few seconds, not a stuck turn.
+ */
+export const MODEL_RETRY_ATTEMPTS = 3;
+/** The first retry waits this long without a `Retry-After`; each later one twice as long. */
+export const MODEL_RETRY_BASE_MS = 1_000;
+/** A `Retry-After` longer than this is not waited for: the turn fails and says when to try again. */
+export const MODEL_RETRY_MAX_DELAY_MS = 60_000;

@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import type { Clock } from '../../clock.js';
-import type { ConfiguredModel, ModelServiceSpec } from '../../config/model-services.js';
+import type { ConfiguredModel, ModelPrice, ModelServiceSpec } from '../../config/model-services.js';
+import { contextWindowOf, DEFAULT_COMPACT_FRACTION } from './context-window.js';
 import { MODEL_DISCOVERY_RETRY_MS, MODEL_DISCOVERY_TIMEOUT_MS, MODEL_REQUEST_RETRIES } from './limits.js';
 import { createHttpFetch, type HttpFetch } from './http-fetch.js';
 
@@ -11,6 +12,14 @@ export interface ModelListing {
   readonly source: 'config' | 'discovered' | 'fallback';
   /** Why discovery failed (source `fallback`); the service stays usable with its default model. */
   readonly error?: string;
+}
+
+/** What the built-in agent knows of one model beyond its id: how much it holds and what it costs. */
+export interface ModelProfile {
+  readonly contextWindow: number;
+  /** Compact before a request estimated above this share of the window (config `compactAt`, default 0.8). */
+  readonly compactFraction: number;
+  readonly price?: ModelPrice;
 }
 
 export type DiscoveryListener = (serviceId: string, error: string) => void;
@@ -66,6 +75,16 @@ export class ModelService {
     }
     this.discovering ??= this.discover().finally(() => (this.discovering = undefined));
     return this.discovering;
+  }
+
+  /** The context window and price of `model`, from config.json or its family's default. */
+  profile(model: string): ModelProfile {
+    const entry = this.spec.models?.find((m) => m.id === model);
+    return {
+      contextWindow: contextWindowOf(model, this.spec.models),
+      compactFraction: entry?.compactAt ?? DEFAULT_COMPACT_FRACTION,
+      ...(entry?.price ? { price: entry.price } : {}),
+    };
   }
 
   /** The configured default model, else the first listed one, else null. */

@@ -1,9 +1,11 @@
+import { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import { MAX_TRANSCRIPT_LIMIT } from '../../transcript/limits.js';
 import type { Core } from '../../core.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import { EXPORT_CSP } from '../../export/html.js';
 import { parseExportFormat } from '../../export/index.js';
+import { parseSessionListQuery } from '../../sessions/list-page.js';
 import type { RestoreAction } from '../../sessions/restore.js';
 import { parsePageQuery } from '../../transcript/page-query.js';
 import { clientIdOf } from '../client-id.js';
@@ -109,11 +111,16 @@ export const historyModule: HttpModule = {
         .header('Content-Disposition', `attachment; filename="${rendered.filename}"`)
         .header('Cache-Control', 'no-store');
       if (format === 'html') reply.header('Content-Security-Policy', EXPORT_CSP);
-      return reply.send(rendered.body);
+      // Streamed: a large session's export is written a batch of records at a time (src/export/stream.ts).
+      return reply.send(Readable.from(rendered.chunks));
     });
 
-    app.get('/sessions', async () => ({
-      sessions: core.sessions.stored().map(({ row, live }) => sessionListEntry(row, live, core.workspaces.byId(row.workspaceId))),
-    }));
+    app.get('/sessions', async (request, reply) => {
+      const page = core.sessions.stored(parseSessionListQuery(query(request)));
+      return reply.header('Cache-Control', 'no-store').send({
+        sessions: page.sessions.map(({ row, live }) => sessionListEntry(row, live, core.workspaces.byId(row.workspaceId))),
+        ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
+      });
+    });
   },
 };

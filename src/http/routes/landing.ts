@@ -1,23 +1,26 @@
 import { createRequire } from 'node:module';
 import type { Core } from '../../core.js';
 import type { HttpModule } from '../module.js';
+import { loadWebApp, WEB_APP_CSP, type WebApp } from '../web-app.js';
 
 const pkg = createRequire(import.meta.url)('../../../package.json') as { version: string };
 
 /**
  * `/` (issue 11): the URL `berth serve` prints should say what answers there
  * and where to go, not `404 Cannot GET /`. A short page for a browser, the same
- * facts as JSON for anything else. A built-in web app takes `/` over later;
- * `--no-web` (Config.web false) keeps this page.
+ * facts as JSON for anything else. The built-in web app (issue 13) takes `/`
+ * over for a browser when it was built; `--no-web` (Config.web false) keeps this page.
  */
-export function landing(core: Core): Record<string, unknown> {
+export function landing(core: Core, app: WebApp | null = null): Record<string, unknown> {
   return {
     name: 'berth',
     version: pkg.version,
     what: 'A self-hosted daemon where coding agents work on projects. This port serves its client API (REST + Server-Sent Events, compatible with qwen serve).',
-    web: core.config.web
-      ? 'No web app is built into this daemon yet: use a client such as the @qwen-code/sdk DaemonClient, or the routes below.'
-      : 'The web app is turned off (--no-web): use a client such as the @qwen-code/sdk DaemonClient, or the routes below.',
+    web: !core.config.web
+      ? 'The web app is turned off (--no-web): use a client such as the @qwen-code/sdk DaemonClient, or the routes below.'
+      : app
+        ? 'The web app answers a browser at this address (/): sign in with the owner token, if the daemon has one.'
+        : 'No web app is built into this daemon yet: use a client such as the @qwen-code/sdk DaemonClient, or the routes below.',
     routes: {
       '/health': 'is the daemon up',
       '/capabilities': 'features, limits and workspaces (with their module sockets)',
@@ -46,9 +49,26 @@ export const landingModule: HttpModule = {
   name: 'landing',
   features: () => [],
   register(app, core: Core) {
+    const web = core.config.web ? loadWebApp() : null;
+    if (web) {
+      app.get('/assets/:name', async (request, reply) => {
+        const file = web.assets.get((request.params as { name: string }).name);
+        if (!file) return reply.code(404).type('text/plain; charset=utf-8').send('Not found');
+        // Names carry a content hash: a changed file is a new name, so a browser may keep these for good.
+        return reply.header('Cache-Control', 'public, max-age=31536000, immutable').type(file.type).send(file.body);
+      });
+    }
     app.get('/', async (request, reply) => {
-      const info = landing(core);
+      const info = landing(core, web);
       const accept = String(request.headers.accept ?? '');
+      if (web && /\btext\/html\b/.test(accept)) {
+        return reply
+          .header('content-security-policy', WEB_APP_CSP)
+          .header('Cache-Control', 'no-store')
+          .header('Referrer-Policy', 'no-referrer')
+          .type('text/html; charset=utf-8')
+          .send(web.index);
+      }
       if (/\btext\/html\b/.test(accept)) {
         // No script and nothing fetched: the page cannot do anything but be read.
         return reply

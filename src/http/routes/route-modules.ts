@@ -9,6 +9,9 @@ import { promptsModule } from './prompts.js';
 import { sessionsModule } from './sessions.js';
 import { workspaceReadsModule } from './workspace-reads.js';
 import { workspaceToolsModule } from './workspace-tools.js';
+import { webShellSessionModule } from '../webshell/session-extras.js';
+import { webShellSessionListModule } from '../webshell/session-list.js';
+import { webShellWorkspaceModule } from '../webshell/workspace-info.js';
 
 /** Every client-API route module this build serves, in registration order. */
 export const httpModules: readonly HttpModule[] = [
@@ -22,5 +25,9 @@ export const httpModules: readonly HttpModule[] = [
   workspaceToolsModule,
   workspaceReadsModule,
   moduleAccessModule,
+  // qwen serve's routes outside the 25 operations that its Web Shell calls (README).
+  webShellSessionListModule,
+  webShellWorkspaceModule,
+  webShellSessionModule,
   landingModule,
 ];

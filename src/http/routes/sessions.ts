@@ -1,5 +1,6 @@
 import type { Core } from '../../core.js';
 import { BerthError } from '../../protocol/errors/index.js';
+import { parseApprovalMode } from '../../sessions/approval.js';
 import { isSessionId } from '../../sessions/ids.js';
 import type { CreateSessionRequest } from '../../sessions/manager.js';
 import { withCheckedDisplayName } from '../../sessions/metadata.js';
@@ -28,6 +29,7 @@ export const sessionsModule: HttpModule = {
     'client_heartbeat',
     'session_metadata',
     'session_set_model',
+    'session_approval_mode',
     'session_status',
     'session_context',
     'typed_event_schema',
@@ -97,6 +99,23 @@ export const sessionsModule: HttpModule = {
       });
       if (body.modelId.trim() === '') throw new BerthError('invalid_model_id');
       return modelSwitchResult(await session.switchModel(body.modelId, clientId));
+    });
+
+    // qwen serve's approval-mode route (the qwen Web Shell's menu), outside the 25 operations: docs/client-api.md §5.11.
+    app.post('/session/:id/approval-mode', async (request) => {
+      const clientId = clientIdOf(request);
+      const session = await sessions.open(param(request, 'id'));
+      session.clients.require(clientId);
+      const body = parseBody<{ mode: string }>('SessionApprovalModeRequest', objectBody(request), { '*': 'invalid_approval_mode' });
+      return { sessionId: session.id, ...session.setApprovalMode(parseApprovalMode(body.mode), clientId) };
+    });
+
+    // Compaction on demand (docs/client-api.md §5.12): queued like the prompt `/compact`, so it never overlaps a turn.
+    app.post('/session/:id/compact', async (request, reply) => {
+      const clientId = clientIdOf(request);
+      const session = await sessions.open(param(request, 'id'));
+      session.clients.require(clientId);
+      return reply.code(202).send(session.submit([{ type: 'text', text: '/compact' }], { ...(clientId ? { clientId } : {}) }));
     });
 
     // Status and context take no X-Qwen-Client-Id in the seed OpenAPI (it lists no 400 for them), though the

@@ -71,6 +71,29 @@ async function serve<T>(request: FastifyRequest, reply: FastifyReply, path: () =
   }
 }
 
+/**
+ * `GET /glob` on one workspace root; the Web Shell's `@file` completion asks the same of
+ * `/workspaces/{cwd}/glob`, so both routes parse and answer alike.
+ */
+export async function globIn(root: string, request: FastifyRequest, reply: FastifyReply, core: Core) {
+  const q = request.query as Query;
+  const abort = new AbortController();
+  // The walk stops if the client goes away before the answer is written.
+  reply.raw.once('close', () => abort.abort());
+  return serve(request, reply, () => single(q, 'cwd') ?? '', () => {
+    const cwd = single(q, 'cwd');
+    if (cwd === '') throw bad('`cwd` must not be empty');
+    const options = {
+      pattern: required(q, 'pattern'),
+      cwd,
+      maxResults: integer(q, 'maxResults', 1, MAX_GLOB_RESULTS, `a positive integer in [1, ${MAX_GLOB_RESULTS}]`),
+      includeIgnored: flag(q, 'includeIgnored'),
+      signal: abort.signal,
+    };
+    return globWorkspace(root, options, core.clock);
+  });
+}
+
 export const workspaceReadsModule: HttpModule = {
   name: 'workspace-reads',
   features: () => ['workspace_file_read', 'workspace_file_bytes', 'workspace_file_read_cursor'],
@@ -115,23 +138,6 @@ export const workspaceReadsModule: HttpModule = {
       );
     });
 
-    app.get('/glob', async (request, reply) => {
-      const q = request.query as Query;
-      const abort = new AbortController();
-      // The walk stops if the client goes away before the answer is written.
-      reply.raw.once('close', () => abort.abort());
-      return serve(request, reply, () => single(q, 'cwd') ?? '', () => {
-        const cwd = single(q, 'cwd');
-        if (cwd === '') throw bad('`cwd` must not be empty');
-        const options = {
-          pattern: required(q, 'pattern'),
-          cwd,
-          maxResults: integer(q, 'maxResults', 1, MAX_GLOB_RESULTS, `a positive integer in [1, ${MAX_GLOB_RESULTS}]`),
-          includeIgnored: flag(q, 'includeIgnored'),
-          signal: abort.signal,
-        };
-        return globWorkspace(root(), options, core.clock);
-      });
-    });
+    app.get('/glob', async (request, reply) => globIn(root(), request, reply, core));
   },
 };

@@ -64,6 +64,7 @@ export function sessionSummary(session: Session): SessionSummary {
     ...(init.branch ? { branch: init.branch } : {}),
     ...(prs.length > 0 ? { prs: prs as SessionSummary['prs'] } : {}),
     approvalMode: session.approvalMode,
+    usage: session.usage.snapshot(),
   };
 }
 

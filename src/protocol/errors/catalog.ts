@@ -26,6 +26,8 @@ export const ERROR_CATALOG = spec({
   // ── request shape (§1, §13.2) ───────────────────────────────────────────
   invalid_json: { status: 400, message: 'Invalid JSON in request body' },
   invalid_request: { status: 400, message: 'The request does not match the contract' },
+  request_headers_too_large: { status: 431, message: 'The request line and headers exceed 16 KiB' },
+  request_timeout: { status: 408, message: 'The request did not arrive in time', retryable: true },
   body_too_large: { status: 413, message: 'Request body too large' },
   nesting_too_deep: { status: 400, message: 'The JSON value is nested too deeply' },
   route_not_found: { status: 404, message: 'No such route' },
@@ -138,6 +140,10 @@ export const ERROR_CATALOG = spec({
   permission_request_not_found: { status: 404, message: 'No pending permission request' },
   permission_forbidden: { status: 403, message: 'This client may not vote on this request' },
 
+  // ── session list (§5.11) ─────────────────────────────────────────────────
+  invalid_session_list_limit: { status: 400, message: 'limit must be an integer from 1 to 1000' },
+  invalid_session_list_cursor: { status: 400, message: 'The cursor is not one a session list page handed out' },
+
   // ── transcript and export (§10) ─────────────────────────────────────────
   invalid_transcript_limit: { status: 400, message: 'limit must be an integer from 1 to 500' },
   invalid_transcript_cursor: { status: 400, message: 'Invalid transcript cursor and anchor combination' },
@@ -170,6 +176,11 @@ export const ERROR_CATALOG = spec({
     errorKind: 'ambiguous_text_match',
   },
   not_regular_file: { status: 400, message: 'Not a regular file', errorKind: 'parse_error' },
+  name_too_long: {
+    status: 400,
+    message: 'A name in the path is longer than 255 bytes',
+    errorKind: 'parse_error',
+  },
   io_error: { status: 503, message: 'Filesystem I/O failure', errorKind: 'io_error', retryable: true },
   storage_full: {
     status: 507,
@@ -255,6 +266,14 @@ export const ERROR_CATALOG = spec({
   network_rule: { status: 403, message: 'A tab without network may not send to a tab with network' },
   hop_limit: { status: 429, message: 'This chain of messages has gone on too long' },
   pace_limit: { status: 429, message: 'Too many messages from this tab', retryable: true },
+
+  // ── qwen serve routes the Web Shell calls, outside the 25 operations (README, "The qwen Web Shell") ──
+  invalid_archive_state: { status: 400, message: '`archiveState` must be "active" or "archived"' },
+  invalid_cursor: { status: 400, message: 'The cursor is not one this daemon handed out' },
+  invalid_session_source: { status: 400, message: '`sourceType` must match [a-z][a-z0-9_-]{0,63} when provided' },
+  workspace_not_found: { status: 404, message: 'No registered workspace has this id or root' },
+  workspace_is_remote: { status: 400, message: 'A remote workspace is read through its owner, not this route' },
+  invalid_detail: { status: 400, message: 'detail must be one of: summary, full' },
 });
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

@@ -5,10 +5,21 @@ import { m003Sessions } from './003_sessions.js';
 import { m004Tokens } from './004_tokens.js';
 import { m005GatewayCalls } from './005_gateway_calls.js';
 import { m006Module } from './006_module.js';
+import { m007TranscriptOverflow } from './007_transcript_overflow.js';
+import { m010PermissionGrants } from './010_permission_grants.js';
 
 /**
  * Every migration, in order. Ids are reserved per area so parallel work does not collide:
  * 1 core · 2 receipts (tools) · 3 sessions + transcript · 4 tokens · 5 gateway call journal ·
- * 6 module inboxes · 7+ later.
+ * 6 module inboxes · 7 transcript overflow · 10 permission grants · 8-9, 11+ later.
  */
-export const MIGRATIONS: readonly Migration[] = [m001Core, m002Receipts, m003Sessions, m004Tokens, m005GatewayCalls, m006Module];
+export const MIGRATIONS: readonly Migration[] = [
+  m001Core,
+  m002Receipts,
+  m003Sessions,
+  m004Tokens,
+  m005GatewayCalls,
+  m006Module,
+  m007TranscriptOverflow,
+  m010PermissionGrants,
+];

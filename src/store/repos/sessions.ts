@@ -139,8 +139,10 @@ export class SqliteSessionRepository {
   }
 
 
-  listAll(): StoredSession[] {
-    return (this.db.prepare('SELECT * FROM sessions ORDER BY created_at').all() as Raw[]).map(fromRaw);
+  // The rowid orders sessions as they were stored and is its own index: a page costs its size, not the table's.
+  listAfter(after: number, limit: number): { row: StoredSession; position: number }[] {
+    const rows = this.db.prepare('SELECT rowid AS position, * FROM sessions WHERE rowid > ? ORDER BY rowid LIMIT ?').all(after, limit) as (Raw & { position: number })[];
+    return rows.map((r) => ({ row: fromRaw(r), position: r.position }));
   }
 
   closeAllOpen(reason: string, now: number): number {

@@ -16,7 +16,7 @@ export interface StoredRecord {
   readonly unreadable?: true;
 }
 
-export type NewStoredRecord = Omit<StoredRecord, 'seq' | 'unreadable'>;
+export type NewStoredRecord = Omit<StoredRecord, 'seq' | 'unreadable'> & { readonly overflow?: string };
 
 interface Raw {
   session_id: string;
@@ -51,6 +51,8 @@ export class SqliteTranscriptRepository {
   private readonly rangeStmt;
   private readonly recordIdAtStmt;
   private readonly ofKindStmt;
+  private readonly overflowInsertStmt;
+  private readonly overflowStmt;
   private readonly nextSeq = new Map<string, number>();
 
   constructor(private readonly db: Db) {
@@ -63,6 +65,8 @@ export class SqliteTranscriptRepository {
     );
     this.recordIdAtStmt = db.prepare('SELECT record_id FROM transcript WHERE session_id = ? AND seq = ?');
     this.ofKindStmt = db.prepare('SELECT * FROM transcript WHERE session_id = ? AND kind = ? AND seq <= ? ORDER BY seq');
+    this.overflowInsertStmt = db.prepare('INSERT INTO transcript_overflow (record_id, session_id, data) VALUES (?, ?, ?)');
+    this.overflowStmt = db.prepare('SELECT data FROM transcript_overflow WHERE record_id = ?');
   }
 
   private seqFor(sessionId: string): number {
@@ -83,8 +87,11 @@ export class SqliteTranscriptRepository {
       for (const r of records) {
         const seq = pending.get(r.sessionId) ?? this.seqFor(r.sessionId);
         this.insertStmt.run(r.sessionId, seq, r.recordId, r.kind, r.promptId, r.at, JSON.stringify(r.data));
+        // The whole record beside its preview, in the same transaction: never one without the other.
+        if (r.overflow !== undefined) this.overflowInsertStmt.run(r.recordId, r.sessionId, r.overflow);
         pending.set(r.sessionId, seq + 1);
-        out.push({ ...r, seq });
+        const { overflow: _kept, ...stored } = r;
+        out.push({ ...stored, seq });
       }
     })();
     for (const [sessionId, next] of pending) this.nextSeq.set(sessionId, next);
@@ -116,6 +123,10 @@ export class SqliteTranscriptRepository {
 
   recordIdAt(sessionId: string, seq: number): string | undefined {
     return (this.recordIdAtStmt.get(sessionId, seq) as { record_id: string } | undefined)?.record_id;
+  }
+
+  overflowOf(recordId: string): string | undefined {
+    return (this.overflowStmt.get(recordId) as { data: string } | undefined)?.data;
   }
 
   ofKind(sessionId: string, kind: string, toSeq: number): StoredRecord[] {

@@ -16,6 +16,12 @@ export { CommandManager, type CommandManagerOptions } from './commands/command-m
 export interface LocalWorkspaceToolDeps {
   /** Owns the commands `workspace_exec` starts; the daemon disposes it on shutdown. */
   readonly commands: CommandManager;
+  /**
+   * How long `workspace_exec` waits for a command when the call names no `waitMs`:
+   * the daemon's built-in agent waits (`DEFAULT_EXEC_WAIT_MS`), a gateway owner does not
+   * (0, the seed's behaviour, unless the host asks). Default 0.
+   */
+  readonly execWaitMs?: number;
 }
 
 /**
@@ -34,7 +40,7 @@ export function localWorkspaceTools(deps: LocalWorkspaceToolDeps): Tool[] {
     workspaceWriteTool(),
     workspacePatchTool(),
     workspaceDeleteTool(),
-    workspaceExecTool(deps.commands),
+    workspaceExecTool(deps.commands, deps.execWaitMs ?? 0),
     workspacePollTool(deps.commands),
     workspaceInputTool(deps.commands),
     workspaceStopTool(deps.commands),

@@ -48,8 +48,9 @@ describe('built-in agent driver', () => {
     const result = await driver.runTurn(io);
     assert.equal(result.stopReason, 'end_turn');
     assert.deepEqual(texts(io.updates, 'agent_message_chunk'), ['Hello ', 'from ', 'the model.']);
-    const last = io.updates.at(-1) as Record<string, any>;
+    const last = io.updates.at(-2) as Record<string, any>;
     assert.equal(last.sessionUpdate, 'agent_message_chunk');
+    assert.equal(io.updates.at(-1)!.sessionUpdate, 'usage_update', 'the context fill follows, as qwen sends it');
     assert.deepEqual(last.content, { type: 'text', text: '' });
     assert.deepEqual(last._meta.usage, { inputTokens: 40, outputTokens: 6, totalTokens: 46, thoughtTokens: 0, cachedReadTokens: 8 });
     assert.equal(typeof last._meta.durationMs, 'number');
@@ -175,19 +176,72 @@ describe('built-in agent driver', () => {
   for (const [status, message] of [
     [400, 'mock bad request'],
     [401, 'mock invalid api key'],
-    [429, 'slow down'],
-    [500, 'boom'],
   ] as const) {
-    test(`an HTTP ${status} from the model fails the turn with model_error naming the status and message`, async () => {
+    test(`an HTTP ${status} from the model fails the turn with model_error naming the status and message, without a retry`, async () => {
       model.enqueue({ kind: 'error', status, message });
-      const err = await modelError((await newDriver()).runTurn(recordingTurnIO()));
+      const io = recordingTurnIO();
+      const err = await modelError((await newDriver()).runTurn(io));
       assert.equal(err.code, 'model_error');
       assert.equal(err.message, `${status} ${message}`);
       assert.equal(err.details.status, status);
       assert.equal(err.details.modelServiceId, 'scripted');
-      assert.equal(model.completions().length, 1, 'the driver does not retry on its own');
+      assert.equal(model.completions().length, 1, 'a client error is not retried');
+      assert.deepEqual(kinds(io.updates), []);
     });
   }
+
+  test('a 429 honouring Retry-After is retried, the retry is on the stream, and the turn completes', async () => {
+    model.enqueue({ kind: 'error', status: 429, message: 'slow down', retryAfterSeconds: 0 }, { kind: 'reply', text: 'after the wait' });
+    const io = recordingTurnIO();
+    const result = await (await newDriver()).runTurn(io);
+    assert.equal(result.stopReason, 'end_turn');
+    assert.equal(model.completions().length, 2);
+    const retry = io.updates.find((u) => u.sessionUpdate === 'model_retry') as Record<string, any>;
+    assert.deepEqual(
+      { attempt: retry.attempt, delayMs: retry.delayMs, status: retry.status, message: retry.message },
+      { attempt: 1, delayMs: 0, status: 429, message: '429 slow down' },
+    );
+    assert.deepEqual(texts(io.updates, 'agent_message_chunk'), ['after the wait']);
+  });
+
+  test('a 500 that persists is retried a bounded number of times, then fails the turn with model_error', async () => {
+    for (let i = 0; i < 4; i++) model.enqueue({ kind: 'error', status: 500, message: 'boom' });
+    const io = recordingTurnIO();
+    const driver = await createBuiltinDriver({
+      services: services(),
+      maxTurnIterations: 10,
+      clock: systemClock,
+      retry: { attempts: 2, baseMs: 1, maxDelayMs: 1000 },
+    });
+    const err = await modelError(driver.runTurn(io));
+    assert.equal(err.details.status, 500);
+    assert.equal(model.completions().length, 3, 'the first request and two retries');
+    assert.deepEqual(
+      io.updates.filter((u) => u.sessionUpdate === 'model_retry').map((u: Record<string, any>) => [u.attempt, u.delayMs]),
+      [[1, 1], [2, 2]],
+      'backoff doubles',
+    );
+  });
+
+  test('a Retry-After beyond the bound is not waited for: the turn fails at once', async () => {
+    model.enqueue({ kind: 'error', status: 429, message: 'come back tomorrow', retryAfterSeconds: 3600 });
+    const err = await modelError((await newDriver()).runTurn(recordingTurnIO()));
+    assert.equal(err.details.retryAfterMs, 3_600_000);
+    assert.equal(model.completions().length, 1);
+  });
+
+  test('usage_update reports the context fill against the configured window, and the usage chunk carries the cost', async () => {
+    model.enqueue({ kind: 'reply', text: 'priced', usage: { promptTokens: 1_000, completionTokens: 500, cachedTokens: 200 } });
+    const svc = services({
+      models: [{ id: 'scripted-model', contextWindow: 50_000, price: { inputPerMillion: 2, outputPerMillion: 10, cachedInputPerMillion: 1 } }],
+    });
+    const io = recordingTurnIO();
+    await (await newDriver(10, svc)).runTurn(io);
+    const chunk = io.updates.at(-2) as Record<string, any>;
+    // 800 × 2 + 200 × 1 + 500 × 10 per million
+    assert.deepEqual(chunk._meta.usage.cost, { amount: 0.0068, currency: 'USD' });
+    assert.deepEqual(io.updates.at(-1), { sessionUpdate: 'usage_update', used: 1_000, size: 50_000 });
+  });
 
   test('a stream cut mid-way fails the turn with model_error', async () => {
     model.enqueue({ kind: 'disconnect', text: 'half an ans' });

@@ -10,6 +10,8 @@ import type { SessionTools } from '../../../src/sessions/ports.js';
 import { runPrompt, type TurnPorts } from '../../../src/sessions/turn.js';
 import type { Policy } from '../../../src/tools/types.js';
 import { fakeWorkspace } from '../../support/tools.js';
+import { UsageMeter } from '../../../src/sessions/usage.js';
+import { MemoryGrantRepository, SessionGrants } from '../../../src/sessions/grants.js';
 import { toolDef } from '../../support/turn-io.js';
 
 /**
@@ -42,8 +44,13 @@ const callingDriver: Pick<AgentDriver, 'runTurn'> = {
 function ports(options: { ask: Resolution; remembered?: 'allow' | 'reject' }) {
   const published: PublishInput[] = [];
   const asked: InteractionRequest[] = [];
-  const remembered = new Map<string, 'allow' | 'reject'>();
-  if (options.remembered) remembered.set('workspace_write', options.remembered);
+  const grantStore = new MemoryGrantRepository();
+  const grants = new SessionGrants(grantStore, 's-1', 'ws-1', { now: () => 1000 });
+  if (options.remembered === 'reject') {
+    grants.record({ scope: 'session', keys: ['reject:workspace_write'], choice: 'reject', label: 'workspace_write rejected for this session' });
+  }
+  if (options.remembered === 'allow') grants.record({ scope: 'session', keys: ['edit'], choice: 'allow', label: 'all edits allowed for this session' });
+  const remembered = { has: (key: string) => grantStore.applying('s-1', 'ws-1').some((r) => r.key === key && r.choice === 'allow') };
   const ran: string[] = [];
   const terminals: PromptTerminalInput[] = [];
   let startedCalls = 0;
@@ -66,6 +73,7 @@ function ports(options: { ask: Resolution; remembered?: 'allow' | 'reject' }) {
   };
   const turnPorts: TurnPorts = {
     sessionId: 's-1',
+    usage: new UsageMeter(),
     clock: { now: () => 1000 },
     log: silentLogger(),
     driver: callingDriver,
@@ -80,8 +88,8 @@ function ports(options: { ask: Resolution; remembered?: 'allow' | 'reject' }) {
     runWorkspace: fakeWorkspace(),
     guard: (): Policy => 'critical',
     mustAsk: (policy) => policy !== 'read',
-    remembered: (tool) => remembered.get(tool),
-    remember: (tool, choice) => void remembered.set(tool, choice),
+    grants,
+    allowRules: [],
     publish: (input) => void published.push(input),
     settle: (e, terminal) => {
       e.settled = true;
@@ -100,7 +108,12 @@ describe('a turn on its ports', () => {
     assert.equal(p.asked.length, 1);
     assert.equal(p.asked[0]!.kind, 'permission');
     assert.deepEqual(p.ran, ['workspace_write']);
-    assert.equal(p.remembered.get('workspace_write'), 'allow');
+    assert.equal(p.remembered.has('edit'), true, '"Allow All Edits" covers every edit of the session');
+    assert.deepEqual(
+      p.asked[0]!.options!.map((o) => o.optionId),
+      ['proceed_once', 'proceed_always', 'cancel', 'reject_always'],
+      'an edit is offered qwen\'s edit options',
+    );
     assert.deepEqual(p.terminals, [{ stopReason: 'end_turn' }]);
     const updates = p.published.map((e) => (e.data as { update?: { sessionUpdate: string; status?: string } }).update);
     assert.deepEqual(

@@ -18,7 +18,7 @@ describe('mapWorkspaceError', () => {
       ['EIO', 503, 'io_error'],
       ['EBUSY', 503, 'io_error'],
       ['ETXTBSY', 503, 'io_error'],
-      ['ENAMETOOLONG', 503, 'io_error'],
+      ['ENAMETOOLONG', 400, 'parse_error'],
       ['EMFILE', 503, 'io_error'],
       ['ENFILE', 503, 'io_error'],
       ['EINVAL', 500, 'internal_error'],
@@ -30,6 +30,8 @@ describe('mapWorkspaceError', () => {
       assert.ok(!mapped.message.includes('/abs/host'), 'messages name the client path, not the host path');
     }
     assert.equal((mapWorkspaceError(sysError('EIO'), 'x') as BerthError).retryable, true);
+    const long = mapWorkspaceError(sysError('ENAMETOOLONG'), 'x') as BerthError;
+    assert.deepEqual([long.code, long.retryable], ['name_too_long', false], 'a name too long never succeeds on retry');
   });
 
   it('passes BerthErrors through and hands bugs back unchanged for the face to log', () => {

@@ -189,6 +189,26 @@ export class WorkspaceCommand {
     void this.exited.then(() => signal.removeEventListener('abort', onAbort));
   }
 
+  /**
+   * Resolves true once the command has finished (its output complete), or false when
+   * `ms` pass first or `signal` aborts; the command carries on either way.
+   */
+  waitFinished(ms: number, signal: AbortSignal): Promise<boolean> {
+    if (!this.running) return Promise.resolve(true);
+    if (ms <= 0 || signal.aborted) return Promise.resolve(false);
+    return new Promise<boolean>((resolve) => {
+      const done = (finished: boolean): void => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        resolve(finished);
+      };
+      const onAbort = (): void => done(false);
+      const timer = setTimeout(() => done(false), ms);
+      signal.addEventListener('abort', onAbort, { once: true });
+      void this.exited.then(() => done(true));
+    });
+  }
+
   /** Resolves once the shell has exited, or after the kill grace has long passed (a process stuck in the kernel). */
   settled(): Promise<void> {
     let timer: NodeJS.Timeout | undefined;

@@ -1,0 +1,65 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The browser app `npm ci` builds into dist/web (web/vite.config.mjs), held in memory: a few
+ * files, all hashed by the build, none of them secret. Found next to the compiled daemon
+ * (dist/http → dist/web) or, when the daemon runs from source, in the build folder of the checkout.
+ */
+export interface WebApp {
+  readonly index: Buffer;
+  readonly assets: ReadonlyMap<string, { readonly body: Buffer; readonly type: string }>;
+}
+
+/** The page's Content-Security-Policy: its own scripts, styles and API only; images from the file browser as blobs. */
+export const WEB_APP_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' blob:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.woff2': 'font/woff2',
+};
+
+const CANDIDATES = [new URL('../web/', import.meta.url), new URL('../../dist/web/', import.meta.url)];
+
+/** The built app, or null when none was built (the daemon then keeps its small landing page). */
+export function loadWebApp(): WebApp | null {
+  for (const url of CANDIDATES) {
+    const dir = fileURLToPath(url);
+    const indexFile = join(dir, 'index.html');
+    if (!existsSync(indexFile)) continue;
+    const assets = new Map<string, { body: Buffer; type: string }>();
+    const assetDir = join(dir, 'assets');
+    if (existsSync(assetDir)) {
+      for (const name of readdirSync(assetDir)) {
+        const type = TYPES[extname(name)];
+        if (type) assets.set(name, { body: readFileSync(join(assetDir, name)), type });
+      }
+    }
+    return { index: readFileSync(indexFile), assets };
+  }
+  return null;
+}
+
+/**
+ * May this request be answered without a token? Only the app's own files: the page and its hashed
+ * assets carry nothing secret, and the page must load to show its login screen. Everything the
+ * page then asks for goes through the owner token like any client.
+ */
+export function isPublicWebRequest(method: string, path: string, accept: string | undefined): boolean {
+  if (method !== 'GET' && method !== 'HEAD') return false;
+  if (path.startsWith('/assets/')) return true;
+  return path === '/' && /\btext\/html\b/.test(accept ?? '');
+}

@@ -1,0 +1,47 @@
+import type { Core } from '../../core.js';
+import { modelInfos } from '../../agents/models/registry.js';
+import { currentBranch } from '../../workspace/git-head.js';
+import type { HttpModule } from '../module.js';
+import { globIn } from '../routes/workspace-reads.js';
+import { cwdOf, localWorkspaceOf, workspaceOf } from './workspace-param.js';
+
+/**
+ * qwen serve's workspace routes the Web Shell calls outside the 25 operations, answered in qwen's
+ * shapes where Berth has the facts and as qwen's own "nothing here" shapes where it has not
+ * (README, "The qwen Web Shell against Berth").
+ */
+export const webShellWorkspaceModule: HttpModule = {
+  name: 'webshell-workspace',
+  features: () => [],
+  register(app, core: Core) {
+    // `@file` completion: the read route's glob, on the named workspace's root.
+    app.get('/workspaces/:cwd/glob', async (request, reply) => globIn(localWorkspaceOf(core, request, 'cwd').root, request, reply, core));
+
+    // The branch chip: the branch from .git/HEAD; Berth runs no git, so the changes panel stays empty
+    // (qwen's own answer when it has no status: `{v: 2, workspaceCwd, branch: null}`).
+    app.get('/workspaces/:cwd/git', async (request, reply) => {
+      const ws = workspaceOf(core, request, 'cwd');
+      reply.header('Cache-Control', 'no-store');
+      return { v: 2, workspaceCwd: cwdOf(ws), branch: ws.kind === 'local' ? currentBranch(ws.root) : null };
+    });
+
+    // No custom brand: the client keeps its own (qwen answers `{}` when no brand is configured).
+    app.get('/brand', async () => ({}));
+
+    // Berth's model services are not qwen auth providers; qwen's idle shape says "none to show".
+    app.get('/workspace/providers', async () => ({ v: 1, workspaceCwd: core.workspaces.primary().root, initialized: false, providers: [] }));
+
+    // Berth's settings are its flags and config file, not qwen's settings.json: nothing to edit here.
+    app.get('/workspace/settings', async () => ({ settings: [], warnings: [] }));
+
+    // The models a session can switch to: each service's known listing, ids as `POST /session/{id}/model` takes them.
+    app.get('/workspace/models', async () => {
+      const models = [];
+      for (const id of core.models.ids()) {
+        const service = core.models.get(id)!;
+        for (const info of modelInfos(id, service.known())) models.push({ id: info.modelId, modelId: info.modelId, name: info.name });
+      }
+      return { models };
+    });
+  },
+};

@@ -1,0 +1,136 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { after, afterEach, before, describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { ensurePeer, PEER_PACKAGE, PEER_VERSION } from '../../bench/lib/peer-install.mjs';
+import { chromiumAvailable, chromiumSkip, CHROMIUM, openBrowser, type Browser } from '../support/browser.js';
+import { writeReply } from '../support/model-script.js';
+import { startStack, type Stack } from '../support/stack.js';
+import { serveStatic, type StaticSite } from '../support/static-site.js';
+import { removeDir, tempDir } from '../support/tmp.js';
+
+/**
+ * Issue 13 acceptance: qwen serve's own browser app, the Web Shell shipped in the pinned
+ * @qwen-code/qwen-code (installed on demand by the bench's installer into bench/.cache), pointed at
+ * Berth with its `?daemon=` parameter from another loopback origin that Berth allows
+ * (`allowOrigins`, as `--allow-origin` would). The Web Shell's files are hosted the way qwen serve
+ * hosts them (static, single-page fallback); every API call it makes goes to Berth. Checked as a
+ * new user would: connect, see and load a stored session, create one, prompt and stream, approve
+ * one write and reject another, switch model — and no call Berth answers with 404.
+ */
+async function peerWebShell(): Promise<string | null> {
+  try {
+    return join(dirname(await ensurePeer({ log: () => {} })), 'web-shell');
+  } catch (err) {
+    if (process.env.CI) throw err;
+    return null;
+  }
+}
+const webShellDir = chromiumSkip ? null : await peerWebShell();
+const skip = chromiumSkip || (webShellDir === null ? `${PEER_PACKAGE}@${PEER_VERSION} could not be installed into bench/.cache (offline?)` : false);
+
+describe('the qwen Web Shell against Berth', { skip, timeout: 300_000 }, () => {
+  let stack: Stack;
+  let site: StaticSite;
+  let dir: string;
+  let browser: Browser;
+  let page: Page;
+  /** Every answer of Berth's that said 404: the routes the Web Shell needs and Berth lacks. */
+  const missing: string[] = [];
+
+  const prompt = async (text: string) => {
+    const box = page.getByRole('textbox', { name: /Type a message/ }).or(page.locator('.cm-content[contenteditable=true]')).first();
+    await box.click();
+    await page.keyboard.type(text);
+    await page.keyboard.press('Enter');
+  };
+
+  before(async () => {
+    assert.ok(chromiumAvailable, `CI must run this test: no Chromium at ${CHROMIUM}`);
+    site = await serveStatic(webShellDir!);
+    stack = await startStack({ config: { allowOrigins: [site.url] }, files: { 'README.md': '# Shell project\n' } });
+    // A session from yesterday: asked, answered, closed — stored, not live.
+    const old = await stack.daemon.json('POST', '/session', { cwd: stack.daemon.workspace, sessionScope: 'thread' });
+    const client = { 'x-qwen-client-id': old.body.clientId };
+    await stack.daemon.json('PATCH', `/session/${old.body.sessionId}/metadata`, { displayName: 'Yesterday' }, client);
+    stack.model.enqueue({ kind: 'reply', text: 'An answer from yesterday' });
+    const admitted = await stack.daemon.json('POST', `/session/${old.body.sessionId}/prompt`, { prompt: [{ type: 'text', text: 'old question' }] }, client);
+    assert.equal(admitted.status, 202);
+    await stack.model.waitForRequests(1, '/chat/completions');
+    await stack.daemon.json('DELETE', `/session/${old.body.sessionId}`, undefined, client);
+    dir = tempDir('berth-webshell-');
+    browser = await openBrowser(join(dir, 'profile'));
+    page = browser.page;
+    page.setDefaultTimeout(30_000);
+    page.on('response', (r) => {
+      if (r.url().startsWith(stack.daemon.url) && r.status() === 404) missing.push(`${r.request().method()} ${r.url().slice(stack.daemon.url.length)}`);
+    });
+  });
+
+  // The screen as each step left it, kept with the other screenshots for whoever reads a failure.
+  let step = 0;
+  afterEach(async () => {
+    step += 1;
+    await browser?.screenshot(`webshell-step-${step}`);
+  });
+
+  after(async () => {
+    await browser?.context.close();
+    await stack?.close();
+    await site?.close();
+    if (dir) removeDir(dir);
+  });
+
+  test('it connects to Berth and lists the workspace with its stored session', async () => {
+    await page.goto(`${site.url}/?daemon=${encodeURIComponent(stack.daemon.url)}`);
+    await page.getByRole('button', { name: 'Connect' }).click();
+    await page.getByText('Yesterday').first().waitFor();
+    await browser.screenshot('webshell-sessions');
+  });
+
+  test('it loads the stored session with its conversation', async () => {
+    await page.getByText('Yesterday').first().click();
+    await page.getByText('An answer from yesterday').waitFor();
+    assert.ok(await page.getByText('old question').first().isVisible());
+  });
+
+  test('a new task creates a session and its prompt streams back', async () => {
+    await page.getByRole('button', { name: 'New task' }).first().click();
+    stack.model.enqueue({ kind: 'reply', text: 'Hello from Berth' });
+    await prompt('Say hello');
+    await page.getByText('Hello from Berth').waitFor();
+    const id = /\/session\/([0-9a-f-]{36})/.exec(page.url())?.[1];
+    assert.ok(id, page.url());
+    const status = await stack.daemon.json('GET', `/session/${id}/status`);
+    assert.equal(status.status, 200, 'the session the Web Shell shows is a Berth session');
+  });
+
+  test('one write approved and another rejected: the first file is on disk, the second is not', async () => {
+    stack.model.enqueue(writeReply('shell-yes.txt', 'approved\n'), writeReply('shell-no.txt', 'rejected\n'), { kind: 'reply', text: 'Both were asked' });
+    await prompt('Write two files');
+    await page.locator('button', { hasText: 'Yes, allow once' }).click();
+    await page.getByText('shell-no.txt').first().waitFor();
+    await browser.screenshot('webshell-permission');
+    await page.locator('button', { hasText: 'Reject' }).filter({ hasNotText: 'always' }).click();
+    await page.getByText('Both were asked').waitFor();
+    assert.equal(readFileSync(join(stack.daemon.workspace, 'shell-yes.txt'), 'utf8'), 'approved\n');
+    assert.equal(existsSync(join(stack.daemon.workspace, 'shell-no.txt')), false);
+  });
+
+  test('switching the model in its picker makes the next turn use it', async () => {
+    await page.getByRole('button', { name: /Select Model/ }).click();
+    await page.getByText('scripted-model-2', { exact: true }).click();
+    await page.getByRole('button', { name: /Select Model: scripted-model-2/ }).waitFor();
+    const before = stack.model.requests.length;
+    stack.model.enqueue({ kind: 'reply', text: 'Second model speaking' });
+    await prompt('Which model?');
+    await page.getByText('Second model speaking').waitFor();
+    const chat = stack.model.requests.slice(before).find((r) => r.path.endsWith('/chat/completions'));
+    assert.equal(chat?.body.model, 'scripted-model-2');
+  });
+
+  test('no call the Web Shell made got 404 from Berth', () => {
+    assert.deepEqual(missing, []);
+  });
+});

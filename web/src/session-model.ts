@@ -1,0 +1,202 @@
+import type { Envelope } from './sse';
+
+/** What the session view shows, rebuilt from transcript pages, a load's replay and the live stream. */
+export interface Option {
+  readonly optionId: string;
+  readonly name: string;
+  readonly kind?: string;
+}
+export type Item =
+  | { kind: 'user'; key: string; text: string }
+  | { kind: 'agent'; key: string; text: string }
+  | { kind: 'thought'; key: string; text: string }
+  | { kind: 'plan'; key: string; entries: { content: string; status: string }[] }
+  | {
+      kind: 'tool';
+      key: string;
+      title: string;
+      toolKind: string;
+      toolName: string;
+      status: string;
+      input: unknown;
+      content: any[];
+      output: unknown;
+      startedAt: number | null;
+      endedAt: number | null;
+    }
+  | { kind: 'permission'; key: string; requestId: string; title: string; options: Option[]; question: boolean; toolCall: any; outcome: string | null }
+  | { kind: 'note'; key: string; text: string; tone: 'info' | 'error' };
+
+const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+
+export class SessionModel {
+  items: Item[] = [];
+  running = false;
+  queued = 0;
+  modelId: string | null = null;
+  approvalMode: string | null = null;
+  usage: { inputTokens?: number; outputTokens?: number } | null = null;
+  private counter = 0;
+  private readonly tools = new Map<string, Extract<Item, { kind: 'tool' }>>();
+  private readonly asks = new Map<string, Extract<Item, { kind: 'permission' }>>();
+
+  private key(prefix: string): string {
+    this.counter += 1;
+    return `${prefix}-${this.counter}`;
+  }
+
+  /** Open permission requests and questions, oldest first (what the keyboard approves). */
+  pending(): Extract<Item, { kind: 'permission' }>[] {
+    return this.items.filter((i): i is Extract<Item, { kind: 'permission' }> => i.kind === 'permission' && i.outcome === null);
+  }
+
+  /** Older records (a transcript page) go before everything shown so far. */
+  prepend(records: readonly Envelope[]): void {
+    const later = this.items;
+    this.items = [];
+    for (const r of records) this.apply(r);
+    this.items.push(...later);
+  }
+
+  apply(e: Envelope, at?: number): void {
+    const d = e.data ?? {};
+    // Replayed events carry the daemon's time, so a reload shows the same durations.
+    const now = at ?? e._meta?.serverTimestamp ?? d._meta?.timestamp ?? d.update?._meta?.timestamp ?? Date.now();
+    switch (e.type) {
+      case 'session_update':
+        return this.update(d.update ?? d, now);
+      case 'permission_request':
+        return this.ask(d.requestId, d.toolCall?.title ?? d.title ?? 'Permission', d.options ?? [], d.toolCall, d.toolCall?._meta?.interactionKind === 'user_question');
+      case 'permission_resolved':
+      case 'permission_already_resolved': {
+        const item = this.asks.get(d.requestId);
+        if (item) item.outcome = d.outcome?.optionId ?? d.outcome?.outcome ?? 'resolved';
+        return;
+      }
+      case 'pending_prompt_added':
+        this.queued += 1;
+        return;
+      case 'pending_prompt_started':
+        this.queued = Math.max(0, this.queued - 1);
+        this.running = true;
+        return;
+      case 'turn_complete':
+        this.running = false;
+        if (d.stopReason && d.stopReason !== 'end_turn') this.note(`Turn ended: ${d.stopReason}`, 'info');
+        return;
+      case 'turn_error':
+        this.running = false;
+        return this.note(`Turn failed: ${d.message ?? d.code ?? 'error'}`, 'error');
+      case 'model_switched':
+        this.modelId = d.modelId ?? d.currentModelId ?? this.modelId;
+        return this.note(`Model switched to ${this.modelId}`, 'info');
+      case 'model_switch_failed':
+        return this.note(`Model switch failed: ${d.message ?? d.code ?? ''}`, 'error');
+      case 'session_snapshot':
+        this.modelId = d.currentModelId ?? this.modelId;
+        this.approvalMode = d.currentApprovalMode ?? this.approvalMode;
+        return;
+      case 'approval_mode_changed':
+        this.approvalMode = d.approvalMode ?? d.mode ?? this.approvalMode;
+        return;
+      case 'session_closed':
+        return this.note(`Session closed${d.reason ? `: ${d.reason}` : ''}`, 'info');
+      default:
+        return;
+    }
+  }
+
+  /** A pending interaction as `GET /session/{id}/status` lists it (after a reload mid-turn). */
+  restorePending(p: {
+    requestId: string;
+    title?: string;
+    kind?: string;
+    action?: any;
+    questions?: unknown[];
+    options?: { optionId: string; label?: string; name?: string; kind?: string }[];
+  }): void {
+    if (this.asks.has(p.requestId)) return;
+    const question = p.kind === 'user_question';
+    const toolCall = question ? { _meta: { questions: p.questions ?? [] } } : p.action;
+    this.ask(p.requestId, p.action?.title ?? p.title ?? 'Permission', p.options ?? [], toolCall, question);
+  }
+
+  private ask(requestId: string, title: string, options: any[], toolCall: any, question: boolean): void {
+    const existing = this.asks.get(requestId);
+    if (existing) return;
+    const item: Extract<Item, { kind: 'permission' }> = {
+      kind: 'permission',
+      key: `perm-${requestId}`,
+      requestId,
+      title,
+      options: options.map((o) => ({ optionId: o.optionId, name: o.name ?? o.label ?? o.optionId, kind: o.kind })),
+      question,
+      toolCall,
+      outcome: null,
+    };
+    this.asks.set(requestId, item);
+    this.items.push(item);
+  }
+
+  private note(text: string, tone: 'info' | 'error'): void {
+    this.items.push({ kind: 'note', key: this.key('note'), text, tone });
+  }
+
+  private text(kind: 'user' | 'agent' | 'thought', chunk: string): void {
+    const last = this.items[this.items.length - 1];
+    if (last && last.kind === kind) last.text += chunk;
+    else if (chunk !== '') this.items.push({ kind, key: this.key(kind), text: chunk });
+  }
+
+  private update(u: any, now: number): void {
+    const chunk = typeof u.content?.text === 'string' ? u.content.text : '';
+    switch (u.sessionUpdate) {
+      case 'user_message_chunk':
+        // The prompt's echo opens its turn (a prompt that did not wait in the queue has no `pending_prompt_started`).
+        this.running = true;
+        return this.text('user', chunk);
+      case 'agent_message_chunk': {
+        const usage = u._meta?.usage;
+        if (usage) this.usage = usage;
+        return this.text('agent', chunk);
+      }
+      case 'agent_thought_chunk':
+        return this.text('thought', chunk);
+      case 'plan':
+        this.items.push({ kind: 'plan', key: this.key('plan'), entries: u.entries ?? [] });
+        return;
+      case 'tool_call':
+      case 'tool_call_update':
+        return this.tool(u, now);
+      default:
+        return;
+    }
+  }
+
+  private tool(u: any, now: number): void {
+    let item = this.tools.get(u.toolCallId);
+    if (!item) {
+      item = {
+        kind: 'tool',
+        key: `tool-${u.toolCallId}`,
+        title: u.title ?? u.toolCallId,
+        toolKind: u.kind ?? 'other',
+        toolName: u._meta?.toolName ?? '',
+        status: u.status ?? 'pending',
+        input: u.rawInput,
+        content: [],
+        output: undefined,
+        startedAt: now,
+        endedAt: null,
+      };
+      this.tools.set(u.toolCallId, item);
+      this.items.push(item);
+    }
+    if (u.title) item.title = u.title;
+    if (u.status) item.status = u.status;
+    if (u.rawInput !== undefined) item.input = u.rawInput;
+    if (u.rawOutput !== undefined) item.output = u.rawOutput;
+    if (Array.isArray(u.content) && u.content.length > 0) item.content = u.content;
+    if (TERMINAL.has(item.status) && item.endedAt === null) item.endedAt = now;
+  }
+}
