@@ -53,6 +53,12 @@ describe('qwen --acp as an external agent', { timeout: 600_000 }, () => {
     assert.equal(terminal.type, 'turn_complete', JSON.stringify(terminal.data));
     assert.equal(terminal.data.stopReason, 'end_turn');
     assert.equal(said(s.events.seen, res.body.promptId), 'Hello from the scripted model.');
+    // The event kinds of qwen serve's text turn (shared reference recording c-sse-text-turn), less agent_thought_chunk
+    // (this scripted reply has no reasoning). Intended difference: qwen serve shows available_commands_update before the
+    // first prompt; under Berth it comes when qwen sends it, which may be after the prompt's echo.
+    const kinds = new Set(s.events.seen.map((e) => (e.type === 'session_update' ? `session_update/${e.data.update.sessionUpdate}` : e.type)));
+    const recorded = ['session_update/available_commands_update', 'session_update/user_message_chunk', 'session_update/agent_message_chunk', 'session_update/usage_update', 'turn_complete'];
+    assert.deepEqual(recorded.filter((k) => !kinds.has(k)), [], [...kinds].join(', '));
     s.events.close();
   });
 
