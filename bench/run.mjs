@@ -22,6 +22,7 @@ const BENCHMARKS = {
   mcp: () => import('./mcp.mjs'),
   agent: () => import('./agent.mjs'),
   web: () => import('./web.mjs'),
+  agents: () => import('./agents.mjs'),
 };
 
 const KNOWN_FLAGS = ['--quick', '--profile', '--help'];

@@ -1,3 +1,4 @@
+import type { AgentCatalog } from './agents/acp/catalog.js';
 import type { ModelServices } from './agents/models/index.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config/config.js';
@@ -28,6 +29,8 @@ export interface Core {
   readonly limits: Readonly<Record<string, unknown>>;
   /** OpenAI-compatible model services for the built-in agent (Config.modelServices), default first. */
   readonly models: ModelServices;
+  /** External ACP agents (issue 12): the offered ones, their reported models, their processes. */
+  readonly agents: AgentCatalog;
   /** The tool layer: tool sets per workspace and caller, the application tool registry. */
   readonly tools: ToolService;
   /** Every session: create, open (reopening one a stopped daemon lost), load and resume, close (docs/client-api.md §5-§9). */

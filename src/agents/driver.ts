@@ -1,4 +1,4 @@
-import type { ToolDefinition, ToolOutcome } from '../tools/types.js';
+import type { Policy, ToolDefinition, ToolOutcome } from '../tools/types.js';
 
 /**
  * ACP `SessionUpdate` payloads (docs/client-api.md §8.1), emitted by a driver as a turn runs:
@@ -33,7 +33,47 @@ export interface TurnIO {
    * `tool_call_update` events around it, so a driver only decides what to call
    * and how to feed the outcome back to its model.
    */
-  callTool(call: DriverToolCall): Promise<ToolOutcome>;
+  callTool(call: DriverToolCall, options?: CallOptions): Promise<ToolOutcome>;
+  /**
+   * An external agent's own permission request (issue 12): the session's approval
+   * mode and remembered "always" choices decide, else a person picks one of the
+   * agent's options. Answers with an option the agent offered, or cancelled.
+   */
+  askPermission(request: AgentPermissionRequest): Promise<AgentPermissionOutcome>;
+}
+
+/** How an external agent's effect runs through the tool layer (its `fs/*` requests). */
+export interface CallOptions {
+  /** false: the session emits no `tool_call` events of its own (the agent announced the call itself). */
+  readonly announce?: boolean;
+  /** true: a person (or the approval mode) already allowed this through the agent's permission request. */
+  readonly approved?: boolean;
+}
+
+/** An ACP permission option as the agent offers it. */
+export interface AgentPermissionOption {
+  readonly optionId: string;
+  readonly name: string;
+  readonly kind: 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always';
+}
+
+export interface AgentPermissionRequest {
+  /** The agent's ToolCallUpdate, shown to clients as the request's `toolCall`. */
+  readonly toolCall: Record<string, unknown>;
+  readonly options: readonly AgentPermissionOption[];
+  /** What the call would do, as the approval mode weighs it. */
+  readonly policy: Policy;
+  /** The key "always" choices are remembered under. */
+  readonly rememberAs: string;
+}
+
+export type AgentPermissionOutcome = { readonly outcome: 'cancelled' } | { readonly outcome: 'selected'; readonly optionId: string };
+
+/** How an agent process ended (`session_died` `{reason, exitCode, signalCode}`). */
+export interface AgentExit {
+  readonly reason: string;
+  readonly exitCode: number | null;
+  readonly signalCode: string | null;
 }
 
 export interface TurnResult {
@@ -78,5 +118,9 @@ export interface AgentDriver {
   compact?(io: Pick<TurnIO, 'signal' | 'emit'>): Promise<string>;
   /** Rebuilds the model context from a persisted conversation (load/resume). */
   restore(history: readonly HistoryItem[]): void;
+  /** External agents: updates sent between turns (e.g. the commands it offers), which the session publishes as they come. */
+  onUpdate?(listener: (update: SessionUpdate) => void): void;
+  /** External agents: told when the agent process dies on its own (the session then publishes `session_died`). */
+  onExit?(listener: (exit: AgentExit) => void): void;
   dispose(): void;
 }

@@ -79,6 +79,10 @@ export function registerServe(program: Command): void {
     .option('--max-channels-per-token <n>', 'gateway channels per channel token (default 4)', integer('--max-channels-per-token'))
     .option('--max-inflight-calls <n>', 'gateway calls in flight per workspace (default 4)', integer('--max-inflight-calls'))
     .option('--channel-wait-ms <ms>', 'how long a remote tool call waits for a channel', integer('--channel-wait-ms'))
+    .option('--agent <id>', 'the external ACP agent sessions run by default (an agents entry of config.json, or a preset: qwen, gemini, claude-code, codex, opencode); default: the built-in agent')
+    .option('--agent-command <command>', 'the command that starts the --agent agent (default: its preset or config.json command, looked up on PATH)')
+    .option('--agent-start-timeout-ms <ms>', 'how long an agent may take to start before POST /session answers 504 init_timeout (default 30000)', integer('--agent-start-timeout-ms'))
+    .option('--agent-memory-mb <mb>', 'resident memory all agent processes may use; past it new agent sessions are refused with 503 (default: no budget)', integer('--agent-memory-mb'))
     .option('--log-level <level>', 'trace, debug, info, warn, error or silent (default: $BERTH_LOG_LEVEL or info)')
     .action(async (opts: Record<string, unknown>) => {
       const owner = ownerTokenFrom({ token: opts.token as string | undefined, tokenFile: opts.tokenFile as string | undefined });
@@ -109,6 +113,12 @@ export function registerServe(program: Command): void {
         maxInflightCallsPerWorkspace: opts.maxInflightCalls as number | undefined,
         channelWaitMs: opts.channelWaitMs as number | undefined,
         logLevel: opts.logLevel as string | undefined,
+        agentFlags: {
+          ...(opts.agent !== undefined && { agent: opts.agent as string }),
+          ...(opts.agentCommand !== undefined && { agentCommand: opts.agentCommand as string }),
+          ...(opts.agentStartTimeoutMs !== undefined && { startTimeoutMs: opts.agentStartTimeoutMs as number }),
+          ...(opts.agentMemoryMb !== undefined && { memoryMb: opts.agentMemoryMb as number }),
+        },
       };
       const config = resolveConfig(input);
       // Read once; commands and agents the daemon starts must not inherit it (issue 16).

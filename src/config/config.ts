@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { DEFAULT_FRAME_BYTES, MAX_INTENTION_CHARS } from '../protocol/limits.js';
 import * as L from './defaults.js';
+import { AgentConfigError, checkAgentSettings, loadAgentSettings, type AgentFlags, type AgentSettings } from './agents.js';
 import { checkHttpLimits, DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-limits.js';
 import { loadHomeMcpServers, McpConfigError, type McpServerSpec } from './mcp-servers.js';
 import { checkModelServices, loadModelServices, ModelConfigError, type ModelServiceSpec } from './model-services.js';
@@ -56,6 +57,8 @@ export interface Config {
   readonly maxTurnIterations: number;
   /** OpenAI-compatible model services ($BERTH_HOME/config.json and OPENAI_* env); the first is the default. */
   readonly modelServices: readonly ModelServiceSpec[];
+  /** External ACP agents (issue 12): configured and installed ones, the default, start and memory bounds. */
+  readonly agents: AgentSettings;
   /** Per local workspace (by root or id): what its commands get — env and network ($BERTH_HOME/config.json `workspaces`). */
   readonly workspaceSettings: Readonly<Record<string, WorkspaceSettings>>;
   /** MCP servers every local workspace's sessions may use ($BERTH_HOME/config.json `mcpServers`; src/config/mcp-servers.ts). */
@@ -70,7 +73,8 @@ export interface Config {
   readonly httpLimits: HttpLimits;
 }
 
-export type ConfigInput = { -readonly [K in keyof Config]?: Config[K] };
+/** `agentFlags` are `berth serve`'s agent options, resolved against the home file; `agents` replaces both. */
+export type ConfigInput = { -readonly [K in keyof Config]?: Config[K] } & { agentFlags?: AgentFlags };
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -118,6 +122,7 @@ export function resolveConfig(input: ConfigInput, env: NodeJS.ProcessEnv = proce
     modelServices: resolveModelServices(input.modelServices, home, env),
     workspaceSettings: resolveWorkspaceSettings(input.workspaceSettings, home),
     mcpServers: resolveMcpServers(input.mcpServers, home),
+    agents: resolveAgents(input, home, env),
     maxChannels: input.maxChannels ?? L.MAX_CHANNELS,
     maxChannelsPerToken: input.maxChannelsPerToken ?? L.MAX_CHANNELS_PER_TOKEN,
     maxInflightCallsPerWorkspace: input.maxInflightCallsPerWorkspace ?? L.MAX_INFLIGHT_CALLS_PER_WORKSPACE,
@@ -141,6 +146,15 @@ function resolveModelServices(
     return given;
   } catch (err) {
     if (err instanceof ModelConfigError) throw new ConfigError(err.message);
+    throw err;
+  }
+}
+
+function resolveAgents(input: ConfigInput, home: string, env: NodeJS.ProcessEnv): AgentSettings {
+  try {
+    return input.agents === undefined ? loadAgentSettings(home, env, input.agentFlags) : checkAgentSettings(input.agents, 'agents option');
+  } catch (err) {
+    if (err instanceof AgentConfigError) throw new ConfigError(err.message);
     throw err;
   }
 }
@@ -208,6 +222,8 @@ function validate(c: Config): void {
       throw new ConfigError(`--rate-limit names the ${t.tier} tier more than once`);
     }
   }
+  const taken = c.agents.agents.find((a) => c.modelServices.some((m) => m.id === a.id));
+  if (taken) throw new ConfigError(`agent id "${taken.id}" is also a model service id; rename one of them`);
   if (c.requireAuth && c.token === null) {
     throw new ConfigError('--require-auth needs a token: pass --token-file or set BERTH_TOKEN');
   }

@@ -1,4 +1,5 @@
-import { builtinDriverFactory } from '../agents/driver-factory.js';
+import { AgentCatalog } from '../agents/acp/catalog.js';
+import { builtinDriverFactory, driverFactory } from '../agents/driver-factory.js';
 import { ModelServices } from '../agents/models/index.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/config.js';
@@ -57,6 +58,7 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
   const tools = new ToolService({ journal: openReceiptJournal(repos.receipts, clock.now()), clock });
   const confinement = confineCommands(config, workspaces, log, sandbox);
   const commands = new CommandManager({ clock, confinement });
+  const agents = new AgentCatalog(config.agents, { berthHome: config.home, confinement, path: process.env.PATH });
   const localTools = localWorkspaceTools({ commands, execWaitMs: DEFAULT_EXEC_WAIT_MS });
   tools.setHostTools('local', () => localTools);
   const messaging = new MessagingService({
@@ -69,6 +71,7 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
   tools.setSessionTools(() => moduleTools);
   const mcp = new McpHub({ registry: tools.applications, homeServers: config.mcpServers, log, launchFor: mcpLaunch(confinement) });
   const builtinDriver = builtinDriverFactory({ services: models, maxTurnIterations: config.maxTurnIterations, clock, log });
+  const agentOrBuiltin = driverFactory(builtinDriver, agents, log);
   const eventStats = new EventBusStats();
   const sessionStores = {
     sessions: repos.sessions,
@@ -92,7 +95,7 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
       // A workspace's MCP servers start with its first session, whose driver waits (bounded) for their tools.
       createDriver: async (request) => {
         await mcp.ready(request.workspace);
-        return builtinDriver(request);
+        return agentOrBuiltin(request);
       },
       toolsFor: (workspace, sessionId) => tools.forSession(workspace, sessionId),
       sessionClosed: (sessionId) => {
@@ -124,6 +127,7 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
     health,
     limits: advertisedLimits(config),
     models,
+    agents,
     tools,
     sessions,
     transcripts,
@@ -137,6 +141,8 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
   core.onShutdown(() => models.close());
   core.onShutdown(() => commands.dispose());
   core.onShutdown(() => mcp.shutdown());
+  // After the sessions closed (and disposed their drivers): whatever agent process is left goes, group and all.
+  core.onShutdown(() => agents.shutdown());
   core.onShutdown(() => sessions.shutdown());
   const reaper = startIdleReaper(() => sessions.list(), config, clock);
   core.onShutdown(() => reaper.stop());

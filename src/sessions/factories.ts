@@ -22,6 +22,8 @@ export interface CreateSessionRequest {
 export interface DriverRequest {
   readonly sessionId: string;
   readonly workspace: Workspace;
+  /** The session's working directory (null on a remote workspace); an external agent starts there. */
+  readonly cwd: string | null;
   readonly modelServiceId?: string;
   readonly modelId?: string | null;
 }

@@ -6,7 +6,9 @@ import { settlementsOf, type ReceiptLookup } from './open-calls.js';
 
 /** The close reasons of sessions that ended because the daemon stopped, not because anyone closed them. */
 export const DAEMON_LOST = 'daemon_lost';
-export const REOPENABLE_CLOSE_REASONS: ReadonlySet<string> = new Set([DAEMON_LOST, 'daemon_shutdown']);
+/** An external agent's process died under the session (issue 12); its next prompt starts a new one. */
+export const AGENT_DIED = 'agent_died';
+export const REOPENABLE_CLOSE_REASONS: ReadonlySet<string> = new Set([DAEMON_LOST, 'daemon_shutdown', AGENT_DIED]);
 
 export interface RecoveryReport {
   /** Prompts that were running when the daemon stopped; their turns are marked interrupted. */

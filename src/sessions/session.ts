@@ -1,4 +1,4 @@
-import type { AgentDriver, ContentBlock, HistoryItem, ModelInfo } from '../agents/driver.js';
+import type { AgentDriver, AgentExit, ContentBlock, HistoryItem, ModelInfo } from '../agents/driver.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/config.js';
 import { BerthError } from '../protocol/errors/index.js';
@@ -280,16 +280,14 @@ export class Session {
    * resolve as cancelled, then one terminal `session_closed` ends every stream.
    * The persisted transcript stays. Idempotent.
    */
-  close(reason: string, closedBy: string | null, code: 'session_closed' | 'daemon_shutdown' = 'session_closed'): void {
+  close(reason: string, closedBy: string | null, code: 'session_closed' | 'daemon_shutdown' = 'session_closed', died?: AgentExit): void {
     if (this.closing) return;
     this.closing = true;
     this.interactions.cancelAll(reason === 'daemon_shutdown' ? 'daemon_shutdown' : 'closed');
     this.lane.endAll(code, reason);
-    this.publish({
-      type: 'session_closed',
-      originatorClientId: closedBy ?? undefined,
-      data: { sessionId: this.id, reason, closedBy },
-    });
+    // An external agent's process died (issue 12): `session_died` ends the streams; the next prompt reopens the session.
+    const closed = { type: 'session_closed', originatorClientId: closedBy ?? undefined, data: { sessionId: this.id, reason, closedBy } };
+    this.publish(died ? { type: 'session_died', data: { sessionId: this.id, ...died } } : closed);
     this.services.transcript.flush();
     const now = this.services.clock.now();
     this.row.changed({ closedAt: now, closeReason: reason }, now);

@@ -3,6 +3,7 @@ import type { Config } from '../config/config.js';
 import type { Logger } from '../log.js';
 import type { SessionFactories, SessionStores } from './factories.js';
 import { TranscriptRecorder } from './recorder.js';
+import { AGENT_DIED } from './recovery.js';
 import { runWorkspaceOf } from './run-workspace.js';
 import { Session, type SessionInit } from './session.js';
 
@@ -44,6 +45,7 @@ export async function spawnSession(host: SpawnHost, init: SessionInit, options: 
   const driverResult = await factories.createDriver({
     sessionId: init.id,
     workspace: runWorkspace,
+    cwd: init.cwd,
     modelServiceId: options.modelServiceId,
     modelId: options.modelId,
   });
@@ -73,6 +75,9 @@ export async function spawnSession(host: SpawnHost, init: SessionInit, options: 
     onIdle: (s) => factories.sessionIdle?.(s),
   });
   if (!options.persisted) session.recordCreated();
+  // After the turn it broke has settled with its own turn_error (issue 12: turn_error, then session_died).
+  driverResult.driver.onUpdate?.((update) => session.publish({ type: 'session_update', data: { sessionId: init.id, update } }));
+  driverResult.driver.onExit?.((exit) => setImmediate(() => session.close(AGENT_DIED, null, 'session_closed', exit)));
   return {
     session,
     ...(driverResult.modelApplied !== undefined ? { modelApplied: driverResult.modelApplied } : {}),

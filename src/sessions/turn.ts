@@ -1,4 +1,4 @@
-import type { AgentDriver, DriverToolCall, SessionUpdate, TurnIO } from '../agents/driver.js';
+import type { AgentDriver, CallOptions, DriverToolCall, SessionUpdate, TurnIO } from '../agents/driver.js';
 import type { Clock } from '../clock.js';
 import { BerthError, asBerthError } from '../protocol/errors/index.js';
 import type { PublishInput } from '../events/types.js';
@@ -16,6 +16,7 @@ import type { SessionGrants } from './grants.js';
 import { optionsFor, rejectKey } from './permission-options.js';
 import { parseCommand, runCommand, type CommandTarget } from './slash-commands.js';
 import { meteredUpdate, type UsageMeter } from './usage.js';
+import { decideAgentPermission } from './agent-permission.js';
 import { outcomeUpdate, proposedContent, toolKind, toolLocations, toolTitle } from './tool-events.js';
 
 /** What a turn needs from its session: named here, so a turn never reaches into the session itself. */
@@ -93,7 +94,8 @@ export async function runPrompt(session: TurnPorts, entry: PromptEntry): Promise
     signal: entry.abort.signal,
     tools: session.tools.definitions(session.guard()),
     emit,
-    callTool: (call) => callTool(session, entry, call, emit),
+    callTool: (call, options) => callTool(session, entry, call, options?.announce === false ? () => {} : emit, options),
+    askPermission: (request) => decideAgentPermission(session, entry, request),
   };
 
   const command = session.commands ? parseCommand(entry.text) : null;
@@ -141,6 +143,7 @@ async function callTool(
   entry: PromptEntry,
   call: DriverToolCall,
   emit: (u: SessionUpdate) => void,
+  options: CallOptions = {},
 ): Promise<ToolOutcome> {
   const workspace = session.runWorkspace;
   const base = {
@@ -158,7 +161,7 @@ async function callTool(
     _meta: { toolName: call.name },
   });
   const permission = async (ask: PermissionAsk): Promise<PermissionDecision> => {
-    const decision = await decide(session, entry, call, ask, base);
+    const decision = options.approved ? { allow: true as const } : await decide(session, entry, call, ask, base);
     if (decision.allow) {
       const why = decision.reason ? { _meta: { permissionReason: decision.reason } } : {};
       emit({ sessionUpdate: 'tool_call_update', toolCallId: call.toolCallId, status: 'in_progress', ...why });

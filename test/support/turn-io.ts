@@ -42,6 +42,10 @@ export function recordingTurnIO(options: RecordingTurnIOOptions = {}): Recording
       io.calls.push(call);
       return options.answer ? options.answer(call) : { ok: true, result: { value: `done ${call.name}` } };
     },
+    // The built-in agent never asks for itself; external agents' permission requests are tested end to end.
+    async askPermission() {
+      return { outcome: 'cancelled' };
+    },
   };
   return io;
 }

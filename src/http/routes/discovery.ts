@@ -42,7 +42,9 @@ export function capabilities(core: Core, modules: readonly HttpModule[]): Record
     berthVersion: pkg.version,
     mode: 'berth',
     features: [...features],
-    modelServices: core.models.ids(),
+    // External agents are picked like model services (issue 12): by id, or by a model id `<agentId>/<modelId>`.
+    modelServices: [...core.models.ids(), ...core.agents.ids()],
+    agents: core.agents.models().map(({ agentId, models }) => ({ id: agentId, default: agentId === core.agents.defaultAgent, models })),
     workspaceCwd: core.workspaces.primary().root,
     transports: ['rest'],
     policy: { permission: 'first-responder' },

@@ -113,6 +113,12 @@ export const ERROR_CATALOG = spec({
     message: 'No model is configured',
     errorKind: 'invalid_config',
   },
+  // ── external agents (issue 12) ──
+  init_timeout: { status: 504, message: 'The agent did not start in time', errorKind: 'init_timeout', retryable: true, retryAfterSeconds: 5 },
+  agent_unavailable: { status: 503, message: 'The agent cannot be started' },
+  agent_memory_exhausted: { status: 503, message: 'Agent processes use their whole memory budget', retryable: true, retryAfterSeconds: 30 },
+  agent_exited: { status: 502, message: 'The agent process exited', errorKind: 'agent_exited' },
+  agent_error: { status: 502, message: 'The agent answered with an error', errorKind: 'agent_error' },
   model_error: { status: 502, message: 'The model request failed', errorKind: 'model_stream_interrupted' },
 
   // ── events (§7) ─────────────────────────────────────────────────────────

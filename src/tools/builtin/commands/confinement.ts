@@ -83,6 +83,20 @@ export class CommandConfinement {
     return { env, wrapper: [probe.path, ...args] };
   }
 
+  /**
+   * How an external agent's process starts (issue 12): the same scrubbed
+   * environment and sandbox as a command of its workspace, with its private
+   * HOME bound writable inside the otherwise hidden Berth home.
+   */
+  agentLaunch(workspace: ConfinedWorkspace, cwdAbs: string, privateHome: string): CommandLaunch {
+    const env = commandEnv(this.options.baseEnv ?? process.env, this.byId.get(workspace.id));
+    const probe = this.options.sandbox;
+    if (!probe.available) return { env, wrapper: [] };
+    const hidden = [this.home, ...this.options.workspaces.filter((w) => w.id !== workspace.id).map((w) => w.root)];
+    const view = { root: workspace.root, cwd: cwdAbs, hidden, network: this.networkOf(workspace.id), binds: [privateHome] };
+    return { env, wrapper: [probe.path, ...sandboxArgs(view)] };
+  }
+
   report(): ConfinementReport {
     const probe = this.options.sandbox;
     const offline = this.options.workspaces.filter((w) => !this.networkOf(w.id)).map((w) => w.id);

@@ -41,6 +41,8 @@ export interface SandboxView {
   readonly hidden: readonly string[];
   /** Whether it shares the host's network; false leaves it only a loopback of its own. */
   readonly network: boolean;
+  /** More places it may write, bound after the hiding (an external agent's private HOME under the Berth home). */
+  readonly binds?: readonly string[];
 }
 
 /** Namespaces and privileges: its own pids (no `/proc` of the daemon), no capabilities, gone with the daemon. */
@@ -75,6 +77,7 @@ export function sandboxArgs(view: SandboxView): string[] {
   for (const h of outer) args.push('--tmpfs', h);
   args.push('--bind', view.root, view.root);
   for (const h of nested) args.push('--tmpfs', h);
+  for (const b of view.binds ?? []) args.push('--bind', b, b);
   args.push('--chdir', view.cwd, '--');
   return args;
 }

@@ -1,0 +1,130 @@
+import type { AgentSettings, AgentSpec } from '../../config/agents.js';
+import { BerthError } from '../../protocol/errors/index.js';
+import type { Workspace } from '../../workspace/types.js';
+import type { ModelInfo } from '../driver.js';
+import { AcpAgentDriver } from './driver.js';
+import { agentLaunch, type LaunchContext } from './launch.js';
+import { startHost, type AgentHost } from './host.js';
+import type { AgentProcess } from './process.js';
+import { AgentSessionRecord } from './session-record.js';
+
+const MIB = 1024 * 1024;
+
+/**
+ * The daemon's external agents (issue 12): which are offered, the models each
+ * reported, every process started for them (for the memory budget and for
+ * shutdown), and the drivers sessions run them with.
+ */
+export class AgentCatalog {
+  private readonly processes = new Set<AgentProcess>();
+  /** The running (or starting) host of each agent and workspace: sessions of one workspace share a process. */
+  private readonly hosts = new Map<string, Promise<AgentHost>>();
+  private readonly reported = new Map<string, readonly ModelInfo[]>();
+
+  constructor(
+    private readonly settings: AgentSettings,
+    private readonly ctx: LaunchContext,
+  ) {}
+
+  /** Agent ids, the default first (`/capabilities` lists them beside the model services). */
+  ids(): string[] {
+    const ids = this.settings.agents.map((a) => a.id);
+    const first = this.settings.defaultAgent;
+    return first === null ? ids : [first, ...ids.filter((id) => id !== first)];
+  }
+
+  get defaultAgent(): string | null {
+    return this.settings.defaultAgent;
+  }
+
+  /** The agent a model id or service id names: `<agentId>` or `<agentId>/<modelId>`. */
+  agentOf(id: string): string | undefined {
+    const head = id.includes('/') ? id.slice(0, id.indexOf('/')) : id;
+    return this.settings.agents.some((a) => a.id === head) ? head : undefined;
+  }
+
+  /** The models each agent reported in its latest `session/new`, as `<agentId>/<modelId>`. */
+  models(): { agentId: string; models: readonly ModelInfo[] }[] {
+    return this.ids().map((agentId) => ({ agentId, models: this.reported.get(agentId) ?? [] }));
+  }
+
+  /** Resident memory of every live agent process, in bytes. */
+  rssBytes(): number {
+    let total = 0;
+    for (const p of this.processes) total += p.rssBytes();
+    return total;
+  }
+
+  /**
+   * Starts a driver for `agentId` on a session's workspace and waits for its
+   * ACP session: 503 when the memory budget is spent, when the workspace is
+   * remote, or when the command is missing; 504 `init_timeout` when it is slow.
+   */
+  async create(agentId: string, sessionId: string, workspace: Workspace, cwd: string | null): Promise<AcpAgentDriver> {
+    const spec = this.spec(agentId);
+    this.checkBudget(agentId);
+    if (workspace.kind !== 'local') {
+      throw new BerthError('agent_unavailable', `The agent ${agentId} runs on local workspaces only; ${workspace.id} is remote`, { agentId });
+    }
+    const root = workspace.root;
+    const start = cwd ?? root;
+    const driver = new AcpAgentDriver({
+      agentId,
+      host: (until) => this.hostFor(spec, { id: workspace.id, root }, until),
+      startTimeoutMs: this.settings.startTimeoutMs,
+      root,
+      cwd: start,
+      record: new AgentSessionRecord(this.ctx.berthHome, agentId, sessionId),
+      reportModels: (models) => this.reported.set(agentId, models),
+    });
+    await driver.start();
+    return driver;
+  }
+
+  /** Kills every agent process group and waits for them (daemon shutdown). */
+  async shutdown(): Promise<void> {
+    await Promise.all([...this.processes].map((p) => p.kill()));
+  }
+
+  private spec(agentId: string): AgentSpec {
+    const spec = this.settings.agents.find((a) => a.id === agentId);
+    if (!spec) throw new BerthError('model_not_found', `Unknown agent ${agentId}`, { agentId });
+    return spec;
+  }
+
+  private checkBudget(agentId: string): void {
+    const budget = this.settings.memoryMb;
+    if (budget === null) return;
+    const used = this.rssBytes();
+    if (used >= budget * MIB) {
+      throw new BerthError(
+        'agent_memory_exhausted',
+        `Agent processes use ${Math.round(used / MIB)} MiB of their ${budget} MiB budget (--agent-memory-mb); close an agent session or raise the budget before starting ${agentId}`,
+        { agentId, usedMb: Math.round(used / MIB), budgetMb: budget },
+      );
+    }
+  }
+
+  /** The live host of this agent and workspace, else a new one (concurrent starts share it). */
+  private async hostFor(spec: AgentSpec, workspace: { id: string; root: string }, until: Promise<never>): Promise<AgentHost> {
+    const key = `${spec.id}\u0000${workspace.id}`;
+    const known = this.hosts.get(key);
+    if (known) {
+      const host = await known.catch(() => null);
+      if (host && host.alive && this.hosts.get(key) === known) return host;
+    }
+    // The process starts in the workspace root; each session's cwd goes to its own session/new.
+    const starting = startHost(spec.id, agentLaunch(spec, workspace, workspace.root, this.ctx), (p) => this.track(p), until);
+    this.hosts.set(key, starting);
+    starting.then(
+      (host) => void host.exit.then(() => this.hosts.get(key) === starting && this.hosts.delete(key)),
+      () => this.hosts.get(key) === starting && this.hosts.delete(key),
+    );
+    return starting;
+  }
+
+  private track(p: AgentProcess): void {
+    this.processes.add(p);
+    void p.exited.then(() => this.processes.delete(p));
+  }
+}

@@ -1,0 +1,140 @@
+import * as acp from '@agentclientprotocol/sdk';
+import { BerthError } from '../../protocol/errors/index.js';
+import type { AgentExit } from '../driver.js';
+import { CLIENT_CAPABILITIES, connectAgent, type ClientSide } from './connection.js';
+import type { AgentLaunch } from './launch.js';
+import { MAX_EARLY_UPDATES } from './limits.js';
+import { AgentProcess } from './process.js';
+
+/**
+ * One agent process and its ACP connection, shared by the sessions of one
+ * workspace that run this agent (qwen serve runs one `qwen --acp` per
+ * workspace the same way; one process per session cost about 450 MiB per
+ * session in `npm run bench -- agents`). Requests and updates are routed to
+ * the session they name; a session nobody here opened gets an error answer.
+ */
+export class AgentHost {
+  readonly died: Promise<never>;
+  readonly exit: Promise<AgentExit>;
+  canLoad = false;
+  private stopping = false;
+  private readonly sides = new Map<string, ClientSide>();
+  /**
+   * Updates for a session not bound yet: an agent may send them right after its
+   * `session/new` answer, before Berth has read the id. Kept (a few) until it is bound.
+   */
+  private unrouted: acp.SessionNotification[] = [];
+  readonly connection: acp.ClientConnection;
+
+  constructor(
+    readonly agentId: string,
+    readonly process: AgentProcess,
+  ) {
+    this.connection = connectAgent(process, this.dispatcher());
+    this.exit = process.exited.then((e) => ({ reason: 'agent_exited', exitCode: e.exitCode, signalCode: e.signalCode }));
+    this.died = this.exit.then((e): never => {
+      const how = e.signalCode ? `signal ${e.signalCode}` : `code ${e.exitCode}`;
+      throw new BerthError('agent_exited', `The agent ${agentId} exited (${how})${stderrNote(process)}`, { agentId, ...e });
+    });
+    this.died.catch(() => {});
+  }
+
+  /** No session uses it (it has been stopped, or is about to be). */
+  get idle(): boolean {
+    return this.sides.size === 0;
+  }
+
+  /** Running and not being stopped: a new session may join it. */
+  get alive(): boolean {
+    return this.process.alive && !this.stopping;
+  }
+
+  /** Routes what the agent sends about `sessionId` to `side` from now on. */
+  bind(sessionId: string, side: ClientSide): void {
+    this.sides.set(sessionId, side);
+    const waiting = this.unrouted.filter((u) => u.sessionId === sessionId);
+    this.unrouted = this.unrouted.filter((u) => u.sessionId !== sessionId);
+    for (const u of waiting) side.update(u);
+  }
+
+  /** A session left: when none is left, the process goes (its group with it). */
+  release(sessionId: string): void {
+    this.sides.delete(sessionId);
+    if (this.sides.size === 0) this.stop();
+  }
+
+  stop(): void {
+    this.stopping = true;
+    this.sides.clear();
+    this.connection.close();
+    void this.process.kill();
+  }
+
+  /** `initialize`, offering Berth's fs and terminals. */
+  async initialize(): Promise<void> {
+    const init = await this.connection.agent.request('initialize', {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: CLIENT_CAPABILITIES,
+      clientInfo: { name: 'berth', version: '1' },
+    });
+    this.canLoad = init.agentCapabilities?.loadSession === true;
+  }
+
+  private dispatcher(): ClientSide {
+    const to = (sessionId: string): ClientSide => {
+      const side = this.sides.get(sessionId);
+      if (!side) throw acp.RequestError.invalidParams({ sessionId }, 'unknown session');
+      return side;
+    };
+    return {
+      update: (p) => {
+        const side = this.sides.get(p.sessionId);
+        if (side) side.update(p);
+        else if (this.unrouted.length < MAX_EARLY_UPDATES) this.unrouted.push(p);
+      },
+      requestPermission: (p) => to(p.sessionId).requestPermission(p),
+      readTextFile: (p) => to(p.sessionId).readTextFile(p),
+      writeTextFile: (p) => to(p.sessionId).writeTextFile(p),
+      createTerminal: (p) => to(p.sessionId).createTerminal(p),
+      terminalOutput: (p) => to(p.sessionId).terminalOutput(p),
+      waitForTerminalExit: (p) => to(p.sessionId).waitForTerminalExit(p),
+      killTerminal: (p) => to(p.sessionId).killTerminal(p),
+      releaseTerminal: (p) => to(p.sessionId).releaseTerminal(p),
+    };
+  }
+}
+
+/**
+ * Spawns the agent and initializes it, bounded by `until` (the start
+ * timeout's promise): a process that exits first gives `agent_unavailable`
+ * with the end of its stderr, and a command that cannot run says which.
+ */
+export async function startHost(agentId: string, launch: AgentLaunch, started: (p: AgentProcess) => void, until: Promise<never>): Promise<AgentHost> {
+  const process = new AgentProcess(launch);
+  started(process);
+  const host = new AgentHost(agentId, process);
+  const startFailed = host.died.catch((err: unknown): never => {
+    const cause = process.startError;
+    if (cause) {
+      throw new BerthError('agent_unavailable', `The agent ${agentId} cannot start: running "${launch.command}" failed: ${cause.message}`, {
+        agentId,
+        command: launch.command,
+      });
+    }
+    throw new BerthError('agent_unavailable', `The agent ${agentId} exited while starting: ${(err as Error).message}`, { agentId });
+  });
+  try {
+    await Promise.race([host.initialize(), until, startFailed]);
+    return host;
+  } catch (err) {
+    host.stop();
+    await process.exited;
+    if (err instanceof acp.RequestError) throw new BerthError('agent_unavailable', `The agent ${agentId} refused to initialize: ${err.message}`, { agentId });
+    throw err;
+  }
+}
+
+function stderrNote(process: AgentProcess): string {
+  const tail = process.stderr.trim().split('\n').slice(-3).join(' | ');
+  return tail === '' ? '' : `: ${tail}`;
+}

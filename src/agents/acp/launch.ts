@@ -1,0 +1,57 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { findOnPath, type AgentSpec } from '../../config/agents.js';
+import { BerthError } from '../../protocol/errors/index.js';
+import type { CommandConfinement } from '../../tools/builtin/commands/confinement.js';
+
+/** Everything needed to start one agent process. */
+export interface AgentLaunch {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly cwd: string;
+  readonly env: NodeJS.ProcessEnv;
+  /** The sandbox program and its arguments, or empty. */
+  readonly wrapper: readonly string[];
+}
+
+export interface LaunchContext {
+  /** `$BERTH_HOME`: private agent homes live under it. */
+  readonly berthHome: string;
+  readonly confinement: CommandConfinement;
+  /** The daemon's PATH, where a bare command name is looked up. */
+  readonly path: string | undefined;
+}
+
+/** The agent's own HOME: its settings, caches and sessions, never the user's (issue 12). */
+export function privateHome(berthHome: string, agentId: string): string {
+  return join(berthHome, 'agents', agentId, 'home');
+}
+
+/**
+ * How one agent process of a local workspace starts: its command found on
+ * PATH (a clear error naming it otherwise), a scrubbed environment with a
+ * private HOME, the spec's own variables, and the same sandbox as the
+ * workspace's commands when one is available.
+ */
+export function agentLaunch(
+  spec: AgentSpec,
+  workspace: { id: string; root: string },
+  cwd: string,
+  ctx: LaunchContext,
+  extraEnv: Readonly<Record<string, string>> = {},
+): AgentLaunch {
+  const command = findOnPath(spec.command, ctx.path);
+  if (command === null) {
+    throw new BerthError('agent_unavailable', `The agent ${spec.id} cannot start: its command "${spec.command}" is not installed (not found on PATH)`, {
+      agentId: spec.id,
+      command: spec.command,
+    });
+  }
+  const home = privateHome(ctx.berthHome, spec.id);
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  const start = spec.cwdMode === 'home' ? home : cwd;
+  const base = ctx.confinement.agentLaunch(workspace, start, home);
+  const env: NodeJS.ProcessEnv = { ...base.env, ...spec.env, ...extraEnv, HOME: home, XDG_CONFIG_HOME: join(home, '.config') };
+  for (const name of Object.keys(env)) if (name.startsWith('BERTH_') && !(name in extraEnv)) delete env[name];
+  return { command, args: spec.args, cwd: start, env, wrapper: base.wrapper };
+}
