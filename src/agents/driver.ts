@@ -11,6 +11,20 @@ export type SessionUpdate = { readonly sessionUpdate: string } & Record<string, 
 /** An ACP content block (`{type:"text",text}`, `{type:"image",data,mimeType}`, …). */
 export type ContentBlock = { readonly type: string } & Record<string, unknown>;
 
+/**
+ * The token counts of model requests in qwen's names (docs/client-api.md §8.1), as a driver
+ * reports one request's in its usage chunk and the session sums them; with a price table in
+ * config.json, what they cost.
+ */
+export interface TokenUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly totalTokens: number;
+  readonly thoughtTokens: number;
+  readonly cachedReadTokens: number;
+  readonly cost?: { readonly amount: number; readonly currency: string };
+}
+
 /** A tool call the driver wants run; the session runs it through the executor (guard, permission, receipts). */
 export interface DriverToolCall {
   /** Unique within the session; used as the ACP `toolCallId` and the executor call id. */

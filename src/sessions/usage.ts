@@ -1,14 +1,9 @@
+import type { TokenUsage } from '../agents/driver.js';
 import type { TranscriptRecord } from '../transcript/records.js';
 
 /** Token counts (and cost, when priced) summed over model requests: one turn's or a whole session's. */
-export interface UsageTotals {
+export interface UsageTotals extends TokenUsage {
   readonly requests: number;
-  readonly inputTokens: number;
-  readonly outputTokens: number;
-  readonly totalTokens: number;
-  readonly thoughtTokens: number;
-  readonly cachedReadTokens: number;
-  readonly cost?: { readonly amount: number; readonly currency: string };
 }
 
 /** `GET /session/{id}/status` `usage` (docs/client-api.md): the session so far and its last finished turn. */

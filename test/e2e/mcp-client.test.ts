@@ -5,9 +5,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { checkMcpServers } from '../../src/config/mcp-servers.js';
-import { EventReader, newSession, select, submit, type WireEvent } from '../support/session-client.js';
+import { EventReader, newSession, submit } from '../support/session-client.js';
 import { startStack, type Stack } from '../support/stack.js';
 import { removeDir, tempDir } from '../support/tmp.js';
+import { votedTurn } from '../support/voted-turn.js';
 import { ensureMemoryServer } from '../support/published-mcp.js';
 
 /**
@@ -40,24 +41,8 @@ async function agentTurn(s: Stack, calls: { id: string; name: string; arguments:
 
 /** One prompt in `sessionId` whose model makes `calls`; every permission request is answered with `vote`. */
 async function turnWithVotes(s: Stack, sessionId: string, calls: object[], vote: string) {
-  const d = s.daemon;
-  s.model.enqueue({ kind: 'reply', toolCalls: calls as never }, { kind: 'reply', text: 'done' });
-  const events = await EventReader.open(d, sessionId, { lastEventId: null });
-  const { promptId } = (await submit(d, sessionId, 'use the notes')).body;
-  const asked: WireEvent[] = [];
-  for (;;) {
-    const e = await events.until(
-      (x) => (x.type === 'permission_request' && !asked.includes(x)) || ((x.type === 'turn_complete' || x.type === 'turn_error') && x.data.promptId === promptId),
-    );
-    if (e.type !== 'permission_request') break;
-    asked.push(e);
-    assert.equal((await d.json('POST', `/session/${sessionId}/permission/${e.data.requestId}`, select(vote))).status, 200);
-  }
-  events.close();
-  const results = events.seen.filter(
-    (e) => e.type === 'session_update' && e.data.update.sessionUpdate === 'tool_call_update' && ['completed', 'failed'].includes(e.data.update.status),
-  );
-  return { asked, results };
+  const turn = await votedTurn(s.daemon, s.model, sessionId, calls, () => vote);
+  return { asked: turn.asked, results: turn.settled };
 }
 
 describe('MCP servers as tools of the built-in agent (stdio)', { timeout: 120_000 }, () => {

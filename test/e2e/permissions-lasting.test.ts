@@ -3,7 +3,8 @@ import { realpathSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { startScriptedModel, type ScriptedModel } from '../../src/devtools/scripted-model/index.js';
 import { startTestDaemon, type TestDaemon } from '../support/daemon.js';
-import { EventReader, newSession, select, submit, type WireEvent } from '../support/session-client.js';
+import { EventReader, newSession, type WireEvent } from '../support/session-client.js';
+import { votedTurn } from '../support/voted-turn.js';
 import { removeDir, tempDir } from '../support/tmp.js';
 
 /**
@@ -49,26 +50,12 @@ describe('permissions that last', () => {
 
   /** One prompt whose model makes `calls`; each permission request is answered with `choose(request)`. */
   async function turn(d: TestDaemon, sessionId: string, calls: object[], choose: (e: WireEvent) => string): Promise<Turn> {
-    model.enqueue({ kind: 'reply', toolCalls: calls as never }, { kind: 'reply', text: 'done' });
-    const events = await EventReader.open(d, sessionId, { lastEventId: null });
-    const { promptId } = (await submit(d, sessionId, 'work')).body;
-    const asked: WireEvent[] = [];
-    for (;;) {
-      const e = await events.until(
-        (x) => (x.type === 'permission_request' && !asked.includes(x)) || ((x.type === 'turn_complete' || x.type === 'turn_error') && x.data.promptId === promptId),
-      );
-      if (e.type !== 'permission_request') break;
-      asked.push(e);
-      assert.equal((await d.json('POST', `/session/${sessionId}/permission/${e.data.requestId}`, select(choose(e)))).status, 200);
-    }
-    events.close();
-    const updates = events.seen.filter((e) => e.type === 'session_update').map((e) => e.data.update);
+    const done = await votedTurn(d, model, sessionId, calls, choose);
+    const updates = done.events.filter((e) => e.type === 'session_update').map((e) => e.data.update);
     return {
-      asked,
+      asked: done.asked,
       reasons: updates.filter((u) => u.sessionUpdate === 'tool_call_update' && u.status === 'in_progress').map((u) => u._meta?.permissionReason ?? ''),
-      results: updates
-        .filter((u) => u.sessionUpdate === 'tool_call_update' && ['completed', 'failed'].includes(u.status))
-        .map((u) => ({ status: u.status, rawOutput: u.rawOutput })),
+      results: done.settled.map((e) => ({ status: e.data.update.status, rawOutput: e.data.update.rawOutput })),
     };
   }
 

@@ -3,8 +3,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { stackPerSuite, type Stack } from '../support/stack.js';
-import { EventReader, newSession, select, submit, type WireEvent } from '../support/session-client.js';
+import { newSession, type WireEvent } from '../support/session-client.js';
 import type { TestDaemon } from '../support/daemon.js';
+import { votedTurn } from '../support/voted-turn.js';
 
 /**
  * `approvalMode` on POST /session (spec §5.1, issue 3): plan hides and refuses
@@ -28,25 +29,8 @@ interface Turn {
 
 /** Runs one prompt whose model makes `calls` then says done; votes `allow_once` on every request it sees. */
 async function runTurn(s: Stack, sessionId: string, calls: object[]): Promise<Turn> {
-  const d = s.daemon;
-  s.model.enqueue({ kind: 'reply', toolCalls: calls as never }, { kind: 'reply', text: 'done' });
-  const events = await EventReader.open(d, sessionId, { lastEventId: null });
-  const { promptId } = (await submit(d, sessionId, 'do the work')).body;
-  const asked: WireEvent[] = [];
-  for (;;) {
-    const e = await events.until(
-      (x) => (x.type === 'permission_request' && !asked.includes(x)) || ((x.type === 'turn_complete' || x.type === 'turn_error') && x.data.promptId === promptId),
-    );
-    if (e.type !== 'permission_request') break;
-    asked.push(e);
-    const vote = await d.json('POST', `/session/${sessionId}/permission/${e.data.requestId}`, select('proceed_once'));
-    assert.equal(vote.status, 200);
-  }
-  events.close();
-  const toolResults = events.seen.filter(
-    (e) => e.type === 'session_update' && e.data.update.sessionUpdate === 'tool_call_update' && ['completed', 'failed'].includes(e.data.update.status),
-  );
-  return { events: events.seen, asked, toolResults };
+  const turn = await votedTurn(s.daemon, s.model, sessionId, calls);
+  return { events: turn.events, asked: turn.asked, toolResults: turn.settled };
 }
 
 const offeredTools = (s: Stack): string[] => (s.model.completions().at(-1)!.tools ?? []).map((t: { function: { name: string } }) => t.function.name);

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { TestDaemon } from '../support/daemon.js';
-import { EventReader, newSession, select, submit, type WireEvent } from '../support/session-client.js';
+import { newSession } from '../support/session-client.js';
+import { votedTurn } from '../support/voted-turn.js';
 import { stackPerSuite, type Stack } from '../support/stack.js';
 
 /**
@@ -18,24 +19,11 @@ interface Turn {
 
 /** One prompt whose model makes `calls` then says done; every permission request is allowed once. */
 async function runTurn(s: Stack, sessionId: string, calls: object[]): Promise<Turn> {
-  const d = s.daemon;
-  s.model.enqueue({ kind: 'reply', toolCalls: calls as never }, { kind: 'reply', text: 'done' });
-  const events = await EventReader.open(d, sessionId, { lastEventId: null });
-  const { promptId } = (await submit(d, sessionId, 'work')).body;
-  const asked: WireEvent[] = [];
-  for (;;) {
-    const e = await events.until(
-      (x) => (x.type === 'permission_request' && !asked.includes(x)) || ((x.type === 'turn_complete' || x.type === 'turn_error') && x.data.promptId === promptId),
-    );
-    if (e.type !== 'permission_request') break;
-    asked.push(e);
-    assert.equal((await d.json('POST', `/session/${sessionId}/permission/${e.data.requestId}`, select('proceed_once'))).status, 200);
-  }
-  events.close();
-  const results = events.seen
-    .filter((e) => e.type === 'session_update' && e.data.update.sessionUpdate === 'tool_call_update' && ['completed', 'failed'].includes(e.data.update.status))
-    .map((e) => ({ status: e.data.update.status as string, rawOutput: e.data.update.rawOutput }));
-  return { asked: asked.map((e) => e.data.toolCall._meta.toolName as string), results };
+  const turn = await votedTurn(s.daemon, s.model, sessionId, calls);
+  return {
+    asked: turn.asked.map((e) => e.data.toolCall._meta.toolName as string),
+    results: turn.settled.map((e) => ({ status: e.data.update.status as string, rawOutput: e.data.update.rawOutput })),
+  };
 }
 
 describe('workspace_stop: a read-level tool over the session’s own commands', () => {

@@ -1,17 +1,9 @@
 import type OpenAI from 'openai';
 import type { ModelPrice } from '../../config/model-services.js';
-import type { SessionUpdate } from '../driver.js';
+import type { SessionUpdate, TokenUsage } from '../driver.js';
 
-/** The token counts of one model request, in qwen's names (docs/client-api.md §8.1). */
-export interface RequestUsage {
-  readonly inputTokens: number;
-  readonly outputTokens: number;
-  readonly totalTokens: number;
-  readonly thoughtTokens: number;
-  readonly cachedReadTokens: number;
-  /** With a price table in config.json: what this request cost. */
-  readonly cost?: { readonly amount: number; readonly currency: string };
-}
+/** The token counts of one model request. */
+export type RequestUsage = TokenUsage;
 
 const PER_MILLION = 1_000_000;
 
