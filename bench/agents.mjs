@@ -10,7 +10,8 @@ import { startPeer } from './peer.mjs';
 import { registerCleanup } from './lib/cleanup.mjs';
 import { keepAliveClient } from './lib/http-client.mjs';
 import { startModel } from './lib/model.mjs';
-import { MODEL_ID, MODEL_IDS, modelEnv } from './lib/model-ids.mjs';
+import { modelEnv } from './lib/model-ids.mjs';
+import { qwenSettings } from './lib/qwen-settings.mjs';
 import { ensurePeer } from './lib/peer-install.mjs';
 import { treeRss } from './lib/proctree.mjs';
 import { createSession, pause, promptTurn, subscribe, timeToHealth } from './lib/session-steps.mjs';
@@ -27,21 +28,6 @@ const PLANS = {
 const SETTLE_MS = 1_500;
 const STEP_GAP_MS = 25;
 const PROMPT_TEXT = 'Say hello';
-
-/** qwen's settings (bench/peer.mjs): openai auth on the scripted model, background extras off. */
-function qwenSettings(modelUrl) {
-  const provider = (id, label) => ({ id, name: label, baseUrl: modelUrl, envKey: 'OPENAI_API_KEY' });
-  return {
-    security: { auth: { selectedType: 'openai' } },
-    model: { name: MODEL_ID },
-    modelProviders: { openai: [provider(MODEL_ID, 'Mock Model'), provider(MODEL_IDS[1], 'Mock Model Two')] },
-    privacy: { usageStatisticsEnabled: false },
-    general: { disableAutoUpdate: true, disableUpdateNag: true },
-    telemetry: { enabled: false },
-    memory: { enableManagedAutoMemory: false, enableManagedAutoDream: false },
-    ui: { enableFollowupSuggestions: false },
-  };
-}
 
 /** Berth with `qwen --acp` as its default agent: an `agents` entry in config.json and qwen's settings in the agent's private HOME. */
 async function startBerthAgent({ workspace, scratch, modelUrl }) {

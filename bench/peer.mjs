@@ -4,27 +4,10 @@
 // scripted model, `--hostname 127.0.0.1 --port 0 --workspace <ws> --no-web`, cwd = the workspace.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MODEL_ID, MODEL_IDS, modelEnv } from './lib/model-ids.mjs';
+import { modelEnv } from './lib/model-ids.mjs';
 import { ensurePeer } from './lib/peer-install.mjs';
+import { qwenSettings } from './lib/qwen-settings.mjs';
 import { startTimedDaemon } from './lib/timed-daemon.mjs';
-
-/**
- * Settings as in INDEX.md: openai auth, two models on the scripted server, and the per-turn
- * background memory extraction switched off so the model sees one request per turn.
- */
-function peerSettings(modelUrl) {
-  const provider = (id, name) => ({ id, name, baseUrl: modelUrl, envKey: 'OPENAI_API_KEY' });
-  return {
-    security: { auth: { selectedType: 'openai' } },
-    model: { name: MODEL_ID },
-    modelProviders: { openai: [provider(MODEL_ID, 'Mock Model'), provider(MODEL_IDS[1], 'Mock Model Two')] },
-    privacy: { usageStatisticsEnabled: false },
-    general: { disableAutoUpdate: true, disableUpdateNag: true },
-    telemetry: { enabled: false },
-    memory: { enableManagedAutoMemory: false, enableManagedAutoDream: false },
-    ui: { enableFollowupSuggestions: false },
-  };
-}
 
 /**
  * Installs the peer if needed, starts it on `workspace` with its HOME under `scratch`, and waits
@@ -36,7 +19,7 @@ export async function startPeer({ workspace, scratch, modelUrl, nodeArgs = [] })
   const entry = await ensurePeer();
   const home = join(scratch, 'peer-home');
   mkdirSync(join(home, '.qwen'), { recursive: true });
-  writeFileSync(join(home, '.qwen', 'settings.json'), JSON.stringify(peerSettings(modelUrl), null, 2) + '\n');
+  writeFileSync(join(home, '.qwen', 'settings.json'), JSON.stringify(qwenSettings(modelUrl), null, 2) + '\n');
   return startTimedDaemon('qwen serve 0.24.4', {
     name: 'qwen serve',
     command: process.execPath,

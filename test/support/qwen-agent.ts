@@ -5,11 +5,9 @@ import type { AgentSpec } from '../../src/config/agents.js';
 /** The bench's plain-JavaScript helpers, loaded untyped. */
 const bench = (path: string): Promise<any> => import(new URL(`../../bench/lib/${path}`, import.meta.url).href);
 // The names the reference captures used (bench/lib/model-ids.mjs).
-const { MODEL_ID, MODEL_IDS, modelEnv } = (await bench('model-ids.mjs')) as {
-  MODEL_ID: string;
-  MODEL_IDS: string[];
-  modelEnv: (url: string) => Record<string, string>;
-};
+const { modelEnv } = (await bench('model-ids.mjs')) as { modelEnv: (url: string) => Record<string, string> };
+
+const { qwenSettings } = (await bench('qwen-settings.mjs')) as { qwenSettings: (url: string) => object };
 
 export const QWEN_AGENT_ID = 'qwen';
 
@@ -36,16 +34,6 @@ export function qwenAgentSpec(entry: string, modelUrl: string): AgentSpec {
 export function writeQwenSettings(berthHome: string, modelUrl: string): void {
   const home = join(berthHome, 'agents', QWEN_AGENT_ID, 'home');
   mkdirSync(join(home, '.qwen'), { recursive: true });
-  const provider = (id: string, name: string) => ({ id, name, baseUrl: modelUrl, envKey: 'OPENAI_API_KEY' });
-  const settings = {
-    security: { auth: { selectedType: 'openai' } },
-    model: { name: MODEL_ID },
-    modelProviders: { openai: [provider(MODEL_ID, 'Mock Model'), provider(MODEL_IDS[1], 'Mock Model Two')] },
-    privacy: { usageStatisticsEnabled: false },
-    general: { disableAutoUpdate: true, disableUpdateNag: true },
-    telemetry: { enabled: false },
-    memory: { enableManagedAutoMemory: false, enableManagedAutoDream: false },
-    ui: { enableFollowupSuggestions: false },
-  };
+  const settings = qwenSettings(modelUrl);
   writeFileSync(join(home, '.qwen', 'settings.json'), JSON.stringify(settings, null, 2) + '\n');
 }
