@@ -15,7 +15,7 @@ export function mcpLaunch(confinement: CommandConfinement) {
   return (workspace: LocalWorkspace, spec: McpStdioSpec): McpLaunch => {
     const cwd = spec.cwd ?? workspace.root;
     if (spec.origin === 'home') return { command: spec.command, args: spec.args, env: { ...spec.env }, cwd };
-    const launch = confinement.launch({ id: workspace.id, root: workspace.root }, workspace.root);
+    const launch = confinement.launch({ id: workspace.id, root: workspace.root }, workspace.root, [spec.command, ...spec.args]);
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(launch.env)) if (v !== undefined) env[k] = v;
     Object.assign(env, spec.env);

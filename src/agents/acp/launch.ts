@@ -50,7 +50,7 @@ export function agentLaunch(
   const home = privateHome(ctx.berthHome, spec.id);
   mkdirSync(home, { recursive: true, mode: 0o700 });
   const start = spec.cwdMode === 'home' ? home : cwd;
-  const base = ctx.confinement.agentLaunch(workspace, start, home);
+  const base = ctx.confinement.agentLaunch(workspace, start, home, [command, ...spec.args]);
   const env: NodeJS.ProcessEnv = { ...base.env, ...spec.env, ...extraEnv, HOME: home, XDG_CONFIG_HOME: join(home, '.config') };
   for (const name of Object.keys(env)) if (name.startsWith('BERTH_') && !(name in extraEnv)) delete env[name];
   return { command, args: spec.args, cwd: start, env, wrapper: base.wrapper };

@@ -1,6 +1,7 @@
 import { realpathSync } from 'node:fs';
 import type { WorkspaceSettings } from '../../../config/workspace-settings.js';
 import { commandEnv } from './command-env.js';
+import { installRoots } from './install-roots.js';
 import { sandboxArgs, type SandboxProbe } from './sandbox.js';
 
 /** A local workspace as the confinement needs it. */
@@ -74,12 +75,14 @@ export class CommandConfinement {
     return [...this.byId].filter(([, s]) => s.network === false).map(([id]) => id);
   }
 
-  launch(workspace: ConfinedWorkspace, cwdAbs: string): CommandLaunch {
+  /** `argv`: a program run directly rather than a shell command (an MCP server), whose install stays readable. */
+  launch(workspace: ConfinedWorkspace, cwdAbs: string, argv: readonly string[] = []): CommandLaunch {
     const env = commandEnv(this.options.baseEnv ?? process.env, this.byId.get(workspace.id));
     const probe = this.options.sandbox;
     if (!probe.available) return { env, wrapper: [] };
     const hidden = [this.home, ...this.options.workspaces.filter((w) => w.id !== workspace.id).map((w) => w.root)];
-    const args = sandboxArgs({ root: workspace.root, cwd: cwdAbs, hidden, network: this.networkOf(workspace.id) });
+    const view = { root: workspace.root, cwd: cwdAbs, hidden, network: this.networkOf(workspace.id), readable: installRoots(argv) };
+    const args = sandboxArgs(view);
     return { env, wrapper: [probe.path, ...args] };
   }
 
@@ -88,12 +91,12 @@ export class CommandConfinement {
    * environment and sandbox as a command of its workspace, with its private
    * HOME bound writable inside the otherwise hidden Berth home.
    */
-  agentLaunch(workspace: ConfinedWorkspace, cwdAbs: string, privateHome: string): CommandLaunch {
+  agentLaunch(workspace: ConfinedWorkspace, cwdAbs: string, privateHome: string, argv: readonly string[] = []): CommandLaunch {
     const env = commandEnv(this.options.baseEnv ?? process.env, this.byId.get(workspace.id));
     const probe = this.options.sandbox;
     if (!probe.available) return { env, wrapper: [] };
     const hidden = [this.home, ...this.options.workspaces.filter((w) => w.id !== workspace.id).map((w) => w.root)];
-    const view = { root: workspace.root, cwd: cwdAbs, hidden, network: this.networkOf(workspace.id), binds: [privateHome] };
+    const view = { root: workspace.root, cwd: cwdAbs, hidden, network: this.networkOf(workspace.id), binds: [privateHome], readable: installRoots(argv) };
     return { env, wrapper: [probe.path, ...sandboxArgs(view)] };
   }
 

@@ -43,6 +43,8 @@ export interface SandboxView {
   readonly network: boolean;
   /** More places it may write, bound after the hiding (an external agent's private HOME under the Berth home). */
   readonly binds?: readonly string[];
+  /** Places it may read that `/tmp` would cover (the program's own install, see install-roots.ts); the hidden paths stay hidden inside them. */
+  readonly readable?: readonly string[];
 }
 
 /** Namespaces and privileges: its own pids (no `/proc` of the daemon), no capabilities, gone with the daemon. */
@@ -72,6 +74,7 @@ export function sandboxArgs(view: SandboxView): string[] {
   const args = [...baseArgs(view.network), '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--tmpfs', '/run'];
   // A networked command still needs name resolution where /etc/resolv.conf points into /run.
   if (view.network) args.push('--ro-bind-try', '/run/systemd/resolve', '/run/systemd/resolve');
+  for (const r of view.readable ?? []) args.push('--ro-bind', r, r);
   const outer = view.hidden.filter((h) => !isInside(view.root, h));
   const nested = view.hidden.filter((h) => h !== view.root && isInside(view.root, h));
   for (const h of outer) args.push('--tmpfs', h);
