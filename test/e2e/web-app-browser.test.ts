@@ -188,6 +188,8 @@ describe('the web app in a browser', { skip: chromiumSkip, timeout: 300_000 }, (
     await page.goto(`${stack.daemon.url}/#/s/${sessionId}`);
     await page.getByText('From the second model.').waitFor();
     await page.getByRole('button', { name: 'Toggle light or dark theme' }).click();
+    // The page sets the theme once it has re-rendered: wait for it rather than read it at once.
+    await page.waitForFunction("['dark', 'light'].includes(document.documentElement.dataset.theme)");
     const theme = (await page.evaluate('document.documentElement.dataset.theme')) as string;
     await browser.screenshot(`session-${theme}`);
     assert.ok(theme === 'dark' || theme === 'light');
