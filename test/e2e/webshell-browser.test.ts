@@ -112,7 +112,8 @@ describe('the qwen Web Shell against Berth', { skip, timeout: 300_000 }, () => {
     await page.locator('button', { hasText: 'Yes, allow once' }).click();
     await page.getByText('shell-no.txt').first().waitFor();
     await browser.screenshot('webshell-permission');
-    await page.locator('button', { hasText: 'Reject' }).filter({ hasNotText: 'always' }).click();
+    // The Web Shell marks each option button with the option id Berth offered: reject this one call only.
+    await page.locator('button[data-option-id="cancel"]').click();
     await page.getByText('Both were asked').waitFor();
     assert.equal(readFileSync(join(stack.daemon.workspace, 'shell-yes.txt'), 'utf8'), 'approved\n');
     assert.equal(existsSync(join(stack.daemon.workspace, 'shell-no.txt')), false);
