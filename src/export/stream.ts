@@ -12,7 +12,7 @@ import { TrailingSpace } from './writer.js';
  * between batches.
  */
 export const EXPORT_BATCH_RECORDS = 64;
-export const EXPORT_CHUNK_CHARS = 256 * 1024;
+export const EXPORT_CHUNK_CHARS = 64 * 1024;
 
 /** What a streamed export reads, a batch at a time (the transcript service gives it its repository). */
 export interface ExportStore {
