@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { OPENAPI, validatorFor } from '../../src/http/contract.js';
 import { startTestDaemon, type TestDaemon } from '../support/daemon.js';
 import { removeDir, tempDir, writeTree } from '../support/tmp.js';
-import { makeLinks, makeOutside, readsFiles, startUnprivilegedDaemon } from './workspace-reads.fixture.js';
+import { makeLinks, makeOutside, readsFiles, startUnprivilegedDaemon, unprivilegedSkip } from './workspace-reads.fixture.js';
 
 /**
  * Contract test (style.md §4): every answer of the workspace read routes —
@@ -142,7 +142,7 @@ describe('the workspace read routes keep the OpenAPI contract', () => {
   });
 });
 
-describe('the workspace read routes answer 403 within the contract', () => {
+describe('the workspace read routes answer 403 within the contract', { skip: unprivilegedSkip }, () => {
   let workspace: string;
   let daemon: { url: string; stop(): Promise<void> };
   before(async () => {

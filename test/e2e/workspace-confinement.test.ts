@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { startTestDaemon, type TestDaemon } from '../support/daemon.js';
 import { rawGet } from '../support/http.js';
 import { removeDir, tempDir, writeTree } from '../support/tmp.js';
-import { makeLinks, makeOutside, readsFiles, startUnprivilegedDaemon } from './workspace-reads.fixture.js';
+import { makeLinks, makeOutside, readsFiles, startUnprivilegedDaemon, unprivilegedSkip } from './workspace-reads.fixture.js';
 
 const q = encodeURIComponent;
 
@@ -139,7 +139,7 @@ describe('workspace reads stay inside the workspace', () => {
   });
 });
 
-describe('workspace reads the daemon may not open', () => {
+describe('workspace reads the daemon may not open', { skip: unprivilegedSkip }, () => {
   let workspace: string;
   let daemon: { url: string; stop(): Promise<void> };
   before(async () => {

@@ -74,6 +74,21 @@ export function makeLinks(root: string, outside: string): void {
 export const NOBODY = 65_534;
 
 /**
+ * Why the daemon of startUnprivilegedDaemon cannot run here, or undefined.
+ * As root it runs as `nobody`, who must be able to read the checkout: a clone
+ * inside a private (0700) directory is not, and that says nothing about Berth.
+ */
+export const unprivilegedSkip: string | undefined = (() => {
+  if (process.getuid?.() !== 0) return undefined;
+  const manifest = new URL('../../package.json', import.meta.url).pathname;
+  const probe = spawnSync(process.execPath, ['-e', `require('fs').accessSync(${JSON.stringify(manifest)}, 4)`], {
+    uid: NOBODY,
+    gid: NOBODY,
+  });
+  return probe.status === 0 ? undefined : 'the checkout is not readable by the unprivileged user (uid 65534) this test runs the daemon as';
+})();
+
+/**
  * Permission bits do not bind root, so a 403 needs a daemon that is not root:
  * when the tests run as root, this one runs the CLI as `nobody` on its own
  * home and on `workspace` (handed over to nobody); otherwise as ourselves.
