@@ -1,8 +1,8 @@
 /**
  * What the scripted model "says" in the demo turn: reasoning, text and a
  * `workspace_write` (asks first: a write), then a `workspace_exec` (asks
- * first: critical), a `workspace_poll` that reads what the command printed,
- * then a closing answer. Plain JSON steps, sent to the
+ * first: critical; it waits for the command, so its answer carries what the
+ * command printed), then a closing answer. Plain JSON steps, sent to the
  * scripted model's control route. Small pauses make the streaming visible.
  */
 export const DEMO_FILE = 'hello.txt';
@@ -25,16 +25,6 @@ export const DEMO_STEPS = [
     reasoning: 'The file is written. Now a quick check from the shell.',
     text: 'Written. Now let me check it from the shell.',
     toolCalls: [{ name: 'workspace_exec', arguments: { command: `wc -l ${DEMO_FILE}` } }],
-    chunkChars: 8,
-    delayMs: pause,
-  },
-  {
-    // workspace_exec starts the command and answers at once (running: true); its output is read with workspace_poll.
-    kind: 'reply',
-    text: 'Reading what it printed.',
-    toolCalls: [{ name: 'workspace_poll', arguments: { commandId: { $fromLastToolResult: 'commandId' } } }],
-    // Asked again while the command still runs, so the output is there when the poll ends.
-    repeatWhileLastToolResult: { running: true },
     chunkChars: 8,
     delayMs: pause,
   },

@@ -86,7 +86,7 @@ export class EventPrinter {
         const paintStatus = u.status === 'completed' ? green : red;
         const command = commandOutput(text);
         if (command) {
-          // A finished command's output (workspace_poll), shown as it printed it.
+          // A finished command's output (workspace_exec or workspace_poll), shown as it printed it.
           this.line(`${magenta('tool ›')} ${paintStatus(u.status)} ${dim(`exit code ${command.exitCode}, it printed:`)}`);
           for (const l of command.output.replace(/\n$/, '').split('\n')) write(`    ${dim('│')} ${l}\n`);
           return;
@@ -113,7 +113,7 @@ export class EventPrinter {
   }
 }
 
-/** The output of a finished command, when a tool result is a `workspace_poll` answer. */
+/** The output of a finished command, when a tool result is a finished `workspace_exec` or `workspace_poll` answer. */
 function commandOutput(text) {
   try {
     const value = JSON.parse(text);

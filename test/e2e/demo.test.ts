@@ -80,8 +80,9 @@ describe('npm run demo', { timeout: 180_000 }, () => {
       assert.match(out, /permission › Write hello\.txt needs your approval \(workspace_write\)/);
       assert.match(out, /\+ Hello from Berth!/, 'the request shows the proposed content');
       assert.match(out, /permission › Run wc -l hello\.txt needs your approval \(workspace_exec\)/);
-      // The check from the shell shows what the command printed: the agent polls until it has finished.
+      // The check from the shell shows what the command printed, in the exec's own answer (it waits for short commands).
       assert.match(out, /tool › completed exit code 0, it printed:\n {4}│ 2 hello\.txt\n/);
+      assert.doesNotMatch(out, /workspace_poll/, 'one step: no poll after the exec');
       assert.equal(out.match(/auto-approved once/g)?.length, 2);
       assert.equal(out.match(/permission › answered: proceed_once/g)?.length, 2);
       assert.match(out, /thinking › /);
