@@ -22,7 +22,9 @@ export function linearRegExp(pattern: string, flags = ''): RegExpLike {
   } catch (err) {
     throw new BerthError('invalid_request', `The pattern ${JSON.stringify(pattern.slice(0, 80))} cannot be run in linear time: ${(err as Error).message}`);
   }
-  return { test: (input: string) => re.matcher(input).find() };
+  // Ajv keys the compiled patterns of one schema by `String(regExp)`: without a
+  // key of its own, every pattern after the first would test with the first.
+  return { test: (input: string) => re.matcher(input).find(), toString: () => `/${pattern}/${flags}` };
 }
 
 /** Ajv's `code.regExp` hook has this shape (pattern, flags) and reads `.test`. */
