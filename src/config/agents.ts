@@ -1,6 +1,8 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
-import { Ajv } from 'ajv';
+import type { ValidateFunction } from 'ajv';
+import { compileSchema } from '../protocol/tools/arguments.js';
+import type { JsonSchema } from '../protocol/tools/types.js';
 import { readHomeConfig } from './model-services.js';
 
 /**
@@ -74,7 +76,7 @@ const AGENTS_SCHEMA = {
 } as const;
 
 type AgentEntry = { id: string; command: string; args?: string[]; env?: Record<string, string>; cwdMode?: AgentCwdMode };
-const validateAgents = new Ajv({ strict: false }).compile<AgentEntry[]>(AGENTS_SCHEMA);
+const agentsValidator = (): ValidateFunction<AgentEntry[]> => compileSchema<AgentEntry[]>(AGENTS_SCHEMA as JsonSchema, 'config schema');
 
 export class AgentConfigError extends Error {
   override name = 'ConfigError';
@@ -107,6 +109,7 @@ function isExecutable(file: string): boolean {
 export function loadAgentSettings(home: string, env: NodeJS.ProcessEnv, flags: AgentFlags = {}): AgentSettings {
   const { file, config } = readHomeConfig(home);
   const raw = (config as { agents?: unknown }).agents ?? [];
+  const validateAgents = agentsValidator();
   if (!validateAgents(raw)) {
     const e = validateAgents.errors![0]!;
     throw new AgentConfigError(`${file}: agents${e.instancePath.replace(/\//g, '.')} ${e.message ?? 'is invalid'}`);

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Ajv } from 'ajv';
-import { POLICIES, type Policy } from '../protocol/tools/types.js';
+import { compileSchema } from '../protocol/tools/arguments.js';
+import { POLICIES, type JsonSchema, type Policy } from '../protocol/tools/types.js';
 import { HOME_CONFIG_FILE } from './model-services.js';
 
 /**
@@ -85,7 +85,6 @@ const SCHEMA = {
   },
 } as const;
 
-const validate = new Ajv({ strict: false }).compile(SCHEMA);
 
 export class McpConfigError extends Error {
   override name = 'ConfigError';
@@ -93,6 +92,7 @@ export class McpConfigError extends Error {
 
 /** Checks a `mcpServers` object given directly or read from a file; `where` names it in the message. */
 export function checkMcpServers(value: unknown, where: string, origin: McpServerSpec['origin']): McpServerSpec[] {
+  const validate = compileSchema(SCHEMA as JsonSchema, 'config schema');
   if (!validate(value)) {
     const e = validate.errors![0]!;
     const at = e.instancePath.replace(/^\//, '').replace(/\//g, '.');

@@ -1,6 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Ajv, type ErrorObject } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { compileSchema } from '../protocol/tools/arguments.js';
+import type { JsonSchema } from '../protocol/tools/types.js';
 
 /**
  * Model services: OpenAI-compatible chat-completion endpoints the built-in
@@ -110,7 +112,8 @@ interface HomeConfigFile {
   readonly modelServices?: ReadonlyArray<Omit<ModelServiceSpec, 'apiKey'> & { apiKey?: string; apiKeyEnv?: string }>;
 }
 
-const validateFile = new Ajv({ strict: false, allErrors: false }).compile<HomeConfigFile>(HOME_CONFIG_SCHEMA);
+/** Compiled on the first file read, not at start-up: a daemon without config.json never pays for it. */
+const fileValidator = (): ValidateFunction<HomeConfigFile> => compileSchema<HomeConfigFile>(HOME_CONFIG_SCHEMA as JsonSchema, 'config schema');
 
 /** A start-up problem with the model configuration; the message names the file and the field. */
 export class ModelConfigError extends Error {
@@ -142,6 +145,7 @@ export function readHomeConfig(home: string): { file: string; config: HomeConfig
   } catch (err) {
     throw new ModelConfigError(`${file} is not valid JSON: ${(err as Error).message}`);
   }
+  const validateFile = fileValidator();
   if (!validateFile(parsed)) {
     const e = validateFile.errors![0]!;
     throw new ModelConfigError(`${file}: ${fieldOf(e)} ${explain(e)}`);

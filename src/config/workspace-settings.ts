@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Ajv } from 'ajv';
+import { compileSchema } from '../protocol/tools/arguments.js';
+import type { JsonSchema } from '../protocol/tools/types.js';
 import { HOME_CONFIG_FILE } from './model-services.js';
 
 /**
@@ -60,7 +61,6 @@ const SCHEMA = {
   },
 } as const;
 
-const validate = new Ajv({ strict: false }).compile<Record<string, WorkspaceSettings>>(SCHEMA);
 
 export class WorkspaceSettingsError extends Error {
   override name = 'ConfigError';
@@ -68,6 +68,7 @@ export class WorkspaceSettingsError extends Error {
 
 /** Checks settings given directly (tests, embedders) or read from the home file. */
 export function checkWorkspaceSettings(value: unknown, where: string): Readonly<Record<string, WorkspaceSettings>> {
+  const validate = compileSchema<Record<string, WorkspaceSettings>>(SCHEMA as JsonSchema, 'config schema');
   if (!validate(value)) {
     const e = validate.errors![0]!;
     throw new WorkspaceSettingsError(`${where}: workspaces${e.instancePath.replace(/\//g, '.')} ${e.message ?? 'is invalid'}`);

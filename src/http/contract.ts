@@ -13,9 +13,16 @@ export const OPENAPI: {
   components: { schemas: Record<string, object> };
 } = JSON.parse(readFileSync(new URL('../../contract/openapi.json', import.meta.url), 'utf8'));
 
-const ajv = new Ajv({ strict: false, allErrors: false, validateFormats: false });
-for (const [name, schema] of Object.entries(OPENAPI.components.schemas)) {
-  ajv.addSchema(rewriteRefs(schema) as object, name);
+let contractAjv: Ajv | undefined;
+
+/** Built on the first body that needs checking, not at start-up (issue 17: the port opens before this work). */
+function ajv(): Ajv {
+  if (contractAjv) return contractAjv;
+  contractAjv = new Ajv({ strict: false, allErrors: false, validateFormats: false });
+  for (const [name, schema] of Object.entries(OPENAPI.components.schemas)) {
+    contractAjv.addSchema(rewriteRefs(schema) as object, name);
+  }
+  return contractAjv;
 }
 
 function rewriteRefs(node: unknown): unknown {
@@ -31,7 +38,7 @@ function rewriteRefs(node: unknown): unknown {
 }
 
 export function validatorFor(name: string): ValidateFunction<any> {
-  const fn = ajv.getSchema(name);
+  const fn = ajv().getSchema(name);
   if (!fn) throw new Error(`no schema ${name} in contract/openapi.json`);
   return fn;
 }

@@ -34,9 +34,9 @@ const compiled = new WeakMap<object, ValidateFunction>();
  * Compiles one of the daemon's own schemas, refusing one that is not valid JSON
  * Schema with `invalid_request`.
  */
-export function compileSchema(schema: JsonSchema, what = 'input schema'): ValidateFunction {
+export function compileSchema<T = unknown>(schema: JsonSchema, what = 'input schema'): ValidateFunction<T> {
   const known = compiled.get(schema);
-  if (known) return known;
+  if (known) return known as ValidateFunction<T>;
   let validate: ValidateFunction;
   try {
     validate = ownAjv.compile(schema);
@@ -44,7 +44,7 @@ export function compileSchema(schema: JsonSchema, what = 'input schema'): Valida
     throw new BerthError('invalid_request', `Invalid ${what}: ${err instanceof Error ? err.message : String(err)}`);
   }
   compiled.set(schema, validate);
-  return validate;
+  return validate as ValidateFunction<T>;
 }
 
 /**
