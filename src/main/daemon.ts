@@ -97,6 +97,8 @@ async function startOnLockedHome(options: DaemonOptions, lock: HomeLock): Promis
   lock.announce(url);
   log.info({ url, workspaces: core.workspaces.list().map((w) => w.id), home: config.home }, 'berth listening');
   const swept = sweepWorkspaceTemps(core, clock, log);
+  // What start-up left for later (issue 17), loaded while the daemon already answers.
+  setImmediate(() => void core.models.warmUp().catch((err: unknown) => log.warn({ err }, 'model client warm-up failed')));
 
   let closing: Promise<void> | undefined;
   let resolveClosed!: () => void;

@@ -2,11 +2,10 @@ import type { AgentSettings, AgentSpec } from '../../config/agents.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import type { Workspace } from '../../workspace/types.js';
 import type { ModelInfo } from '../driver.js';
-import { AcpAgentDriver } from './driver.js';
+import type { AcpAgentDriver } from './driver.js';
 import { agentLaunch, type LaunchContext } from './launch.js';
-import { startHost, type AgentHost } from './host.js';
+import type { AgentHost } from './host.js';
 import type { AgentProcess } from './process.js';
-import { AgentSessionRecord } from './session-record.js';
 
 const MIB = 1024 * 1024;
 
@@ -68,6 +67,8 @@ export class AgentCatalog {
     }
     const root = workspace.root;
     const start = cwd ?? root;
+    // The ACP SDK loads with the first agent session, not at start-up (issue 17).
+    const [{ AcpAgentDriver }, { AgentSessionRecord }] = await Promise.all([import('./driver.js'), import('./session-record.js')]);
     const driver = new AcpAgentDriver({
       agentId,
       host: (until) => this.hostFor(spec, { id: workspace.id, root }, until),
@@ -114,7 +115,7 @@ export class AgentCatalog {
       if (host && host.alive && this.hosts.get(key) === known) return host;
     }
     // The process starts in the workspace root; each session's cwd goes to its own session/new.
-    const starting = startHost(spec.id, agentLaunch(spec, workspace, workspace.root, this.ctx), (p) => this.track(p), until);
+    const starting = import('./host.js').then(({ startHost }) => startHost(spec.id, agentLaunch(spec, workspace, workspace.root, this.ctx), (p) => this.track(p), until));
     this.hosts.set(key, starting);
     starting.then(
       (host) => void host.exit.then(() => this.hosts.get(key) === starting && this.hosts.delete(key)),

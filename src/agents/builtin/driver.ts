@@ -40,18 +40,18 @@ export class BuiltinAgentDriver implements AgentDriver {
   }
 
   async runTurn(io: TurnIO): Promise<TurnResult> {
-    return runBuiltinTurn(io, this.turnSetup());
+    return runBuiltinTurn(io, await this.turnSetup());
   }
 
   async compact(io: Pick<TurnIO, 'signal' | 'emit'>): Promise<string> {
-    const done = await compactConversation(compactionRun(io, this.turnSetup()), 'request');
+    const done = await compactConversation(compactionRun(io, await this.turnSetup()), 'request');
     return done
       ? `Compacted the conversation from about ${done.tokensBefore} to about ${done.tokensAfter} tokens.`
       : 'Nothing to compact yet: the conversation is no longer than the turns kept verbatim.';
   }
 
   /** What a turn or a compaction runs on; refuses when no model can be used. */
-  private turnSetup(): TurnSetup {
+  private async turnSetup(): Promise<TurnSetup> {
     const { service, model } = this;
     if (!service) throw new BerthError('model_not_configured', this.options.services.howToConfigure());
     if (model === null) {
@@ -63,7 +63,7 @@ export class BuiltinAgentDriver implements AgentDriver {
       );
     }
     return {
-      client: service.client,
+      client: await service.client(),
       target: { serviceId: service.id, model, baseUrl: service.baseUrl },
       conversation: this.conversation,
       maxIterations: this.options.maxTurnIterations,

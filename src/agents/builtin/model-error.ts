@@ -1,5 +1,5 @@
-import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import { BerthError } from '../../protocol/errors/index.js';
+import { loadedOpenaiSdk } from '../models/openai-sdk.js';
 
 export interface ModelCallTarget {
   readonly serviceId: string;
@@ -24,15 +24,17 @@ function rootCause(err: unknown): string | undefined {
 export function modelError(err: unknown, target: ModelCallTarget): BerthError {
   const details: Record<string, unknown> = { modelServiceId: target.serviceId, model: target.model };
   if (err instanceof BerthError) return err;
-  if (err instanceof APIConnectionTimeoutError) {
+  // Only a loaded `openai` package can have thrown one of its own errors.
+  const sdk = loadedOpenaiSdk();
+  if (sdk && err instanceof sdk.APIConnectionTimeoutError) {
     return new BerthError('model_error', `The model service ${target.serviceId} did not answer in time (${target.baseUrl})`, details);
   }
-  if (err instanceof APIConnectionError) {
+  if (sdk && err instanceof sdk.APIConnectionError) {
     const root = rootCause(err);
     const cause = root ? `: ${root}` : '';
     return new BerthError('model_error', `Could not reach the model service ${target.serviceId} at ${target.baseUrl}${cause}`, details);
   }
-  if (err instanceof APIError) {
+  if (sdk && err instanceof sdk.APIError) {
     if (err.status !== undefined) details.status = err.status;
     const body = err.error as { type?: unknown; code?: unknown } | undefined;
     if (typeof body?.type === 'string') details.type = body.type;

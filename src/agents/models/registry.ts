@@ -29,6 +29,11 @@ export class ModelServices {
     this.configFile = join(options.home, HOME_CONFIG_FILE);
   }
 
+  /** Makes each service's client now (loading the model package), so the first prompt does not wait for it. */
+  warmUp(): Promise<void> {
+    return Promise.all([...this.services.values()].map((s) => s.client())).then(() => undefined);
+  }
+
   /** Service ids, default first (`/capabilities` `modelServices`). */
   ids(): string[] {
     return [...this.services.keys()];

@@ -1,9 +1,10 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { Clock } from '../../clock.js';
 import type { ConfiguredModel, ModelPrice, ModelServiceSpec } from '../../config/model-services.js';
 import { contextWindowOf, DEFAULT_COMPACT_FRACTION } from './context-window.js';
 import { MODEL_DISCOVERY_RETRY_MS, MODEL_DISCOVERY_TIMEOUT_MS, MODEL_REQUEST_RETRIES } from './limits.js';
 import { createHttpFetch, type HttpFetch } from './http-fetch.js';
+import { openaiSdk } from './openai-sdk.js';
 
 /** The models a service offers right now, and where the list came from. */
 export interface ModelListing {
@@ -31,8 +32,7 @@ export type DiscoveryListener = (serviceId: string, error: string) => void;
 export class ModelService {
   readonly id: string;
   readonly baseUrl: string;
-  /** One client per service, reused by every session and turn (connection reuse, no per-turn setup). */
-  readonly client: OpenAI;
+  private openai: Promise<OpenAI> | undefined;
   /** The client's connections: node:http keep-alive, not the global fetch (less memory, less time per request). */
   private readonly http: HttpFetch = createHttpFetch();
   private listing: ModelListing | undefined;
@@ -46,15 +46,24 @@ export class ModelService {
   ) {
     this.id = spec.id;
     this.baseUrl = spec.baseUrl;
-    this.client = new OpenAI({
-      baseURL: spec.baseUrl,
-      // The package insists on a key; keyless local servers get a placeholder and no Authorization header.
-      apiKey: spec.apiKey ?? 'unused',
-      defaultHeaders: spec.apiKey === undefined ? { authorization: null } : undefined,
-      maxRetries: MODEL_REQUEST_RETRIES,
-      fetch: this.http.fetch,
-    });
     if (spec.models && spec.models.length > 0) this.listing = { models: spec.models, source: 'config' };
+  }
+
+  /** One client per service, reused by every session and turn (connection reuse, no per-turn setup); made on first use. */
+  client(): Promise<OpenAI> {
+    const spec = this.spec;
+    this.openai ??= openaiSdk().then(
+      ({ default: OpenAI }) =>
+        new OpenAI({
+          baseURL: spec.baseUrl,
+          // The package insists on a key; keyless local servers get a placeholder and no Authorization header.
+          apiKey: spec.apiKey ?? 'unused',
+          defaultHeaders: spec.apiKey === undefined ? { authorization: null } : undefined,
+          maxRetries: MODEL_REQUEST_RETRIES,
+          fetch: this.http.fetch,
+        }),
+    );
+    return this.openai;
   }
 
   /** Closes the service's connections (daemon shutdown); idempotent. */
@@ -94,7 +103,7 @@ export class ModelService {
 
   private async discover(): Promise<ModelListing> {
     try {
-      const page = await this.client.models.list({ timeout: MODEL_DISCOVERY_TIMEOUT_MS });
+      const page = await (await this.client()).models.list({ timeout: MODEL_DISCOVERY_TIMEOUT_MS });
       const models = page.data
         .filter((m) => typeof m.id === 'string' && m.id !== '')
         .map((m) => ({ id: m.id }));

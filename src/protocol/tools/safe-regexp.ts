@@ -12,6 +12,8 @@ import { BerthError } from '../errors/index.js';
  */
 export interface RegExpLike {
   test(input: string): boolean;
+  /** The pattern and flags, as a RegExp prints them. */
+  toString(): string;
 }
 
 /** Compiles `pattern` for the linear-time engine; throws `invalid_request` for one it cannot run. */
