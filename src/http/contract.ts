@@ -37,6 +37,29 @@ function rewriteRefs(node: unknown): unknown {
   return node;
 }
 
+/** The request bodies the routes check (parseBody), compiled ahead of their first request by `warmRequestValidators`. */
+export const REQUEST_BODIES = [
+  'CreateSessionRequest',
+  'SessionMetadataRequest',
+  'PermissionResponse',
+  'SessionModelRequest',
+  'SessionApprovalModeRequest',
+  'ResumeSessionRequest',
+  'RestoreSessionRequest',
+] as const;
+
+/**
+ * Compiles the request-body validators one per turn of the event loop, so a
+ * request arriving meanwhile waits for one compile at most (issue 17: the
+ * first `POST /session` does not pay for work start-up could do after listening).
+ */
+export async function warmRequestValidators(): Promise<void> {
+  for (const name of REQUEST_BODIES) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    validatorFor(name);
+  }
+}
+
 export function validatorFor(name: string): ValidateFunction<any> {
   const fn = ajv().getSchema(name);
   if (!fn) throw new Error(`no schema ${name} in contract/openapi.json`);

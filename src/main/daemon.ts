@@ -3,6 +3,7 @@ import { systemClock, type Clock } from '../clock.js';
 import type { Config } from '../config/config.js';
 import type { Core } from '../core.js';
 import { createGatewayHost } from '../gateway/host/index.js';
+import { warmRequestValidators } from '../http/contract.js';
 import { createHttpServer } from '../http/server.js';
 import { createLogger, type Logger } from '../log.js';
 import { startModuleSockets } from '../modules/index.js';
@@ -98,7 +99,10 @@ async function startOnLockedHome(options: DaemonOptions, lock: HomeLock): Promis
   log.info({ url, workspaces: core.workspaces.list().map((w) => w.id), home: config.home }, 'berth listening');
   const swept = sweepWorkspaceTemps(core, clock, log);
   // What start-up left for later (issue 17), loaded while the daemon already answers.
-  setImmediate(() => void core.models.warmUp().catch((err: unknown) => log.warn({ err }, 'model client warm-up failed')));
+  setImmediate(() => {
+    void core.models.warmUp().catch((err: unknown) => log.warn({ err }, 'model client warm-up failed'));
+    void warmRequestValidators().catch((err: unknown) => log.warn({ err }, 'request validator warm-up failed'));
+  });
 
   let closing: Promise<void> | undefined;
   let resolveClosed!: () => void;

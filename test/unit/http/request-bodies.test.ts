@@ -1,0 +1,30 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { OPENAPI, REQUEST_BODIES, warmRequestValidators } from '../../../src/http/contract.js';
+
+const routes = new URL('../../../src/http/', import.meta.url);
+
+/** Every schema name a route passes to parseBody, read from the sources. */
+function parsedSchemas(): Set<string> {
+  const names = new Set<string>();
+  for (const entry of readdirSync(routes, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !entry.name.endsWith('.ts')) continue;
+    const text = readFileSync(`${entry.parentPath}/${entry.name}`, 'utf8');
+    for (const m of text.matchAll(/parseBody(?:<[^(]*?>)?\(\s*'([A-Za-z]+)'/gs)) names.add(m[1]!);
+  }
+  return names;
+}
+
+describe('request bodies compiled ahead of their first request', () => {
+  it('lists every schema a route checks a body against', () => {
+    const used = parsedSchemas();
+    assert.ok(used.has('CreateSessionRequest'), `the scan finds parseBody calls: ${[...used].join(', ')}`);
+    assert.deepEqual([...used].filter((n) => !(REQUEST_BODIES as readonly string[]).includes(n)), []);
+  });
+
+  it('names only schemas the contract has, and compiles them all', async () => {
+    for (const name of REQUEST_BODIES) assert.ok(OPENAPI.components.schemas[name], name);
+    await warmRequestValidators();
+  });
+});
