@@ -5,7 +5,7 @@ import { systemClock, type Clock } from '../clock.js';
 import { SSE_END_GRACE_MS, SSE_HEARTBEAT_MS } from './limits.js';
 import { asBerthError } from '../protocol/errors/index.js';
 import { CONTROL_TYPES, controlFrame } from '../events/envelope.js';
-import { SSE_HEARTBEAT, SSE_PREAMBLE, encodeFrame } from '../net/sse-encode.js';
+import { SSE_HEARTBEAT, SSE_PREAMBLE, encodeFrame, frameBytes } from '../net/sse-encode.js';
 import type { EventBusStats } from '../events/stats.js';
 import type { SubscribeOptions, Subscription } from '../events/types.js';
 import { parseEventStreamRequest, subscribeOptionsOf, type EventStreamRequest, type QueryValues } from './sse-request.js';
@@ -118,7 +118,7 @@ export function streamSubscription(
       for (;;) {
         const frame = await subscription.nextFrame();
         if (frame === null || gone) return;
-        if (!res.write(encodeFrame(frame))) await drained();
+        if (!res.write(frameBytes(frame))) await drained();
         if (gone) return;
       }
     } catch (err) {

@@ -30,3 +30,19 @@ export function frameHead(envelope: EventEnvelope): string {
 export function encodeFrame(frame: EventFrame): string {
   return frameHead(frame.envelope) + frame.json + SSE_FRAME_END;
 }
+
+/** Frames already encoded, for as long as the frame itself lives (the ring or a queue holds it). */
+const encoded = new WeakMap<EventFrame, Buffer>();
+
+/**
+ * A frame's bytes, encoded once and written as they are to every subscriber
+ * (issue 17, fan-out): 64 subscribers cost one UTF-8 encoding, not 64.
+ */
+export function frameBytes(frame: EventFrame): Buffer {
+  let bytes = encoded.get(frame);
+  if (bytes === undefined) {
+    bytes = Buffer.from(encodeFrame(frame), 'utf8');
+    encoded.set(frame, bytes);
+  }
+  return bytes;
+}

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { parseSseStream } from '@qwen-code/sdk/daemon';
 import { EventBus } from '../../../src/events/bus.js';
 import { controlFrame, frameOf } from '../../../src/events/envelope.js';
-import { SSE_HEARTBEAT, SSE_PREAMBLE, encodeFrame } from '../../../src/net/sse-encode.js';
+import { SSE_HEARTBEAT, SSE_PREAMBLE, encodeFrame, frameBytes } from '../../../src/net/sse-encode.js';
 import { ManualClock } from '../../support/events.js';
 
 function streamOf(text: string, chunkSize: number): ReadableStream<Uint8Array> {
@@ -33,6 +33,14 @@ describe('SSE encoding (spec §7.3)', () => {
       wire,
       'id: 1\nevent: session_update\ndata: {"id":1,"v":1,"type":"session_update","data":{"sessionId":"s","update":{"text":"a\\nb"}},"promptId":"p","_meta":{"serverTimestamp":1795994055916}}\n\n',
     );
+  });
+
+  it('encodes a frame once: every subscriber writes the same bytes, equal to the text form', () => {
+    const frame = controlFrame('replay_complete', { note: 'ünïcödé ✓' }, 5);
+    const first = frameBytes(frame);
+    assert.equal(frameBytes(frame), first, 'the same Buffer, not a second encoding');
+    assert.deepEqual(first, Buffer.from(encodeFrame(frame), 'utf8'));
+    assert.notEqual(frameBytes(controlFrame('replay_complete', { note: 'x' }, 5)), first);
   });
 
   it('writes control frames without an id line', () => {
