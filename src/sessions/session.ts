@@ -15,6 +15,7 @@ import { PromptLane } from './prompt-lane.js';
 import type { PromptEntry } from './prompt-queue.js';
 import type { SessionBus, SessionTools, TranscriptSink } from './ports.js';
 import type { PromptRepository, SessionRepository } from './records.js';
+import type { RewindResult, RewindTarget } from './rewind.js';
 import { runWorkspaceOf } from './run-workspace.js';
 import type { PromptAccepted, SessionInit, TurnErrorInfo } from './session-init.js';
 import { SessionRowWriter } from './session-row.js';
@@ -42,6 +43,8 @@ export interface SessionServices {
   readonly onClosed: (session: Session) => void;
   /** Called when the FIFO has drained and the session waits for work (module messages are offered then). */
   readonly onIdle?: (session: Session) => void;
+  /** Goes back to an earlier turn (sessions/rewind.ts). */
+  readonly rewind: (target: RewindTarget, clientId: string | undefined, viaCommand: boolean) => Promise<RewindResult>;
 }
 
 /**
@@ -200,10 +203,7 @@ export class Session {
 
   // ── what others may ask ────────────────────────────────────────────────────
 
-  /**
-   * Publishes one event: the bus assigns its id, the transcript records what belongs there.
-   * After the terminal `session_closed` the bus is shut and late output is dropped.
-   */
+  /** Publishes one event: the bus numbers it, the transcript records it; after `session_closed` it is dropped. */
   publish(input: PublishInput): EventEnvelope | undefined {
     if (this.services.bus.isClosed) return undefined;
     const envelope = this.services.bus.publish(input);
@@ -217,9 +217,7 @@ export class Session {
 
   /** Throws 404 `session_not_found` once the session is closing (a closed session answers like an unknown one). */
   assertOpen(): void {
-    if (this.closing) {
-      throw new BerthError('session_not_found', `No session with id "${this.id}"`, { sessionId: this.id });
-    }
+    if (this.closing) throw new BerthError('session_not_found', `No session with id "${this.id}"`, { sessionId: this.id });
   }
 
   /** Admits a prompt into the FIFO (docs/client-api.md §6); it runs after the reply is on its way. */
@@ -247,10 +245,17 @@ export class Session {
     this.assertOpen();
     return this.settings.setApprovalMode(mode, clientId);
   }
+
   /** Switches the model (docs/client-api.md §5.7); returns the model now current. */
   switchModel(modelId: string, clientId: string | undefined): Promise<string> {
     this.assertOpen();
     return this.settings.switchModel(modelId, clientId);
+  }
+
+  /** Goes back to an earlier turn (docs/client-api.md §5.13): its files, the model context, a `rewind` record. */
+  async rewind(target: RewindTarget, clientId: string | undefined, viaCommand = false): Promise<RewindResult> {
+    this.assertOpen();
+    return this.services.rewind(target, clientId, viaCommand);
   }
 
   /** Writes the stored row of a fresh session. */
@@ -258,10 +263,7 @@ export class Session {
     this.row.created(this.init, this.models().currentModelId);
   }
 
-  /**
-   * A restored session takes up its stored row again: open, under the approval
-   * mode it runs with, and its driver's model context rebuilt from the transcript.
-   */
+  /** A restored session takes up its stored row again, its driver's model context rebuilt from the transcript. */
   reopened(history: readonly HistoryItem[], usage?: UsageTotals): void {
     this.services.driver.restore(history);
     if (usage) this.usage.restore(usage);
@@ -269,15 +271,14 @@ export class Session {
     this.touch();
   }
 
-  /** Writes out what the transcript recorder still holds, so storage shows everything published so far. */
+  /** Writes out what the transcript recorder holds, so storage shows everything published so far. */
   flushTranscript(): void {
     this.services.transcript.flush();
   }
 
   /**
-   * Closes the live session: every pending or running prompt ends with
-   * `turn_error` (code `session_closed` or `daemon_shutdown`), open requests
-   * resolve as cancelled, then one terminal `session_closed` ends every stream.
+   * Closes the live session: pending and running prompts end with `turn_error` (`session_closed`
+   * or `daemon_shutdown`), open requests are cancelled, one `session_closed` ends every stream.
    * The persisted transcript stays. Idempotent.
    */
   close(reason: string, closedBy: string | null, code: 'session_closed' | 'daemon_shutdown' = 'session_closed', died?: AgentExit): void {
