@@ -47,7 +47,7 @@ export class SqliteCheckpointRepository {
     this.effectsStmt = db.prepare(`SELECT ${COLUMNS} FROM checkpoint_effects WHERE session_id = ? ORDER BY id`);
     this.evictStmt = db.prepare(
       `UPDATE checkpoint_effects SET prior = 'evicted' WHERE id =
-         (SELECT id FROM checkpoint_effects WHERE session_id = ? AND prior = 'file' ORDER BY id LIMIT 1)`,
+         (SELECT id FROM checkpoint_effects WHERE session_id = ? AND prior = 'file' ORDER BY undone_by IS NULL, id LIMIT 1)`,
     );
     this.sweepStmt = db.prepare(
       `DELETE FROM checkpoint_blobs WHERE session_id = ? AND sha256 NOT IN
@@ -87,7 +87,7 @@ export class SqliteCheckpointRepository {
     return this.effectsStmt.all(sessionId) as CheckpointEffectRow[];
   }
 
-  /** Gives up the oldest kept content of the session; false when none is left. */
+  /** Gives up a kept content of the session (an undone effect's first, then the oldest); false when none is left. */
   evictOldest(sessionId: string): boolean {
     const changed = this.evictStmt.run(sessionId).changes > 0;
     this.sweepStmt.run(sessionId, sessionId);

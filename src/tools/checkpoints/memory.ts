@@ -39,7 +39,8 @@ export class MemoryCheckpointRepository implements CheckpointRepository {
   }
 
   evictOldest(sessionId: string): boolean {
-    const oldest = this.rows.find((r) => r.sessionId === sessionId && r.prior === 'file');
+    const kept = this.rows.filter((r) => r.sessionId === sessionId && r.prior === 'file');
+    const oldest = kept.find((r) => r.undoneBy !== null) ?? kept[0];
     if (oldest) this.rows = this.rows.map((r) => (r === oldest ? { ...r, prior: 'evicted' } : r));
     const needed = new Set(this.rows.filter((r) => r.sessionId === sessionId && r.prior === 'file').map((r) => r.priorSha256));
     for (const key of [...this.blobs.keys()]) {

@@ -37,7 +37,10 @@ export interface CheckpointRepository {
   dropEffect(id: number): void;
   /** Every effect of the session, oldest first. */
   effects(sessionId: string): FileEffect[];
-  /** Gives up the oldest kept content of the session (and blobs nothing needs); false when none is left. */
+  /**
+   * Gives up one kept content of the session — an undone effect's first (no rewind can need it
+   * again), else the oldest — and the blobs nothing needs any more; false when none is left.
+   */
   evictOldest(sessionId: string): boolean;
   markUndone(ids: readonly number[], rewindId: string): void;
 }
@@ -46,8 +49,8 @@ export interface CheckpointRepository {
 export type FileState = { readonly kind: 'absent' } | { readonly kind: 'file'; readonly content: Buffer } | { readonly kind: 'unknown' };
 
 /**
- * One session's checkpoints under its byte budget: contents stored once by SHA-256, the
- * oldest given up first when a new one would not fit.
+ * One session's checkpoints under its byte budget: contents stored once by SHA-256; when a
+ * new one would not fit, contents only undone turns needed go first, then the oldest.
  */
 export class CheckpointBook {
   constructor(

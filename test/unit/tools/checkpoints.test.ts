@@ -85,3 +85,19 @@ onEachRepository('a file touched by several undone turns goes back to its state 
   book.markUndone(plan.effectIds, 'r1');
   assert.deepEqual(planRestore(book, new Set(['p1', 'p2'])).files, [], 'undone effects are not undone twice');
 });
+
+onEachRepository('contents of undone turns are given up before older ones a rewind may still need', (repo) => {
+  const book = new CheckpointBook(repo, 's1', 12);
+  book.settle(book.before('p1', 'c1', 'kept.txt', file('111111'), 1), { kind: 'file', sha256: '1'.repeat(64) });
+  book.settle(book.before('p2', 'c2', 'undone.txt', file('222222'), 2), { kind: 'file', sha256: '2'.repeat(64) });
+  book.markUndone(planRestore(book, new Set(['p2'])).effectIds, 'r1');
+  book.settle(book.before('p3', 'c3', 'new.txt', file('333333'), 3), { kind: 'file', sha256: '3'.repeat(64) });
+  assert.deepEqual(
+    book.effects().map((e) => [e.path, e.prior]),
+    [
+      ['kept.txt', 'file'],
+      ['undone.txt', 'evicted'],
+      ['new.txt', 'file'],
+    ],
+  );
+});
