@@ -28,6 +28,8 @@ export interface PromptLanePorts {
   /** Cancels the open interactions of a prompt (a deadline or a cancel ends them with it). */
   cancelInteractions(reason: 'deadline' | 'cancelled', promptId: string): void;
   isClosing(): boolean;
+  /** Throws when the session admits no prompt now (a rewind is running). */
+  admitting(): void;
   /** Told just before a failed prompt's `turn_error` is published. */
   failed(error: TurnErrorInfo): void;
   /** Told once per settled prompt, last: whether it had started running. */
@@ -63,6 +65,7 @@ export class PromptLane {
 
   submit(content: readonly ContentBlock[], opts: { clientId?: string; deadlineMs?: number }): PromptAccepted {
     const { ports } = this;
+    ports.admitting();
     this.queue.checkRoom();
     const now = ports.clock.now();
     const configured = ports.deadlineMs;

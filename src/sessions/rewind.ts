@@ -38,6 +38,8 @@ export interface RewindPorts {
   readonly tools: SessionTools;
   readonly driver: Pick<AgentDriver, 'restore'>;
   runningPromptId(): string | undefined;
+  /** Whether a prompt is running or queued. */
+  busy(): boolean;
   publish(input: PublishInput): void;
   flushTranscript(): void;
 }
@@ -52,8 +54,10 @@ const NEVER_ABORTED = new AbortController().signal;
  */
 export async function rewindSession(ports: RewindPorts, target: RewindTarget, clientId: string | undefined, viaCommand = false): Promise<RewindResult> {
   const running = ports.runningPromptId();
-  if (running !== undefined && !viaCommand) {
-    throw new BerthError('session_busy', 'A turn is running; cancel it or wait for it before rewinding', { promptId: running });
+  if (!viaCommand && ports.busy()) {
+    throw new BerthError('session_busy', 'A prompt is running or queued; cancel it or wait for it before rewinding', {
+      ...(running ? { promptId: running } : {}),
+    });
   }
   ports.flushTranscript();
   const all = ports.transcript.all(ports.sessionId);
@@ -89,6 +93,32 @@ export async function rewindSession(ports: RewindPorts, target: RewindTarget, cl
   ports.flushTranscript();
   ports.driver.restore(historyFromRecords(ports.transcript.all(ports.sessionId)));
   return { rewound: true, targetTurnIndex, ...report };
+}
+
+/**
+ * One session's rewinds, one at a time; while one runs no prompt is admitted, since its turn
+ * would be built on the context and files being put back.
+ */
+export class SessionRewinder {
+  private running: Promise<RewindResult> | null = null;
+
+  constructor(private readonly ports: RewindPorts) {}
+
+  /** Throws `session_busy` while a rewind runs (PromptLane asks before admitting a prompt). */
+  assertIdle(): void {
+    if (this.running) throw new BerthError('session_busy', 'A rewind is in progress; submit again once it has finished');
+  }
+
+  async rewind(target: RewindTarget, clientId: string | undefined, viaCommand: boolean): Promise<RewindResult> {
+    if (this.running) throw new BerthError('session_busy', 'Another rewind of this session is in progress');
+    const run = rewindSession(this.ports, target, clientId, viaCommand);
+    this.running = run;
+    try {
+      return await run;
+    } finally {
+      this.running = null;
+    }
+  }
 }
 
 /** Where the undone part starts among the live records; 404 when the target names no live turn. */

@@ -15,7 +15,7 @@ import { PromptLane } from './prompt-lane.js';
 import type { PromptEntry } from './prompt-queue.js';
 import type { SessionBus, SessionTools, TranscriptSink } from './ports.js';
 import type { PromptRepository, SessionRepository } from './records.js';
-import type { RewindResult, RewindTarget } from './rewind.js';
+import type { RewindResult, RewindTarget, SessionRewinder } from './rewind.js';
 import { runWorkspaceOf } from './run-workspace.js';
 import type { PromptAccepted, SessionInit, TurnErrorInfo } from './session-init.js';
 import { SessionRowWriter } from './session-row.js';
@@ -43,8 +43,8 @@ export interface SessionServices {
   readonly onClosed: (session: Session) => void;
   /** Called when the FIFO has drained and the session waits for work (module messages are offered then). */
   readonly onIdle?: (session: Session) => void;
-  /** Goes back to an earlier turn (sessions/rewind.ts). */
-  readonly rewind: (target: RewindTarget, clientId: string | undefined, viaCommand: boolean) => Promise<RewindResult>;
+  /** Goes back to an earlier turn, one rewind at a time (sessions/rewind.ts). */
+  readonly rewinder: Pick<SessionRewinder, 'rewind' | 'assertIdle'>;
 }
 
 /**
@@ -101,6 +101,7 @@ export class Session {
       runTurn: (entry) => runPrompt(turn, entry),
       cancelInteractions: (reason, promptId) => this.interactions.cancelAll(reason, promptId),
       isClosing: () => this.closing,
+      admitting: () => services.rewinder.assertIdle(),
       failed: (error) => (this.lastTurnError = error),
       settled: (ran, now) => {
         if (ran) this.settledAt = Math.max(now, (this.settledAt ?? 0) + 1);
@@ -255,7 +256,7 @@ export class Session {
   /** Goes back to an earlier turn (docs/client-api.md §5.13): its files, the model context, a `rewind` record. */
   async rewind(target: RewindTarget, clientId: string | undefined, viaCommand = false): Promise<RewindResult> {
     this.assertOpen();
-    return this.services.rewind(target, clientId, viaCommand);
+    return this.services.rewinder.rewind(target, clientId, viaCommand);
   }
 
   /** Writes the stored row of a fresh session. */

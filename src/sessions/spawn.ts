@@ -6,7 +6,7 @@ import { TranscriptRecorder } from './recorder.js';
 import { AGENT_DIED } from './recovery.js';
 import { runWorkspaceOf } from './run-workspace.js';
 import { Session, type SessionInit } from './session.js';
-import { rewindSession, type RewindPorts } from './rewind.js';
+import { SessionRewinder, type RewindPorts } from './rewind.js';
 import { CHECKPOINT_BUDGET_BYTES } from '../tools/limits.js';
 import { withCheckpoints } from '../tools/checkpoints/capture.js';
 import { CheckpointBook } from '../tools/checkpoints/records.js';
@@ -75,6 +75,7 @@ export async function spawnSession(host: SpawnHost, init: SessionInit, options: 
     tools,
     driver: driverResult.driver,
     runningPromptId: () => session.runningPromptId(),
+    busy: () => session.hasActivePrompt,
     publish: (input) => void session.publish(input),
     flushTranscript: () => session.flushTranscript(),
   };
@@ -85,7 +86,7 @@ export async function spawnSession(host: SpawnHost, init: SessionInit, options: 
     bus,
     driver: driverResult.driver,
     tools: withCheckpoints(tools, checkpoints, () => session.runningPromptId(), clock),
-    rewind: (target, clientId, viaCommand) => rewindSession(rewindPorts, target, clientId, viaCommand),
+    rewinder: new SessionRewinder(rewindPorts),
     transcript,
     prompts: stores.prompts,
     sessions: stores.sessions,

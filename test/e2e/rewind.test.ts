@@ -7,7 +7,7 @@ import { DaemonClient } from '@qwen-code/sdk/daemon';
 import { startScriptedModel, type ScriptedModel } from '../../src/devtools/scripted-model/index.js';
 import { startTestDaemon, type TestDaemon } from '../support/daemon.js';
 import { runTurn } from '../support/history.js';
-import { newSession } from '../support/session-client.js';
+import { eventually, newSession } from '../support/session-client.js';
 import { removeDir } from '../support/tmp.js';
 
 /**
@@ -222,6 +222,35 @@ describe('rewind', { timeout: 120_000 }, () => {
       await reader.cancel();
       const commands = /"availableCommands":(\[.*?\]),"_meta"/.exec(seen)?.[1] ?? '[]';
       assert.ok((JSON.parse(commands) as { name: string }[]).some((c) => c.name === 'rewind'), commands);
+    } finally {
+      await d.close();
+    }
+  });
+
+  it('a rewind while a prompt runs is refused with session_busy, and works once the prompt has ended', async () => {
+    const d = await start();
+    try {
+      const { sessionId, first } = await twoTurns(d);
+      model.enqueue({ kind: 'hang', text: 'thinking' });
+      const running = await d.json('POST', `/session/${sessionId}/prompt`, { prompt: [{ type: 'text', text: 'hangs' }] });
+      assert.equal(running.status, 202);
+      await eventually(
+        () => d.json('GET', `/session/${sessionId}/status`),
+        (r) => r.body.hasActivePrompt === true,
+      );
+      const busy = await d.json('POST', `/session/${sessionId}/rewind`, { promptId: first });
+      assert.equal(busy.status, 409);
+      assert.equal(busy.body.code, 'session_busy');
+      assert.equal(read(d, 'a.txt'), 'A2\n', 'nothing was restored');
+
+      assert.equal((await d.json('POST', `/session/${sessionId}/cancel`, {})).status, 204);
+      await eventually(
+        () => d.json('GET', `/session/${sessionId}/status`),
+        (r) => r.body.hasActivePrompt === false,
+      );
+      const res = await d.json('POST', `/session/${sessionId}/rewind`, { promptId: first });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.equal(read(d, 'a.txt'), 'A0\n');
     } finally {
       await d.close();
     }
