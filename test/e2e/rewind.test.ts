@@ -133,6 +133,9 @@ describe('rewind', { timeout: 120_000 }, () => {
       const kinds = JSON.stringify(transcript.body);
       assert.match(kinds, /question two/, 'the transcript keeps the undone turns');
       assert.match(kinds, /session_rewound/, 'and the rewind itself');
+      const md = await (await d.fetch(`/session/${sessionId}/export?format=md`)).text();
+      assert.match(md, /Rewound/);
+      assert.match(md, /question two/, 'the export keeps the undone turns too');
     } finally {
       await d.close();
     }
