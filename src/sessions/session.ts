@@ -246,7 +246,6 @@ export class Session {
     this.assertOpen();
     return this.settings.setApprovalMode(mode, clientId);
   }
-
   /** Switches the model (docs/client-api.md §5.7); returns the model now current. */
   switchModel(modelId: string, clientId: string | undefined): Promise<string> {
     this.assertOpen();
@@ -272,14 +271,15 @@ export class Session {
     this.touch();
   }
 
-  /** Writes out what the transcript recorder holds, so storage shows everything published so far. */
+  /** Writes out what the transcript recorder still holds, so storage shows everything published so far. */
   flushTranscript(): void {
     this.services.transcript.flush();
   }
 
   /**
-   * Closes the live session: pending and running prompts end with `turn_error` (`session_closed`
-   * or `daemon_shutdown`), open requests are cancelled, one `session_closed` ends every stream.
+   * Closes the live session: every pending or running prompt ends with
+   * `turn_error` (code `session_closed` or `daemon_shutdown`), open requests
+   * resolve as cancelled, then one terminal `session_closed` ends every stream.
    * The persisted transcript stays. Idempotent.
    */
   close(reason: string, closedBy: string | null, code: 'session_closed' | 'daemon_shutdown' = 'session_closed', died?: AgentExit): void {
