@@ -88,6 +88,7 @@ export async function rewindSession(ports: RewindPorts, target: RewindTarget, cl
       filesFailed: report.filesFailed,
       undonePromptIds: [...undone],
       fromRecordId: live[cut]!.recordId,
+      toRecordId: all.at(-1)!.recordId,
     },
   });
   ports.flushTranscript();

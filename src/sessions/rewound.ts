@@ -2,7 +2,7 @@ import type { TranscriptRecord } from '../transcript/records.js';
 
 /**
  * The records a rewind undid (docs/client-api.md §5.13). A `rewind` record names the first
- * record it undid (`fromRecordId`); everything from there up to the rewind itself is out
+ * and last records it undid (`fromRecordId`, `toRecordId`); everything between them is out
  * of the conversation from then on. Nothing is deleted: the transcript keeps it, the model
  * context and a load leave it out. A later rewind to an earlier turn covers an earlier one.
  */
@@ -14,7 +14,9 @@ export function rewoundRecordIds(records: readonly TranscriptRecord[]): Set<stri
     if (r.kind !== 'rewind' || r.unreadable) return;
     const from = index.get(String(r.data.fromRecordId ?? ''));
     if (from === undefined) return;
-    for (let k = from; k < i; k++) undone.add(records[k]!.recordId);
+    // `toRecordId`: the last record the rewind saw; what was recorded while it ran is not undone.
+    const to = index.get(String(r.data.toRecordId ?? '')) ?? i - 1;
+    for (let k = from; k <= Math.min(to, i - 1); k++) undone.add(records[k]!.recordId);
   });
   return undone;
 }
