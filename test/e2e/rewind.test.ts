@@ -162,6 +162,22 @@ describe('rewind', { timeout: 120_000 }, () => {
     }
   });
 
+  it('rewindFiles false rewinds only the conversation', async () => {
+    const d = await start();
+    try {
+      const { sessionId, first } = await twoTurns(d);
+      const res = await d.json('POST', `/session/${sessionId}/rewind`, { promptId: first, rewindFiles: false });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.deepEqual(res.body.filesChanged, []);
+      assert.deepEqual(state(d), { 'a.txt': 'A2\n', 'b.txt': 'B2\n', 'c.txt': 'C1\n', 'd.txt': null }, 'the files stay');
+      model.enqueue({ kind: 'reply', text: 'fresh' });
+      await runTurn(d, sessionId, 'question three');
+      assert.doesNotMatch(sent(model.completions().at(-1)!), /question one|question two/);
+    } finally {
+      await d.close();
+    }
+  });
+
   it('a file changed by someone else refuses the rewind with its name and changes nothing', async () => {
     const d = await start();
     try {
