@@ -6,7 +6,9 @@
 //    behaviour: every command then needs `workspace_poll` round trips). Reported: model round
 //    trips, tokens (the session's usage totals: the scripted model's deterministic counts) and time.
 // 2. Compaction of an N-turn session (`POST /session/{id}/compact` to its turn_complete).
-// 3. Rewind of 100 files: not measured, rewind is not built yet (issue 14, checkpoints and rewind).
+// 3. Rewind of 100 files: one turn writes 100 files, the next patches every one of them; then
+//    `POST /session/{id}/rewind` to before the second turn puts all 100 back (timed from the POST
+//    to its answer: checking each file's revision, then one workspace_write each).
 import { join } from 'node:path';
 import { fromDist, startInProcessBerth } from './lib/in-process-berth.mjs';
 import { keepAliveClient } from './lib/http-client.mjs';
@@ -16,11 +18,11 @@ import { round, summarize } from './lib/stats.mjs';
 
 export const name = 'agent';
 export const description =
-  'model round trips and tokens for a 20-command task with and without the exec wait; compaction of a 200-turn session (issue 14)';
+  'model round trips and tokens for a 20-command task with and without the exec wait; compaction of a 200-turn session; rewind of 100 files (issue 14)';
 
 const PLANS = {
-  full: { commands: 20, turns: 200, reps: 5 },
-  quick: { commands: 20, turns: 50, reps: 2 },
+  full: { commands: 20, turns: 200, reps: 5, files: 100 },
+  quick: { commands: 20, turns: 50, reps: 2, files: 100 },
 };
 
 const MODEL = 'scripted-model';
@@ -101,6 +103,32 @@ async function compaction(stack, model, turns) {
   }
 }
 
+/** `files` files written in one turn and patched in the next, then a rewind to before the patches, timed. */
+async function rewind(stack, model, files, rep) {
+  const client = keepAliveClient(stack.daemon.url);
+  try {
+    const { sessionId, stream } = await newSession(client, stack.daemon.url);
+    model.reset();
+    const names = Array.from({ length: files }, (_, i) => `rewind-${rep}/file-${i}.txt`);
+    const calls = (make) => ({ kind: 'reply', toolCalls: names.map((path) => ({ name: make.name, arguments: make.args(path) })) });
+    model.enqueue(calls({ name: 'workspace_write', args: (path) => ({ path, content: `original ${path}\n`, expectedSha256: null }) }), { kind: 'reply', text: 'written' });
+    await submit(client, stream, sessionId, 'write the files');
+    model.enqueue(calls({ name: 'workspace_patch', args: (path) => ({ path, oldText: 'original', newText: 'patched', expectedSha256: null }) }), { kind: 'reply', text: 'patched' });
+    const patches = await client.post(`/session/${sessionId}/prompt`, { prompt: [{ type: 'text', text: 'patch them' }] });
+    const { promptId } = body(patches);
+    await stream.waitFor((f) => f.event === 'turn_complete' && promptIdOf(f) === promptId);
+    const started = process.hrtime.bigint();
+    const res = await client.post(`/session/${sessionId}/rewind`, { promptId });
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    const answer = body(res);
+    if (res.status !== 200 || answer.filesChanged.length !== files) throw new Error(`rewind -> ${res.status}: ${res.body.toString('utf8').slice(0, 300)}`);
+    stream.close();
+    return { ms };
+  } finally {
+    client.close();
+  }
+}
+
 export async function run({ quick }) {
   const plan = quick ? PLANS.quick : PLANS.full;
   const { startScriptedModel } = await fromDist('devtools/scripted-model/index.js');
@@ -108,7 +136,7 @@ export async function run({ quick }) {
   const stack = await startStack(model);
   try {
     const rows = [];
-    const json = { plan, task: {}, compaction: null, rewind: 'not built yet' };
+    const json = { plan, task: {}, compaction: null, rewind: null };
     for (const [label, wait] of [['with the exec wait', true], ['without it (waitMs 0)', false]]) {
       const samples = [];
       for (let r = 0; r < plan.reps; r++) samples.push(await commandTask(stack, model, plan.commands, wait));
@@ -123,7 +151,11 @@ export async function run({ quick }) {
     const first = compactions[0];
     json.compaction = { turns: plan.turns, ms: cms, tokensBefore: first.tokensBefore, tokensAfter: first.tokensAfter };
     rows.push([`compaction, ${plan.turns}-turn session`, '1 summary request', `~${first.tokensBefore} → ~${first.tokensAfter}`, `${round(cms.median)} ms median`]);
-    rows.push(['rewind of 100 files', '—', '—', 'not built yet']);
+    const rewinds = [];
+    for (let r = 0; r < plan.reps; r++) rewinds.push(await rewind(stack, model, plan.files, r));
+    const rms = summarize(rewinds.map((x) => x.ms));
+    json.rewind = { files: plan.files, ms: rms };
+    rows.push([`rewind of ${plan.files} files`, 'none', '—', `${round(rms.median)} ms median`]);
     return { text: formatTable(['measure', 'model', 'tokens', 'time'], rows), json };
   } finally {
     await stack.close();

@@ -139,6 +139,13 @@ export class ExportEntries {
             detail: `${str(d.reason)}: about ${Number(d.tokensBefore) || 0} → ${Number(d.tokensAfter) || 0} tokens, last ${Number(d.keptTurns) || 0} turns kept\n${str(d.summary)}`,
           });
           break;
+        case 'rewind': {
+          const files = Array.isArray(d.filesChanged) ? d.filesChanged.map((f) => str(f)).join(', ') : '';
+          const undone = Array.isArray(d.undonePromptIds) ? d.undonePromptIds.length : 0;
+          const detail = `${undone} turn(s) undone, back to turn ${Number(d.targetTurnIndex) || 0}${files ? `; files restored: ${files}` : ''}`;
+          out.push({ ...base, kind: 'event', title: 'Rewound', detail });
+          break;
+        }
         case 'turn_end': {
           const error = d.error ? obj(d.error) : null;
           out.push({

@@ -61,6 +61,8 @@ export interface OpenApiContract {
   UsageTotals?: UsageTotals;
   SessionApprovalModeRequest?: SessionApprovalModeRequest;
   SessionApprovalModeResult?: SessionApprovalModeResult;
+  SessionRewindRequest?: SessionRewindRequest;
+  SessionRewindResult?: SessionRewindResult;
 }
 /**
  * This interface was referenced by `OpenApiContract`'s JSON-Schema
@@ -708,4 +710,27 @@ export interface SessionApprovalModeResult {
   mode: string;
   previous: string;
   persisted: boolean;
+}
+/**
+ * Berth: body of POST /session/{id}/rewind, qwen serve's route outside the 25 operations (docs/client-api.md §5.13). Exactly one of promptId (undo that prompt and every later turn) and checkpointUuid (a turn_complete branchPoint's checkpointUuid or assistantRecordUuid: undo every turn after that one).
+ *
+ * This interface was referenced by `OpenApiContract`'s JSON-Schema
+ * via the `definition` "SessionRewindRequest".
+ */
+export interface SessionRewindRequest {
+  promptId?: string;
+  checkpointUuid?: string;
+  rewindFiles?: boolean;
+}
+/**
+ * Berth: answer of POST /session/{id}/rewind, as qwen serve's DaemonRewindResult.
+ *
+ * This interface was referenced by `OpenApiContract`'s JSON-Schema
+ * via the `definition` "SessionRewindResult".
+ */
+export interface SessionRewindResult {
+  rewound: boolean;
+  targetTurnIndex: number;
+  filesChanged: string[];
+  filesFailed: string[];
 }

@@ -6,7 +6,7 @@ import { MODULE_MAX_CONNECTIONS, MODULE_READ_TIMEOUT_MS } from '../modules/limit
 import { COMPRESSION_THRESHOLD_BYTES, MAX_JSON_DEPTH, MAX_BATCH_CALLS, MAX_CATALOG_TOOLS, MAX_EVIDENCE_DELAY_MS, MODULE_MOST_LINE, MODULE_MOST_TEXT } from '../protocol/limits.js';
 import { DEFAULT_SESSION_LIST_PAGE, MAX_CLIENTS_PER_SESSION, MAX_PENDING_PERMISSIONS, MAX_SESSION_LIST_PAGE, SESSION_RESTORE_TIMEOUT_MS } from '../sessions/limits.js';
 import { APP_CALL_TIMEOUT_MS, APP_QUERY_TIMEOUT_MS, MAX_APP_CONNECTIONS, MAX_APP_PROTOCOL_ERRORS } from '../toolproto/limits.js';
-import { MAX_COMMAND_OUTPUT_BYTES, MAX_GATEWAY_READ_BYTES } from '../tools/limits.js';
+import { CHECKPOINT_BUDGET_BYTES, MAX_COMMAND_OUTPUT_BYTES, MAX_GATEWAY_READ_BYTES } from '../tools/limits.js';
 import { MAX_TRANSCRIPT_LIMIT, MAX_TRANSCRIPT_PAGE_BYTES } from '../transcript/limits.js';
 import { MAX_FILE_LINES, MAX_FILE_SCAN_BYTES, MAX_FILE_WINDOW_BYTES, MAX_GLOB_RESULTS, MAX_LIST_ENTRIES } from '../workspace/limits.js';
 
@@ -54,6 +54,7 @@ export function advertisedLimits(config: Config): Record<string, unknown> {
     maxGlobResults: MAX_GLOB_RESULTS,
     maxGatewayReadBytes: MAX_GATEWAY_READ_BYTES,
     maxCommandOutputBytes: MAX_COMMAND_OUTPUT_BYTES,
+    checkpointBudgetBytesPerSession: CHECKPOINT_BUDGET_BYTES,
     maxBatchCalls: MAX_BATCH_CALLS,
     maxEvidenceDelayMs: MAX_EVIDENCE_DELAY_MS,
     compressionThresholdBytes: COMPRESSION_THRESHOLD_BYTES,

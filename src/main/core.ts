@@ -78,6 +78,7 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
     transcript: repos.transcript,
     prompts: repos.prompts,
     grants: repos.grants,
+    checkpoints: repos.checkpoints,
   };
   // Before anything can run: settle what a crashed (or stopped) predecessor left open.
   const recovered = recoverInterrupted({ ...sessionStores, clock, receipts: repos.receipts });

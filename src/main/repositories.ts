@@ -7,6 +7,8 @@ import { SqliteMetaRepository } from '../store/repos/meta.js';
 import { SqliteModuleInboxRepository } from '../store/repos/module-inbox.js';
 import { SqliteModuleTabRepository } from '../store/repos/module-tabs.js';
 import { SqlitePermissionGrantRepository } from '../store/repos/permission-grants.js';
+import { SqliteCheckpointRepository } from '../store/repos/checkpoints.js';
+import type { CheckpointRepository } from '../tools/checkpoints/records.js';
 import type { PermissionGrantRepository } from '../sessions/grants.js';
 import type { GrantScope } from '../sessions/permission-options.js';
 import { SqlitePromptRepository } from '../store/repos/prompts.js';
@@ -40,6 +42,7 @@ export interface Repositories {
   readonly moduleInbox: ModuleInboxRepository;
   readonly gatewayCalls: GatewayCallRepository;
   readonly grants: PermissionGrantRepository;
+  readonly checkpoints: CheckpointRepository;
 }
 
 /** The SQLite repositories of one open database, each built (and its statements prepared) on first use. */
@@ -79,6 +82,9 @@ export function sqliteRepositories(db: Db): Repositories {
     },
     get grants() {
       return once('grants', () => new SqlitePermissionGrantRepository<GrantScope, 'allow' | 'reject'>(db));
+    },
+    get checkpoints() {
+      return once('checkpoints', () => new SqliteCheckpointRepository(db));
     },
   };
 }

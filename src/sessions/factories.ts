@@ -5,6 +5,7 @@ import type { SessionBus, SessionTools } from './ports.js';
 import type { PromptRepository, SessionRepository } from './records.js';
 import type { Session } from './session.js';
 import type { TranscriptRepository } from '../transcript/records.js';
+import type { CheckpointRepository } from '../tools/checkpoints/records.js';
 
 /** `POST /session` as the core sees it (already shape-checked by the face). */
 export interface CreateSessionRequest {
@@ -56,6 +57,8 @@ export interface SessionStores {
   readonly prompts: PromptRepository;
   /** Remembered "always" choices; in memory when absent. */
   readonly grants?: PermissionGrantRepository;
+  /** File checkpoints for rewinds (docs/client-api.md §5.13); in memory when absent. */
+  readonly checkpoints?: CheckpointRepository;
 }
 
 export interface CreatedSession {

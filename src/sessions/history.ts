@@ -2,6 +2,7 @@ import { parseCommand } from './slash-commands.js';
 import type { ContentBlock, DriverToolCall, HistoryItem } from '../agents/driver.js';
 import type { TranscriptRecord } from '../transcript/records.js';
 import type { ToolContent, ToolOutcome } from '../tools/types.js';
+import { liveRecords } from './rewound.js';
 
 /**
  * A persisted conversation as a driver rebuilds its model context from it
@@ -17,6 +18,9 @@ import type { ToolContent, ToolOutcome } from '../tools/types.js';
  * server that sends neither text nor usage leaves no boundary between two
  * answers: their calls then share one message, which is still a valid
  * conversation (every call answered, in order).
+ *
+ * What a rewind undid is left out (src/sessions/rewound.ts), so a load after a rewind
+ * rebuilds the rewound context.
  */
 export function historyFromRecords(records: readonly TranscriptRecord[]): HistoryItem[] {
   const items: HistoryItem[] = [];
@@ -31,7 +35,7 @@ export function historyFromRecords(records: readonly TranscriptRecord[]): Histor
 
   // A slash command's turn was answered by the session, never seen by the model: it stays out of the context.
   let inCommand = false;
-  for (const r of records) {
+  for (const r of liveRecords(records)) {
     if (r.unreadable) continue;
     if (inCommand && r.kind !== 'turn_end' && r.kind !== 'compaction') continue;
     switch (r.kind) {

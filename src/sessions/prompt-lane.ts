@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import { BerthError } from '../protocol/errors/index.js';
 import type { PublishInput } from '../events/types.js';
 import type { Logger } from '../log.js';
-import { newPromptId } from './ids.js';
+import { newPromptId, newRecordId } from './ids.js';
 import { PromptQueue, promptText, type PromptEntry } from './prompt-queue.js';
 import type { PromptRepository } from './records.js';
 import type { PromptAccepted, TurnErrorInfo } from './session-init.js';
@@ -28,6 +28,8 @@ export interface PromptLanePorts {
   /** Cancels the open interactions of a prompt (a deadline or a cancel ends them with it). */
   cancelInteractions(reason: 'deadline' | 'cancelled', promptId: string): void;
   isClosing(): boolean;
+  /** Throws when the session admits no prompt now (a rewind is running). */
+  admitting(): void;
   /** Told just before a failed prompt's `turn_error` is published. */
   failed(error: TurnErrorInfo): void;
   /** Told once per settled prompt, last: whether it had started running. */
@@ -63,6 +65,7 @@ export class PromptLane {
 
   submit(content: readonly ContentBlock[], opts: { clientId?: string; deadlineMs?: number }): PromptAccepted {
     const { ports } = this;
+    ports.admitting();
     this.queue.checkRoom();
     const now = ports.clock.now();
     const configured = ports.deadlineMs;
@@ -144,7 +147,9 @@ export class PromptLane {
     const base = { sessionId: ports.sessionId, promptId: entry.promptId };
     const stamp = { promptId: entry.promptId, originatorClientId: entry.originatorClientId };
     if ('stopReason' in terminal) {
-      ports.publish({ type: 'turn_complete', ...stamp, data: { ...base, stopReason: terminal.stopReason, ...extra } });
+      // docs/client-api.md §5.13: a completed turn is a point to rewind to (the SDK keeps it for end_turn only).
+      const branchPoint = terminal.stopReason === 'end_turn' ? { branchPoint: { assistantRecordUuid: newRecordId(), checkpointUuid: newRecordId() } } : {};
+      ports.publish({ type: 'turn_complete', ...stamp, data: { ...base, stopReason: terminal.stopReason, ...branchPoint, ...extra } });
       const cancelled = terminal.stopReason === 'cancelled';
       ports.prompts.settle(entry.promptId, now, cancelled ? 'cancelled' : 'completed', terminal.stopReason, null);
     } else {

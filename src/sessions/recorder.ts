@@ -29,8 +29,8 @@ const CHUNK_KINDS: Record<string, ChunkKind> = {
 /**
  * Turns a session's events into transcript records as the turn runs:
  * message chunks are coalesced into one record per message; tool calls,
- * results, permissions, model switches, metadata and approval-mode changes and
- * turn ends each become one record with a stable id.
+ * results, permissions, model switches, metadata and approval-mode changes,
+ * rewinds and turn ends each become one record with a stable id.
  */
 export class TranscriptRecorder implements TranscriptSink {
   private pending: Pending | null = null;
@@ -72,16 +72,27 @@ export class TranscriptRecorder implements TranscriptSink {
         return this.write('metadata', promptId, { ...e.data, sessionId: undefined });
       case 'approval_mode_changed':
         return this.write('approval_mode', promptId, { previous: e.data.previous, next: e.data.next, persisted: e.data.persisted === true });
-      case 'turn_complete':
-        return this.write('turn_end', promptId, {
-          stopReason: e.data.stopReason,
-          ...(e.data.promptCancelled ? { promptCancelled: e.data.promptCancelled } : {}),
-          ...(e.data.usage ? { usage: e.data.usage } : {}),
-        });
+      case 'turn_complete': {
+        // The branch point's assistantRecordUuid is this record's id: a rewind finds the turn's end by it (sessions/rewind.ts).
+        const branchPoint = e.data.branchPoint as { assistantRecordUuid?: string } | undefined;
+        return this.write(
+          'turn_end',
+          promptId,
+          {
+            stopReason: e.data.stopReason,
+            ...(e.data.promptCancelled ? { promptCancelled: e.data.promptCancelled } : {}),
+            ...(e.data.usage ? { usage: e.data.usage } : {}),
+            ...(branchPoint ? { branchPoint } : {}),
+          },
+          branchPoint?.assistantRecordUuid,
+        );
+      }
       case 'turn_error':
         return this.write('turn_end', promptId, {
           error: { message: e.data.message, code: e.data.code, errorKind: e.data.errorKind },
         });
+      case 'session_rewound':
+        return this.write('rewind', promptId, { ...e.data, sessionId: undefined });
       case 'module_message':
         return this.write('module_message', promptId, { ...e.data });
       default:
@@ -153,9 +164,9 @@ export class TranscriptRecorder implements TranscriptSink {
     this.append({ sessionId: this.sessionId, recordId: newRecordId(), kind: p.kind, promptId: p.promptId, at: p.at, data });
   }
 
-  private write(kind: string, promptId: string | null, data: Record<string, unknown>): void {
+  private write(kind: string, promptId: string | null, data: Record<string, unknown>, recordId = newRecordId()): void {
     this.flush();
-    this.append({ sessionId: this.sessionId, recordId: newRecordId(), kind, promptId, at: this.clock.now(), data });
+    this.append({ sessionId: this.sessionId, recordId, kind, promptId, at: this.clock.now(), data });
   }
 
   private append(record: NewTranscriptRecord): void {

@@ -15,6 +15,7 @@ import { PromptLane } from './prompt-lane.js';
 import type { PromptEntry } from './prompt-queue.js';
 import type { SessionBus, SessionTools, TranscriptSink } from './ports.js';
 import type { PromptRepository, SessionRepository } from './records.js';
+import type { RewindResult, RewindTarget, SessionRewinder } from './rewind.js';
 import { runWorkspaceOf } from './run-workspace.js';
 import type { PromptAccepted, SessionInit, TurnErrorInfo } from './session-init.js';
 import { SessionRowWriter } from './session-row.js';
@@ -42,6 +43,8 @@ export interface SessionServices {
   readonly onClosed: (session: Session) => void;
   /** Called when the FIFO has drained and the session waits for work (module messages are offered then). */
   readonly onIdle?: (session: Session) => void;
+  /** Goes back to an earlier turn, one rewind at a time (sessions/rewind.ts). */
+  readonly rewinder: Pick<SessionRewinder, 'rewind' | 'assertIdle'>;
 }
 
 /**
@@ -98,6 +101,7 @@ export class Session {
       runTurn: (entry) => runPrompt(turn, entry),
       cancelInteractions: (reason, promptId) => this.interactions.cancelAll(reason, promptId),
       isClosing: () => this.closing,
+      admitting: () => services.rewinder.assertIdle(),
       failed: (error) => (this.lastTurnError = error),
       settled: (ran, now) => {
         if (ran) this.settledAt = Math.max(now, (this.settledAt ?? 0) + 1);
@@ -200,10 +204,7 @@ export class Session {
 
   // ── what others may ask ────────────────────────────────────────────────────
 
-  /**
-   * Publishes one event: the bus assigns its id, the transcript records what belongs there.
-   * After the terminal `session_closed` the bus is shut and late output is dropped.
-   */
+  /** Publishes one event: the bus numbers it, the transcript records it; after `session_closed` it is dropped. */
   publish(input: PublishInput): EventEnvelope | undefined {
     if (this.services.bus.isClosed) return undefined;
     const envelope = this.services.bus.publish(input);
@@ -217,9 +218,7 @@ export class Session {
 
   /** Throws 404 `session_not_found` once the session is closing (a closed session answers like an unknown one). */
   assertOpen(): void {
-    if (this.closing) {
-      throw new BerthError('session_not_found', `No session with id "${this.id}"`, { sessionId: this.id });
-    }
+    if (this.closing) throw new BerthError('session_not_found', `No session with id "${this.id}"`, { sessionId: this.id });
   }
 
   /** Admits a prompt into the FIFO (docs/client-api.md §6); it runs after the reply is on its way. */
@@ -253,15 +252,18 @@ export class Session {
     return this.settings.switchModel(modelId, clientId);
   }
 
+  /** Goes back to an earlier turn (docs/client-api.md §5.13): its files, the model context, a `rewind` record. */
+  async rewind(target: RewindTarget, clientId: string | undefined, viaCommand = false): Promise<RewindResult> {
+    this.assertOpen();
+    return this.services.rewinder.rewind(target, clientId, viaCommand);
+  }
+
   /** Writes the stored row of a fresh session. */
   recordCreated(): void {
     this.row.created(this.init, this.models().currentModelId);
   }
 
-  /**
-   * A restored session takes up its stored row again: open, under the approval
-   * mode it runs with, and its driver's model context rebuilt from the transcript.
-   */
+  /** A restored session takes up its stored row again, its driver's model context rebuilt from the transcript. */
   reopened(history: readonly HistoryItem[], usage?: UsageTotals): void {
     this.services.driver.restore(history);
     if (usage) this.usage.restore(usage);

@@ -1,6 +1,7 @@
 import type { PublishInput } from '../events/types.js';
 import { BerthError } from '../protocol/errors/index.js';
 import { parseApprovalMode, type ApprovalMode } from './approval.js';
+import type { RewindResult, RewindTarget } from './rewind.js';
 import type { UsageSnapshot, UsageTotals } from './usage.js';
 
 /** One entry of ACP's `available_commands_update` (docs/client-api.md §8.11), in qwen's shape. */
@@ -19,6 +20,7 @@ export interface CommandTarget {
   switchModel(modelId: string, clientId: string | undefined): Promise<string>;
   models(): { readonly currentModelId: string | null; readonly availableModels: readonly { readonly modelId: string }[] };
   readonly usage: { snapshot(): UsageSnapshot };
+  rewind(target: RewindTarget, clientId: string | undefined, viaCommand: boolean): Promise<RewindResult>;
 }
 
 interface Command {
@@ -68,6 +70,17 @@ const COMMANDS: Readonly<Record<string, Command>> = {
       return `Switched to ${await target.switchModel(args, clientId)}.`;
     },
   },
+  rewind: {
+    description: 'Undo the last turn, or every turn after one (a branch point checkpointUuid, or a promptId to undo from): files and conversation',
+    hint: 'checkpointUuid or promptId',
+    async run(target, args, clientId) {
+      const result = await rewindTo(target, args, clientId);
+      if (!result.rewound) return 'Nothing to rewind: no turn comes after that one.';
+      const files = result.filesChanged.length > 0 ? ` Restored ${result.filesChanged.join(', ')}.` : ' No file needed restoring.';
+      const failed = result.filesFailed.length > 0 ? ` Could not restore ${result.filesFailed.join(', ')}.` : '';
+      return `Rewound to turn ${result.targetTurnIndex}.${files}${failed}`;
+    },
+  },
   export: {
     description: 'Say where to export this session (html, md, json, jsonl)',
     hint: 'format',
@@ -78,6 +91,17 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     },
   },
 };
+
+/** `/rewind [id]`: the last turn, else the id as a branch point, else as a prompt id. */
+async function rewindTo(target: CommandTarget, id: string, clientId: string | undefined): Promise<RewindResult> {
+  if (id === '') return target.rewind({}, clientId, true);
+  try {
+    return await target.rewind({ checkpointUuid: id }, clientId, true);
+  } catch (err) {
+    if (!(err instanceof BerthError) || err.code !== 'rewind_target_not_found') throw err;
+    return target.rewind({ promptId: id }, clientId, true);
+  }
+}
 
 /** The list sent as `available_commands_update` when a built-in agent's session starts. */
 export function availableCommands(): AvailableCommand[] {

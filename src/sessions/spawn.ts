@@ -6,6 +6,11 @@ import { TranscriptRecorder } from './recorder.js';
 import { AGENT_DIED } from './recovery.js';
 import { runWorkspaceOf } from './run-workspace.js';
 import { Session, type SessionInit } from './session.js';
+import { SessionRewinder, type RewindPorts } from './rewind.js';
+import { CHECKPOINT_BUDGET_BYTES } from '../tools/limits.js';
+import { withCheckpoints } from '../tools/checkpoints/capture.js';
+import { CheckpointBook } from '../tools/checkpoints/records.js';
+import { MemoryCheckpointRepository } from '../tools/checkpoints/memory.js';
 
 export interface SpawnOptions {
   readonly modelServiceId?: string;
@@ -60,13 +65,28 @@ export async function spawnSession(host: SpawnHost, init: SessionInit, options: 
   const transcript = new TranscriptRecorder(init.id, stores.transcript, clock, log, () => {
     session.publish({ type: 'session_recording_degraded', data: { sessionId: init.id, reason: 'write_failed' } });
   });
+  // Every file effect of the session is checkpointed at the tool layer; a rewind puts files back without it.
+  const tools = factories.toolsFor(runWorkspace, init.id);
+  const checkpoints = new CheckpointBook(stores.checkpoints ?? new MemoryCheckpointRepository(), init.id, CHECKPOINT_BUDGET_BYTES);
+  const rewindPorts: RewindPorts = {
+    sessionId: init.id,
+    transcript: stores.transcript,
+    checkpoints,
+    tools,
+    driver: driverResult.driver,
+    runningPromptId: () => session.runningPromptId(),
+    busy: () => session.hasActivePrompt,
+    publish: (input) => void session.publish(input),
+    flushTranscript: () => session.flushTranscript(),
+  };
   session = new Session(init, {
     clock,
     log,
     config,
     bus,
     driver: driverResult.driver,
-    tools: factories.toolsFor(runWorkspace, init.id),
+    tools: withCheckpoints(tools, checkpoints, () => session.runningPromptId(), clock),
+    rewinder: new SessionRewinder(rewindPorts),
     transcript,
     prompts: stores.prompts,
     sessions: stores.sessions,

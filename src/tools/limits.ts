@@ -50,3 +50,10 @@ export const MAX_IMAGE_SCALE_ATTEMPTS = 8;
 export const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024;
 /** Extracted text of one PDF page is cut (and reported `truncated`) past this many UTF-8 bytes. */
 export const MAX_PAGE_TEXT_BYTES = 256 * 1024;
+/**
+ * File checkpoints (docs/client-api.md §5.13): the prior contents one session keeps so a rewind
+ * can restore them, counted once per distinct content. Past it the oldest contents are given
+ * up, and a rewind that would need one is refused (`checkpoint_evicted`) rather than restoring
+ * less than it says.
+ */
+export const CHECKPOINT_BUDGET_BYTES = 64 * 1024 * 1024;

@@ -69,6 +69,7 @@ function turnEnd(r: TranscriptRecord): ReplayEvent {
       stopReason: r.data.stopReason,
       ...(r.data.promptCancelled ? { promptCancelled: r.data.promptCancelled } : {}),
       ...(r.data.usage ? { usage: r.data.usage } : {}),
+      ...(r.data.branchPoint ? { branchPoint: r.data.branchPoint } : {}),
     });
   }
   const error = obj(r.data.error);
@@ -136,6 +137,8 @@ export function recordEvents(r: TranscriptRecord): ReplayEvent[] {
       return [other(r, 'session_metadata_updated', { ...d })];
     case 'approval_mode':
       return [other(r, 'approval_mode_changed', { previous: d.previous, next: d.next, persisted: d.persisted === true })];
+    case 'rewind':
+      return [other(r, 'session_rewound', { ...d })];
     case 'turn_end':
       return [turnEnd(r)];
     case 'module_message':

@@ -54,7 +54,11 @@ test('a call left unanswered by a crashed B is abandoned by the next B, not sent
     body: JSON.stringify({ prompt: [{ type: 'text', text: 'write it' }] }),
   });
   assert.equal(accepted.status, 202);
-  const call = await a1.channel.call(1);
+  // Before a write B reads the file for its checkpoint (docs/client-api.md §5.13): a.txt does not exist yet.
+  const checkpointRead = await a1.channel.call(1);
+  assert.equal(checkpointRead.tool, 'workspace_read');
+  a1.channel.answer(checkpointRead, { code: 'path_not_found', message: 'a.txt does not exist' });
+  const call = await a1.channel.call(2);
   assert.equal(call.tool, 'workspace_write');
 
   await first.kill();

@@ -44,11 +44,6 @@ export const QWEN_DIFFERENCES: Differences = {
       'data.update.content[].path': 'as content[].newText',
     },
     'session_update/tool_call_update/failed': { 'data.update._meta.provenance': 'as for tool_call' },
-    'turn_complete/end_turn': {
-      'data.branchPoint': 'Berth keeps no checkpoints to branch or rewind from (not in the 25 operations)',
-      'data.branchPoint.assistantRecordUuid': 'as data.branchPoint',
-      'data.branchPoint.checkpointUuid': 'as data.branchPoint',
-    },
   },
   extra: {
     'session_update/usage_update': {
@@ -57,7 +52,13 @@ export const QWEN_DIFFERENCES: Differences = {
       ...usageTotals('data.update._meta.usage.turn', 'the running turn’s totals'),
       ...usageTotals('data.update._meta.usage.session', 'the session’s totals'),
     },
-    'turn_complete/end_turn': usageTotals('data.usage', TURN_USAGE),
+    'turn_complete/end_turn': {
+      ...usageTotals('data.usage', TURN_USAGE),
+      'data.branchPoint':
+        'after a rejected call Berth’s model answers and the turn ends like any other, a point to rewind to (docs/client-api.md §5.13); qwen’s recording of that turn has no branch point',
+      'data.branchPoint.assistantRecordUuid': 'as data.branchPoint',
+      'data.branchPoint.checkpointUuid': 'as data.branchPoint',
+    },
     'turn_complete/cancelled': usageTotals('data.usage', TURN_USAGE),
     'session_update/tool_call': {
       'data.update.locations[].path': 'qwen’s preparing tool_call has no locations yet; Berth knows the path when it announces the call',

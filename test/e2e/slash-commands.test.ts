@@ -24,7 +24,7 @@ describe('slash commands and the SDK', { timeout: 60_000 }, () => {
     try {
       const listed = await log.waitFor(update('available_commands_update'));
       const names = (listed.data as any).update.availableCommands.map((c: { name: string }) => c.name);
-      assert.deepEqual(names, ['compact', 'usage', 'mode', 'model', 'export']);
+      assert.deepEqual(names, ['compact', 'usage', 'mode', 'model', 'rewind', 'export']);
 
       stack.model.enqueue({ kind: 'reply', text: 'hello', usage: { promptTokens: 120, completionTokens: 7, cachedTokens: 0 } });
       assert.equal((await s.prompt({ prompt: text('say hello') })).stopReason, 'end_turn');

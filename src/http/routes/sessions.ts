@@ -10,6 +10,7 @@ import { sessionSummary } from '../views/status.js';
 import { clientIdOf } from '../client-id.js';
 import { parseBody } from '../contract.js';
 import type { HttpModule } from '../module.js';
+import type { SessionRewindRequest, SessionRewindResult } from '../openapi.gen.js';
 import { objectBody, param } from '../params.js';
 
 /**
@@ -30,6 +31,7 @@ export const sessionsModule: HttpModule = {
     'session_metadata',
     'session_set_model',
     'session_approval_mode',
+    'session_rewind',
     'session_status',
     'session_context',
     'typed_event_schema',
@@ -116,6 +118,17 @@ export const sessionsModule: HttpModule = {
       const session = await sessions.open(param(request, 'id'));
       session.clients.require(clientId);
       return reply.code(202).send(session.submit([{ type: 'text', text: '/compact' }], { ...(clientId ? { clientId } : {}) }));
+    });
+
+    // qwen serve's rewind route, outside the 25 operations (docs/client-api.md §5.13).
+    app.post('/session/:id/rewind', async (request) => {
+      const clientId = clientIdOf(request);
+      const session = await sessions.open(param(request, 'id'));
+      session.clients.require(clientId);
+      const body = parseBody<SessionRewindRequest>('SessionRewindRequest', objectBody(request), { '*': 'invalid_rewind_target' });
+      if ((body.promptId === undefined) === (body.checkpointUuid === undefined)) throw new BerthError('invalid_rewind_target');
+      const result: SessionRewindResult = await session.rewind(body, clientId);
+      return result;
     });
 
     // Status and context take no X-Qwen-Client-Id in the seed OpenAPI (it lists no 400 for them), though the

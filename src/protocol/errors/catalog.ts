@@ -78,6 +78,15 @@ export const ERROR_CATALOG = spec({
     retryable: true,
     retryAfterSeconds: 5,
   },
+  // rewind (§5.13)
+  invalid_rewind_target: {
+    status: 400,
+    message: 'The body names the turn to rewind to: exactly one of `promptId` and `checkpointUuid` (a string), and `rewindFiles` is a boolean',
+  },
+  rewind_target_not_found: { status: 404, message: 'No turn of this session matches the rewind target' },
+  rewind_conflict: { status: 409, message: 'Files changed since the turns being undone; nothing was rewound' },
+  checkpoint_evicted: { status: 409, message: "The checkpoint budget gave up a file content this rewind needs" },
+  checkpoint_unavailable: { status: 409, message: 'No checkpoint could be kept of a file this rewind needs' },
   invalid_live_replay_mode: { status: 400, message: 'liveReplayMode must be "full" or "summary"' },
   invalid_compacted_replay_mode: {
     status: 400,

@@ -119,4 +119,32 @@ describe('a transcript as model context', () => {
       { kind: 'assistant', text: 'hello', toolCalls: [] },
     ]);
   });
+
+  test('a rewind leaves out the records from its first to its last undone one, and keeps what was recorded after', () => {
+    const turn = (n: number) => [
+      rec('user_prompt', { content: [{ type: 'text', text: `q${n}` }] }, { promptId: `p${n}` }),
+      rec('agent_message', { text: `a${n}` }, { promptId: `p${n}` }),
+      rec('turn_end', { stopReason: 'end_turn' }, { promptId: `p${n}` }),
+    ];
+    const one = turn(1);
+    const two = turn(2);
+    const late = turn(3);
+    const three = turn(4);
+    const bounded = rec('rewind', { fromRecordId: two[0]!.recordId, toRecordId: two[2]!.recordId }, { promptId: null });
+    assert.deepEqual(restored([...one, ...two, ...late, bounded, ...three]), [
+      ['user', 'q1'],
+      ['assistant', 'a1'],
+      ['user', 'q3'],
+      ['assistant', 'a3'],
+      ['user', 'q4'],
+      ['assistant', 'a4'],
+    ]);
+    const open = rec('rewind', { fromRecordId: two[0]!.recordId }, { promptId: null });
+    assert.deepEqual(restored([...one, ...two, ...late, open, ...three]), [
+      ['user', 'q1'],
+      ['assistant', 'a1'],
+      ['user', 'q4'],
+      ['assistant', 'a4'],
+    ], 'without toRecordId the undone part ends at the rewind');
+  });
 });
