@@ -276,9 +276,9 @@ describe('calls through one workspace’s channels', { timeout: 60_000 }, () => 
     const settled = await turn;
     assert.equal(settled.calls.length, 1);
     assert.equal(settled.calls[0]!.rawOutput.content, 'first answer');
-    const row = host.b.daemon.store.db.prepare('SELECT state, sends, result FROM gateway_calls WHERE id = ?').get(sent.id) as any;
-    assert.deepEqual({ state: row.state, sends: row.sends }, { state: 'answered', sends: 2 });
-    assert.equal(JSON.parse(row.result).content, 'first answer');
+    // A read has no effect to settle after a restart, so B does not journal it (docs/gateway.md); writes are (gateway-faults).
+    const row = host.b.daemon.store.db.prepare('SELECT state FROM gateway_calls WHERE id = ?').get(sent.id);
+    assert.equal(row, undefined);
     assert.equal(second.channel.ws.readyState, WebSocket.OPEN, 'a duplicate result does not break the channel');
     await second.channel.close();
   });

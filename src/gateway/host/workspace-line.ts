@@ -101,7 +101,7 @@ export class WorkspaceLine {
       channel.link.close(CLOSE.policyViolation, 'result names another session');
       return;
     }
-    const delivered = this.deps.journal.answer(call.id, frame.result, this.deps.clock.now());
+    const delivered = call.effectful ? this.deps.journal.answer(call.id, frame.result, this.deps.clock.now()) : true;
     this.release(call);
     if (delivered && !call.abandoned) call.settle({ ok: true, result: frame.result });
     this.pump();
@@ -122,7 +122,7 @@ export class WorkspaceLine {
     }
     if (!this.inflight.has(call.id) || call.abandoned) return;
     call.abandoned = true;
-    this.deps.journal.abandon(call.id, this.deps.clock.now());
+    if (call.effectful) this.deps.journal.abandon(call.id, this.deps.clock.now());
     call.settle({ ok: false, error: sentAndLost(call, 'it was cancelled after it was sent to the owner') });
     if (call.channel === null) this.release(call);
     this.pump();
@@ -142,7 +142,7 @@ export class WorkspaceLine {
     const now = this.deps.clock.now();
     for (const call of this.inflight.values()) {
       this.disarm(call);
-      this.deps.journal.abandon(call.id, now);
+      if (call.effectful) this.deps.journal.abandon(call.id, now);
       call.settle({ ok: false, error: sentAndLost(call, 'the daemon shut down before the owner answered') });
     }
     this.inflight.clear();
@@ -156,8 +156,10 @@ export class WorkspaceLine {
       this.disarm(call);
       const channel = this.pickChannel();
       try {
-        // Journaled before the frame leaves, so a restart knows it may have been sent.
-        this.deps.journal.insert({
+        // Journaled before the frame leaves, so a restart knows it may have been sent. A read has
+        // no effect to settle after a crash, so it is not journaled: two synchronous store writes
+        // per read were most of the channel's own cost (issue 17).
+        if (call.effectful) this.deps.journal.insert({
           id: call.id,
           workspaceId: this.workspaceId,
           sessionId: call.sessionId,
@@ -179,7 +181,7 @@ export class WorkspaceLine {
 
   private resend(call: OutgoingCall, channel: Channel): void {
     this.disarm(call);
-    this.deps.journal.resent(call.id);
+    if (call.effectful) this.deps.journal.resent(call.id);
     this.bind(call, channel);
     channel.link.send(call.frame);
   }
@@ -230,7 +232,7 @@ export class WorkspaceLine {
       return;
     }
     if (!this.inflight.has(call.id) || call.channel !== null) return;
-    this.deps.journal.abandon(call.id, this.deps.clock.now());
+    if (call.effectful) this.deps.journal.abandon(call.id, this.deps.clock.now());
     this.release(call);
     call.settle({ ok: false, error: sentAndLost(call, `its owner did not reconnect within ${this.deps.waitMs} ms`) });
     this.pump();

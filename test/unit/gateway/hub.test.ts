@@ -82,6 +82,18 @@ describe('ChannelHub', () => {
     assert.equal(a.link.closedWith, undefined);
   });
 
+  test('a read is not journaled: it has no effect to settle after a restart, and its result still settles it once', async () => {
+    const a = openChannel();
+    const pending = call('workspace_read', false);
+    const frame = a.link.sent[0];
+    assert.equal(frame.tool, 'workspace_read');
+    assert.equal(journal.find(frame.id), undefined);
+    answer(a, frame, { first: true });
+    answer(a, frame, { second: true });
+    assert.equal(await pending, JSON.stringify({ first: true }));
+    assert.equal(journal.find(frame.id), undefined);
+  });
+
   test('a new call goes to the channel with the fewest unanswered calls, ties to the longest open', () => {
     const a = openChannel();
     const b = openChannel();
