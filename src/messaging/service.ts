@@ -189,6 +189,28 @@ export class MessagingService {
     return moduleEnvironment({ socket, token: this.issueToken(sessionId), sessionId });
   }
 
+  /**
+   * A token for one external agent process (issue 12), speaking for no tab
+   * until its sessions join it (`grantTab`): one process serves several
+   * sessions of a workspace, so its environment carries one token for all of
+   * them, and each question names its tab with `session`.
+   */
+  mintAgentToken(): string {
+    return mintModuleToken();
+  }
+
+  /** Makes `token` speak for one more tab of the session's workspace; the tab's other tokens keep working. */
+  grantTab(token: string, sessionId: string): void {
+    const hash = moduleTokenHash(token);
+    if (this.deps.tabs.sessionsForToken(hash).includes(sessionId)) return;
+    this.deps.tabs.addToken(hash, sessionId, this.deps.clock.now());
+  }
+
+  /** The token speaks for `sessionId` no more (the session left its agent process), or for no tab at all (the process is gone). */
+  revokeToken(token: string, sessionId?: string): void {
+    this.deps.tabs.dropToken(moduleTokenHash(token), sessionId);
+  }
+
   // ── questions ──────────────────────────────────────────────────────────────
 
   /** One line from a workspace socket, answered (docs/modules.md `parse`, then the operation). */

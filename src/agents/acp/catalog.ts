@@ -71,6 +71,7 @@ export class AgentCatalog {
     const driver = new AcpAgentDriver({
       agentId,
       host: (until) => this.hostFor(spec, { id: workspace.id, root }, until),
+      sessionId,
       startTimeoutMs: this.settings.startTimeoutMs,
       root,
       cwd: start,
@@ -114,7 +115,15 @@ export class AgentCatalog {
       if (host && host.alive && this.hosts.get(key) === known) return host;
     }
     // The process starts in the workspace root; each session's cwd goes to its own session/new.
-    const starting = startHost(spec.id, agentLaunch(spec, workspace, workspace.root, this.ctx), (p) => this.track(p), until);
+    const modules = this.ctx.modules?.(workspace.id) ?? null;
+    let launch;
+    try {
+      launch = agentLaunch(spec, workspace, workspace.root, this.ctx, modules);
+    } catch (err) {
+      modules?.revoke();
+      throw err;
+    }
+    const starting = startHost(spec.id, launch, (p) => this.track(p), until, modules);
     this.hosts.set(key, starting);
     starting.then(
       (host) => void host.exit.then(() => this.hosts.get(key) === starting && this.hosts.delete(key)),

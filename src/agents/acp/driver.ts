@@ -16,6 +16,8 @@ export interface AcpDriverOptions {
   /** The running agent host of this workspace, or a new one started within `until` (the catalog shares them). */
   readonly host: (until: Promise<never>) => Promise<AgentHost>;
   readonly startTimeoutMs: number;
+  /** The Berth session this driver serves. */
+  readonly sessionId: string;
   /** The workspace root the agent's paths must stay in. */
   readonly root: string;
   /** The session's cwd, given to `session/new`. */
@@ -72,6 +74,8 @@ export class AcpAgentDriver implements AgentDriver, ClientSide {
   async runTurn(io: TurnIO): Promise<TurnResult> {
     clearTimeout(this.idleTimer);
     const link = this.link ?? (await this.connect());
+    // Granted here, not at start: a new session's row (which the grant refers to) is stored after its driver starts.
+    link.host.modules?.grant(this.options.sessionId);
     this.turn = io;
     this.allowed = false;
     const prompt: acp.ContentBlock[] = [...(io.prompt as acp.ContentBlock[])];
@@ -140,7 +144,7 @@ export class AcpAgentDriver implements AgentDriver, ClientSide {
     clearTimeout(this.idleTimer);
     const link = this.link;
     this.link = null;
-    if (link) link.host.release(link.sessionId);
+    if (link) this.leave(link);
   }
 
   // ── what the agent asks of Berth (connection.ts) ─────────────────────────
@@ -210,6 +214,7 @@ export class AcpAgentDriver implements AgentDriver, ClientSide {
       agentId: o.agentId,
       host: o.host,
       cwd: o.cwd,
+      sessionId: o.sessionId,
       timeoutMs: o.startTimeoutMs,
       side: this,
       ...(loadSessionId !== undefined && { loadSessionId }),
@@ -249,9 +254,15 @@ export class AcpAgentDriver implements AgentDriver, ClientSide {
       if (!link || this.turn !== null) return;
       this.link = null;
       if (link.canLoad) this.reapedSessionId = link.sessionId;
-      link.host.release(link.sessionId);
+      this.leave(link);
     }, AGENT_IDLE_MS);
     this.idleTimer.unref();
+  }
+
+  /** This session leaves its host (and the process's module token stops speaking for its tab). */
+  private leave(link: AgentLink): void {
+    link.host.modules?.revoke(this.options.sessionId);
+    link.host.release(link.sessionId);
   }
 
   private takeAllowed(): boolean {

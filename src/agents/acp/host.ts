@@ -4,6 +4,7 @@ import type { AgentExit } from '../driver.js';
 import { CLIENT_CAPABILITIES, connectAgent, type ClientSide } from './connection.js';
 import type { AgentLaunch } from './launch.js';
 import { MAX_EARLY_UPDATES } from './limits.js';
+import type { AgentModuleAccess } from './modules.js';
 import { AgentProcess } from './process.js';
 
 /**
@@ -29,9 +30,14 @@ export class AgentHost {
   constructor(
     readonly agentId: string,
     readonly process: AgentProcess,
+    /** The process's module-protocol token, which each session joining it is granted; revoked when it exits. */
+    readonly modules: AgentModuleAccess | null = null,
   ) {
     this.connection = connectAgent(process, this.dispatcher());
-    this.exit = process.exited.then((e) => ({ reason: 'agent_exited', exitCode: e.exitCode, signalCode: e.signalCode }));
+    this.exit = process.exited.then((e) => {
+      modules?.revoke();
+      return { reason: 'agent_exited', exitCode: e.exitCode, signalCode: e.signalCode };
+    });
     this.died = this.exit.then((e): never => {
       const how = e.signalCode ? `signal ${e.signalCode}` : `code ${e.exitCode}`;
       throw new BerthError('agent_exited', `The agent ${agentId} exited (${how})${stderrNote(process)}`, { agentId, ...e });
@@ -109,10 +115,16 @@ export class AgentHost {
  * timeout's promise): a process that exits first gives `agent_unavailable`
  * with the end of its stderr, and a command that cannot run says which.
  */
-export async function startHost(agentId: string, launch: AgentLaunch, started: (p: AgentProcess) => void, until: Promise<never>): Promise<AgentHost> {
+export async function startHost(
+  agentId: string,
+  launch: AgentLaunch,
+  started: (p: AgentProcess) => void,
+  until: Promise<never>,
+  modules: AgentModuleAccess | null = null,
+): Promise<AgentHost> {
   const process = new AgentProcess(launch);
   started(process);
-  const host = new AgentHost(agentId, process);
+  const host = new AgentHost(agentId, process, modules);
   const startFailed = host.died.catch((err: unknown): never => {
     const cause = process.startError;
     if (cause) {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { findOnPath, type AgentSpec } from '../../config/agents.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import type { CommandConfinement } from '../../tools/builtin/commands/confinement.js';
+import type { AgentModuleAccess, AgentModules } from './modules.js';
 
 /** Everything needed to start one agent process. */
 export interface AgentLaunch {
@@ -20,6 +21,8 @@ export interface LaunchContext {
   readonly confinement: CommandConfinement;
   /** The daemon's PATH, where a bare command name is looked up. */
   readonly path: string | undefined;
+  /** The module protocol's socket and token for an agent process (absent: none, as in unit tests). */
+  readonly modules?: AgentModules;
 }
 
 /** The agent's own HOME: its settings, caches and sessions, never the user's (issue 12). */
@@ -30,7 +33,8 @@ export function privateHome(berthHome: string, agentId: string): string {
 /**
  * How one agent process of a local workspace starts: its command found on
  * PATH (a clear error naming it otherwise), a scrubbed environment with a
- * private HOME, the spec's own variables, and the same sandbox as the
+ * private HOME, the spec's own variables, the module protocol's variables
+ * (its socket reachable inside the sandbox), and the same sandbox as the
  * workspace's commands when one is available.
  */
 export function agentLaunch(
@@ -38,8 +42,9 @@ export function agentLaunch(
   workspace: { id: string; root: string },
   cwd: string,
   ctx: LaunchContext,
-  extraEnv: Readonly<Record<string, string>> = {},
+  modules: AgentModuleAccess | null = null,
 ): AgentLaunch {
+  const extraEnv = modules?.env ?? {};
   const command = findOnPath(spec.command, ctx.path);
   if (command === null) {
     throw new BerthError('agent_unavailable', `The agent ${spec.id} cannot start: its command "${spec.command}" is not installed (not found on PATH)`, {
@@ -50,7 +55,7 @@ export function agentLaunch(
   const home = privateHome(ctx.berthHome, spec.id);
   mkdirSync(home, { recursive: true, mode: 0o700 });
   const start = spec.cwdMode === 'home' ? home : cwd;
-  const base = ctx.confinement.agentLaunch(workspace, start, home, [command, ...spec.args]);
+  const base = ctx.confinement.agentLaunch(workspace, start, home, [command, ...spec.args], modules?.reach ?? []);
   const env: NodeJS.ProcessEnv = { ...base.env, ...spec.env, ...extraEnv, HOME: home, XDG_CONFIG_HOME: join(home, '.config') };
   for (const name of Object.keys(env)) if (name.startsWith('BERTH_') && !(name in extraEnv)) delete env[name];
   return { command, args: spec.args, cwd: start, env, wrapper: base.wrapper };
