@@ -68,9 +68,16 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
     inbox: repos.moduleInbox,
   });
   const moduleTools = messagingTools(messaging);
-  const agents = new AgentCatalog(config.agents, { berthHome: config.home, confinement, path: process.env.PATH, modules: agentModules(messaging, log) });
   tools.setSessionTools(() => moduleTools);
   const mcp = new McpHub({ registry: tools.applications, homeServers: config.mcpServers, log, launchFor: mcpLaunch(confinement) });
+  const agents = new AgentCatalog(config.agents, {
+    berthHome: config.home,
+    confinement,
+    path: process.env.PATH,
+    modules: agentModules(messaging, log),
+    mcpServers: (workspace) => mcp.specs(workspace),
+    log,
+  });
   const builtinDriver = builtinDriverFactory({ services: models, maxTurnIterations: config.maxTurnIterations, clock, log });
   const agentOrBuiltin = driverFactory(builtinDriver, agents, log);
   const eventStats = new EventBusStats();

@@ -2,6 +2,7 @@
 // It does what its prompt says, one command per prompt:
 //   say TEXT · write PATH TEXT · read PATH · run COMMAND · wait · die · model? · env
 //   malformed · other-session · outside · history? · seed? (whether the prompt carried an earlier conversation)
+//   mcp? (the MCP servers its session/new or session/load carried, as JSON; http ones taken when ACP_TEST_MCP_HTTP=1)
 //   tabs list · tabs send TAB TEXT (the module protocol, from BERTH_MODULE_* and the tab named in session/new's _meta)
 // A message another tab hands it as a prompt ("[Message from …") is answered "got: " and the message.
 // Sessions are kept as JSON files under $HOME so `session/load` works in a later process.
@@ -153,6 +154,9 @@ async function runCommand(client, sessionId, cwd, text, signal) {
       }
       return 'end_turn';
     }
+    case 'mcp?':
+      await say(client, sessionId, JSON.stringify(loadState(sessionId).mcpServers));
+      return 'end_turn';
     case 'history?':
       await say(client, sessionId, `history ${loadState(sessionId).prompts.join(' | ')}`);
       return 'end_turn';
@@ -195,11 +199,11 @@ acp
   .agent({ name: 'berth-test-agent' })
   .onRequest('initialize', async () => {
     if (startDelay > 0) await sleep(startDelay);
-    return { protocolVersion: acp.PROTOCOL_VERSION, agentCapabilities: { loadSession: process.env.ACP_TEST_NO_LOAD !== '1' } };
+    return { protocolVersion: acp.PROTOCOL_VERSION, agentCapabilities: { loadSession: process.env.ACP_TEST_NO_LOAD !== '1', mcpCapabilities: { http: process.env.ACP_TEST_MCP_HTTP === '1' } } };
   })
   .onRequest('session/new', ({ params, client }) => {
     const sessionId = `agent-${Date.now()}-${Math.random().toString(16).slice(2)}`;
-    saveState(sessionId, { cwd: params.cwd, model: 'fast', prompts: [], tab: params._meta?.berth?.session });
+    saveState(sessionId, { cwd: params.cwd, model: 'fast', prompts: [], tab: params._meta?.berth?.session, mcpServers: params.mcpServers });
     // As qwen does: the commands it offers, announced once the session exists (outside any turn).
     setImmediate(() => {
       const commands = [{ name: 'say', description: 'say something', input: { hint: 'text' } }];
@@ -210,7 +214,7 @@ acp
   .onRequest('session/load', ({ params }) => {
     if (!existsSync(fileOf(params.sessionId))) throw acp.RequestError.resourceNotFound(params.sessionId);
     const state = loadState(params.sessionId);
-    saveState(params.sessionId, { ...state, tab: params._meta?.berth?.session ?? state.tab });
+    saveState(params.sessionId, { ...state, tab: params._meta?.berth?.session ?? state.tab, mcpServers: params.mcpServers });
     return { models: { currentModelId: state.model, availableModels: MODELS } };
   })
   .onRequest('session/set_model', (p) => p, ({ params }) => {

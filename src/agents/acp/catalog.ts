@@ -4,6 +4,7 @@ import type { Workspace } from '../../workspace/types.js';
 import type { ModelInfo } from '../driver.js';
 import { AcpAgentDriver } from './driver.js';
 import { agentLaunch, type LaunchContext } from './launch.js';
+import { agentMcpServers } from './mcp-servers.js';
 import { startHost, type AgentHost } from './host.js';
 import type { AgentProcess } from './process.js';
 import { AgentSessionRecord } from './session-record.js';
@@ -72,6 +73,11 @@ export class AgentCatalog {
       agentId,
       host: (until) => this.hostFor(spec, { id: workspace.id, root }, until),
       sessionId,
+      mcpServers: (caps) => {
+        const given = agentMcpServers(this.ctx.mcpServers?.(workspace) ?? [], caps, { root, path: this.ctx.path });
+        for (const s of given.skipped) this.ctx.log?.warn({ agentId, mcpServer: s.name, reason: s.reason }, 'MCP server not given to the agent');
+        return given.servers;
+      },
       startTimeoutMs: this.settings.startTimeoutMs,
       root,
       cwd: start,

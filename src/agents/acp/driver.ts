@@ -18,6 +18,8 @@ export interface AcpDriverOptions {
   readonly startTimeoutMs: number;
   /** The Berth session this driver serves. */
   readonly sessionId: string;
+  /** The workspace's MCP servers for an agent with these capabilities, given in `session/new` and `session/load`. */
+  readonly mcpServers?: (caps: acp.McpCapabilities | undefined) => acp.McpServer[];
   /** The workspace root the agent's paths must stay in. */
   readonly root: string;
   /** The session's cwd, given to `session/new`. */
@@ -215,6 +217,7 @@ export class AcpAgentDriver implements AgentDriver, ClientSide {
       host: o.host,
       cwd: o.cwd,
       sessionId: o.sessionId,
+      ...(o.mcpServers && { mcpServers: o.mcpServers }),
       timeoutMs: o.startTimeoutMs,
       side: this,
       ...(loadSessionId !== undefined && { loadSessionId }),

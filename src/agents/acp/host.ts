@@ -18,6 +18,8 @@ export class AgentHost {
   readonly died: Promise<never>;
   readonly exit: Promise<AgentExit>;
   canLoad = false;
+  /** Which MCP transports beyond stdio the agent takes (its `initialize` answer). */
+  mcpCapabilities: acp.McpCapabilities | undefined;
   private stopping = false;
   private readonly sides = new Map<string, ClientSide>();
   /**
@@ -84,6 +86,7 @@ export class AgentHost {
       clientInfo: { name: 'berth', version: '1' },
     });
     this.canLoad = init.agentCapabilities?.loadSession === true;
+    this.mcpCapabilities = init.agentCapabilities?.mcpCapabilities ?? undefined;
   }
 
   private dispatcher(): ClientSide {

@@ -1,6 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { findOnPath, type AgentSpec } from '../../config/agents.js';
+import type { McpServerSpec } from '../../config/mcp-servers.js';
+import type { Logger } from '../../log.js';
+import type { LocalWorkspace } from '../../workspace/types.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import type { CommandConfinement } from '../../tools/builtin/commands/confinement.js';
 import type { AgentModuleAccess, AgentModules } from './modules.js';
@@ -21,6 +24,10 @@ export interface LaunchContext {
   readonly confinement: CommandConfinement;
   /** The daemon's PATH, where a bare command name is looked up. */
   readonly path: string | undefined;
+  /** The MCP servers a local workspace names (the built-in agent's, src/mcp/hub.ts), given to its agent sessions. */
+  readonly mcpServers?: (workspace: LocalWorkspace) => readonly McpServerSpec[];
+  /** Says which of those an agent could not be given. */
+  readonly log?: Logger;
   /** The module protocol's socket and token for an agent process (absent: none, as in unit tests). */
   readonly modules?: AgentModules;
 }

@@ -44,6 +44,8 @@ export interface OpenLinkOptions {
   readonly sessionId: string;
   readonly timeoutMs: number;
   readonly side: ClientSide;
+  /** The session's MCP servers in ACP's shape, for an agent with these capabilities (mcp-servers.ts). */
+  readonly mcpServers?: (caps: acp.McpCapabilities | undefined) => acp.McpServer[];
   /** An ACP session of an earlier process to load instead of a new one, when the agent can load. */
   readonly loadSessionId?: string;
 }
@@ -78,7 +80,10 @@ export async function openLink(options: OpenLinkOptions): Promise<AgentLink> {
   try {
     host = await options.host(until);
     const h = host;
-    const opening: SessionOpening = { mcpServers: [], _meta: sessionMeta(options.sessionId) };
+    const opening: SessionOpening = {
+      mcpServers: options.mcpServers?.(h.mcpCapabilities) ?? [],
+      _meta: sessionMeta(options.sessionId),
+    };
     const open = async (): Promise<NewSessionAnswer> => {
       const load = options.loadSessionId;
       if (load !== undefined && h.canLoad) {
