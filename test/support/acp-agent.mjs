@@ -3,6 +3,7 @@
 //   say TEXT · write PATH TEXT · read PATH · run COMMAND · wait · die · model? · env
 //   malformed · other-session · outside · history? · seed? (whether the prompt carried an earlier conversation)
 //   mcp? (the MCP servers its session/new or session/load carried, as JSON; http ones taken when ACP_TEST_MCP_HTTP=1)
+//   huge BYTES (one session/update line of about that many bytes)
 //   tabs list · tabs send TAB TEXT (the module protocol, from BERTH_MODULE_* and the tab named in session/new's _meta)
 // A message another tab hands it as a prompt ("[Message from …") is answered "got: " and the message.
 // Sessions are kept as JSON files under $HOME so `session/load` works in a later process.
@@ -156,6 +157,10 @@ async function runCommand(client, sessionId, cwd, text, signal) {
     }
     case 'mcp?':
       await say(client, sessionId, JSON.stringify(loadState(sessionId).mcpServers));
+      return 'end_turn';
+    case 'huge':
+      await say(client, sessionId, 'x'.repeat(Number(arg)));
+      await say(client, sessionId, 'still here');
       return 'end_turn';
     case 'history?':
       await say(client, sessionId, `history ${loadState(sessionId).prompts.join(' | ')}`);

@@ -79,6 +79,7 @@ export class AgentCatalog {
         return given.servers;
       },
       startTimeoutMs: this.settings.startTimeoutMs,
+      idleMs: this.settings.idleMs,
       root,
       cwd: start,
       record: new AgentSessionRecord(this.ctx.berthHome, agentId, sessionId),
@@ -129,7 +130,7 @@ export class AgentCatalog {
       modules?.revoke();
       throw err;
     }
-    const starting = startHost(spec.id, launch, (p) => this.track(p), until, modules);
+    const starting = startHost(spec.id, launch, (p) => this.track(p), until, { maxMessageBytes: this.settings.maxMessageBytes, modules });
     this.hosts.set(key, starting);
     starting.then(
       (host) => void host.exit.then(() => this.hosts.get(key) === starting && this.hosts.delete(key)),

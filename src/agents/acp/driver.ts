@@ -5,7 +5,7 @@ import type { AgentExit, AgentDriver, DriverState, HistoryItem, ModelInfo, Sessi
 import type { ClientSide } from './connection.js';
 import { FsBridge, type ToolRunner } from './fs-bridge.js';
 import type { AgentHost } from './host.js';
-import { AGENT_IDLE_MS, MAX_EARLY_UPDATES } from './limits.js';
+import { MAX_EARLY_UPDATES } from './limits.js';
 import { openLink, type AgentLink } from './link.js';
 import { loadEarlierSession, type AgentSessionRecord } from './session-record.js';
 import { permissionRequestOf, seedBlock, seededNotice } from './translate.js';
@@ -16,6 +16,8 @@ export interface AcpDriverOptions {
   /** The running agent host of this workspace, or a new one started within `until` (the catalog shares them). */
   readonly host: (until: Promise<never>) => Promise<AgentHost>;
   readonly startTimeoutMs: number;
+  /** `--agent-idle-ms`: how long without a turn before this session leaves its process. */
+  readonly idleMs: number;
   /** The Berth session this driver serves. */
   readonly sessionId: string;
   /** The workspace's MCP servers for an agent with these capabilities, given in `session/new` and `session/load`. */
@@ -258,7 +260,7 @@ export class AcpAgentDriver implements AgentDriver, ClientSide {
       this.link = null;
       if (link.canLoad) this.reapedSessionId = link.sessionId;
       this.leave(link);
-    }, AGENT_IDLE_MS);
+    }, this.options.idleMs);
     this.idleTimer.unref();
   }
 
