@@ -3,7 +3,7 @@ import { BerthError } from '../../protocol/errors/index.js';
 import type { Workspace } from '../../workspace/types.js';
 import type { ModelInfo } from '../driver.js';
 import { AcpAgentDriver } from './driver.js';
-import { agentLaunch, type LaunchContext } from './launch.js';
+import { agentLaunch, remoteStandIn, type LaunchContext } from './launch.js';
 import { agentMcpServers } from './mcp-servers.js';
 import { startHost, type AgentHost } from './host.js';
 import type { AgentProcess } from './process.js';
@@ -58,23 +58,25 @@ export class AgentCatalog {
 
   /**
    * Starts a driver for `agentId` on a session's workspace and waits for its
-   * ACP session: 503 when the memory budget is spent, when the workspace is
-   * remote, or when the command is missing; 504 `init_timeout` when it is slow.
+   * ACP session: 503 when the memory budget is spent or the command is
+   * missing; 504 `init_timeout` when it is slow. On a remote workspace the
+   * process runs here, in a stand-in folder (launch.ts `remoteStandIn`) whose
+   * paths its fs and terminal requests map onto the owner's project through
+   * the gateway channel's tools.
    */
   async create(agentId: string, sessionId: string, workspace: Workspace, cwd: string | null): Promise<AcpAgentDriver> {
     const spec = this.spec(agentId);
     this.checkBudget(agentId);
-    if (workspace.kind !== 'local') {
-      throw new BerthError('agent_unavailable', `The agent ${agentId} runs on local workspaces only; ${workspace.id} is remote`, { agentId });
-    }
-    const root = workspace.root;
+    const root = workspace.kind === 'local' ? workspace.root : remoteStandIn(this.ctx.berthHome, agentId, workspace.id);
     const start = cwd ?? root;
     const driver = new AcpAgentDriver({
       agentId,
       host: (until) => this.hostFor(spec, { id: workspace.id, root }, until),
       sessionId,
       mcpServers: (caps) => {
-        const given = agentMcpServers(this.ctx.mcpServers?.(workspace) ?? [], caps, { root, path: this.ctx.path });
+        // A remote workspace's servers run on its owner's machine, reached with workspace_tools; none is given to the agent.
+        const specs = workspace.kind === 'local' ? (this.ctx.mcpServers?.(workspace) ?? []) : [];
+        const given = agentMcpServers(specs, caps, { root, path: this.ctx.path });
         for (const s of given.skipped) this.ctx.log?.warn({ agentId, mcpServer: s.name, reason: s.reason }, 'MCP server not given to the agent');
         return given.servers;
       },

@@ -38,6 +38,19 @@ export function privateHome(berthHome: string, agentId: string): string {
 }
 
 /**
+ * Where an agent process of a remote workspace runs (docs/agents.md, Remote
+ * workspaces): a private, empty folder on this machine standing for the
+ * owner's project. Its paths are what the agent names in `fs/*` and
+ * `terminal/*`, which Berth maps onto the project through the gateway channel.
+ */
+export function remoteStandIn(berthHome: string, agentId: string, workspaceId: string): string {
+  // `ws-` keeps an id such as `..` a plain name.
+  const dir = join(berthHome, 'agents', agentId, 'remote', `ws-${workspaceId}`);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return dir;
+}
+
+/**
  * How one agent process of a local workspace starts: its command found on
  * PATH (a clear error naming it otherwise), a scrubbed environment with a
  * private HOME, the spec's own variables, the module protocol's variables
