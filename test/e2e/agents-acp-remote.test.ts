@@ -14,6 +14,7 @@ import {
   type TempOwnerDirs,
 } from '../support/gateway.js';
 import { EventReader, submit, type WireEvent } from '../support/session-client.js';
+import { ChannelProxy } from '../support/ws-proxy.js';
 
 /**
  * An external agent on a remote workspace (issue 12): the agent process runs
@@ -67,6 +68,55 @@ describe('an external agent on a workspace reached through the gateway channel',
     const standIn = join(b.home, 'agents', TEST_AGENT_ID, 'remote', `ws-${WORKSPACE_ID}`);
     assert.deepEqual(readdirSync(standIn), [], 'nothing landed on B');
     assert.equal(existsSync(join(standIn, 'notes')), false);
+    events.close();
+  });
+});
+
+describe('an external agent’s write through a channel cut before B has its result', { timeout: 120_000 }, () => {
+  let host: GatewayHost;
+  let dirs: TempOwnerDirs;
+  let proxy: ChannelProxy;
+  let owner: OwnerProcess;
+
+  before(async () => {
+    host = await startGatewayHost({ agents: withAgents().config!.agents!, channelWaitMs: 60_000 });
+    dirs = ownerDirs();
+    proxy = await ChannelProxy.start(host.b.url);
+    owner = spawnOwner({ url: proxy.url, token: channelToken(host.b), project: dirs.project, home: dirs.home, args: ['--approve', 'critical'] });
+    await owner.waitForLines(/channel ready/);
+  });
+  after(async () => {
+    await owner?.kill();
+    await proxy?.close();
+    await host?.close();
+    dirs?.remove();
+  });
+
+  test('is sent again with the same call id and A replays its stored result: the file is written once', async () => {
+    let dropped = 0;
+    proxy.judge = (frame) => {
+      if (frame.direction === 'toServer' && dropped === 0 && frame.text?.includes('"type":"result"')) {
+        const result = JSON.parse(JSON.parse(frame.text).result);
+        if (typeof result.created === 'boolean') {
+          dropped += 1;
+          return 'drop-and-cut';
+        }
+      }
+      return 'forward';
+    };
+    const b = host.b;
+    const created = await b.json('POST', '/session', { cwd: WORKSPACE_ID, sessionScope: 'thread', approvalMode: 'yolo', modelServiceId: TEST_AGENT_ID });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    const sessionId = created.body.sessionId as string;
+    const events = await EventReader.open(b, sessionId);
+    const res = await submit(b, sessionId, 'write once.txt written once');
+    await events.terminal(res.body.promptId);
+    assert.equal(said(events.seen, res.body.promptId), 'written');
+    assert.equal(dropped, 1, 'the proxy lost the write result once');
+    assert.equal(readFileSync(join(dirs.project, 'once.txt'), 'utf8'), 'written once');
+    const short = sessionId.slice(0, 8);
+    assert.equal(owner.stderr().match(new RegExp(`workspace_write · session ${short} · ok`, 'g'))?.length, 1, 'A wrote once');
+    assert.equal(owner.stderr().match(new RegExp(`workspace_write · session ${short} · replayed`, 'g'))?.length, 1, 'and replayed its result');
     events.close();
   });
 });
