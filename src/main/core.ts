@@ -74,7 +74,7 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
     berthHome: config.home,
     confinement,
     path: process.env.PATH,
-    modules: agentModules(messaging, log),
+    modules: agentModules(messaging),
     mcpServers: (workspace) => mcp.specs(workspace),
     log,
   });

@@ -48,6 +48,4 @@ export interface ModuleTabRepository {
   replaceTokens(hash: string, sessionIds: readonly string[], now: number): void;
   /** Makes `hash` speak for `sessionId` as well; the tokens it held keep working. */
   addToken(hash: string, sessionId: string, now: number): void;
-  /** The token stops speaking for `sessionId`, or for every tab when none is named. */
-  dropToken(hash: string, sessionId?: string): void;
 }

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import Database from 'better-sqlite3';
+import { askModule } from '../../src/modules/index.js';
 import { lastUserText, startScriptedModel, type ScriptedModel } from '../../src/devtools/scripted-model/index.js';
 import { TEST_AGENT_ID, withAgents } from '../support/acp-stack.js';
 import { startTestDaemon, type TestDaemon } from '../support/daemon.js';
@@ -28,6 +27,13 @@ describe('an external agent tab on the module protocol', () => {
     await d.close();
     await model.close();
   });
+
+  /** An agent session whose token the test has not asked for (GET /module would issue one). */
+  const createAgentTab = async () => {
+    const created = await d.json('POST', '/session', { sessionScope: 'thread', modelServiceId: TEST_AGENT_ID, approvalMode: 'yolo' });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    return { sessionId: created.body.sessionId as string };
+  };
 
   it('lists the built-in tab, hands it a task, and gets its report back as its next prompt', async () => {
     const agent = await openTab(d, { modelServiceId: TEST_AGENT_ID, approvalMode: 'yolo' });
@@ -70,24 +76,30 @@ describe('an external agent tab on the module protocol', () => {
     events.close();
   });
 
-  it('the agent process token stops speaking for a tab once its session closes', async () => {
-    const agent = await openTab(d, { modelServiceId: TEST_AGENT_ID, approvalMode: 'yolo' });
+  it('the agent process token stops speaking for a tab once its session closes, and the owner still gets a token of its own', async () => {
+    const agent = await createAgentTab();
     const events = await EventReader.open(d, agent.sessionId);
-    const res = await submit(d, agent.sessionId, 'tabs list');
+    const res = await submit(d, agent.sessionId, 'tabs token');
     await events.terminal(res.body.promptId);
-    assert.match(said(events.seen, res.body.promptId), /^module ok: /);
-    const tokens = () => {
-      const db = new Database(join(d.home, 'berth.db'), { readonly: true });
-      try {
-        return (db.prepare('SELECT COUNT(*) FROM module_tokens WHERE session_id = ?').pluck().get(agent.sessionId) as number);
-      } finally {
-        db.close();
-      }
-    };
-    assert.equal(tokens(), 2, "the tab's own token and its agent process's");
+    const token = said(events.seen, res.body.promptId);
+    const socket = (await d.json('GET', '/capabilities')).body.workspaces[0].moduleSocket as string;
+    const asked = await askModule(socket, { token, op: 'list', session: agent.sessionId });
+    assert.equal(asked.ok, true, asked.text);
+    assert.equal(asked.you?.tab !== undefined, true);
+
+    // The agent's token is not one the owner was shown: the owner is shown one of the tab's own.
+    const access = await d.json('GET', `/session/${agent.sessionId}/module`);
+    assert.equal(typeof access.body.token, 'string');
+    assert.notEqual(access.body.token, token);
+    // Rotating the tab's tokens does not cut its agent off.
+    await d.json('POST', `/session/${agent.sessionId}/module/token`);
+    assert.equal((await askModule(socket, { token, op: 'list', session: agent.sessionId })).ok, true);
+
     events.close();
     const closed = await d.json('DELETE', `/session/${agent.sessionId}`);
     assert.equal(closed.status, 204);
-    await until(() => tokens() === 1, 'the process token withdrawn from the closed tab');
+    const after = await askModule(socket, { token, op: 'list', session: agent.sessionId });
+    assert.equal(after.ok, false);
+    assert.equal(after.code, 'unauthorized');
   });
 });

@@ -4,7 +4,7 @@
 //   malformed · other-session · outside · history? · seed? (whether the prompt carried an earlier conversation)
 //   mcp? (the MCP servers its session/new or session/load carried, as JSON; http ones taken when ACP_TEST_MCP_HTTP=1)
 //   huge BYTES (one session/update line of about that many bytes)
-//   tabs list · tabs send TAB TEXT (the module protocol, from BERTH_MODULE_* and the tab named in session/new's _meta)
+//   tabs list · tabs send TAB TEXT · tabs token (says its process's module token) (the module protocol, from BERTH_MODULE_* and the tab named in session/new's _meta)
 // A message another tab hands it as a prompt ("[Message from …") is answered "got: " and the message.
 // Sessions are kept as JSON files under $HOME so `session/load` works in a later process.
 import * as acp from '@agentclientprotocol/sdk';
@@ -144,6 +144,10 @@ async function runCommand(client, sessionId, cwd, text, signal) {
       return 'end_turn';
     case 'tabs': {
       const [op, tab, ...words] = rest;
+      if (op === 'token') {
+        await say(client, sessionId, process.env.BERTH_MODULE_TOKEN ?? '');
+        return 'end_turn';
+      }
       const session = loadState(sessionId).tab;
       const question = op === 'send' ? { op, tab, kind: 'task', text: words.join(' '), session } : { op, session };
       try {

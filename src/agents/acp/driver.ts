@@ -78,8 +78,6 @@ export class AcpAgentDriver implements AgentDriver, ClientSide {
   async runTurn(io: TurnIO): Promise<TurnResult> {
     clearTimeout(this.idleTimer);
     const link = this.link ?? (await this.connect());
-    // Granted here, not at start: a new session's row (which the grant refers to) is stored after its driver starts.
-    link.host.modules?.grant(this.options.sessionId);
     this.turn = io;
     this.allowed = false;
     const prompt: acp.ContentBlock[] = [...(io.prompt as acp.ContentBlock[])];
@@ -229,6 +227,7 @@ export class AcpAgentDriver implements AgentDriver, ClientSide {
       throw new BerthError('session_closed', 'The session closed while its agent was starting');
     }
     this.link = link;
+    link.host.modules?.grant(o.sessionId);
     if (link.models) {
       this.models = link.models.availableModels.map((m) => ({
         modelId: `${this.harness}/${m.modelId}`,

@@ -6,8 +6,9 @@
  *
  * One process serves every session of its workspace that runs this agent, so
  * its environment carries one token that speaks for each of them as they
- * join; a question names its tab with `session`, the Berth session id the
- * agent is given in `session/new`'s `_meta.berth.session`.
+ * join (`grant`, when the session's ACP session is open on the process); a
+ * question names its tab with `session`, the Berth session id the agent is
+ * given in `session/new`'s `_meta.berth.session`.
  */
 export interface AgentModuleAccess {
   /** Variables for the process environment (the socket and the process's token). */

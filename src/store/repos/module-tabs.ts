@@ -10,8 +10,6 @@ export class SqliteModuleTabRepository {
   private readonly hasTokenStmt;
   private readonly dropTokensStmt;
   private readonly insertTokenStmt;
-  private readonly dropTokenStmt;
-  private readonly dropTokenForStmt;
 
   constructor(private readonly db: Db) {
     this.tabStmt = db.prepare('SELECT tab, workspace_id AS workspaceId FROM module_tabs WHERE session_id = ?');
@@ -21,8 +19,6 @@ export class SqliteModuleTabRepository {
     this.hasTokenStmt = db.prepare('SELECT 1 FROM module_tokens WHERE session_id = ? LIMIT 1').pluck();
     this.dropTokensStmt = db.prepare('DELETE FROM module_tokens WHERE session_id = ?');
     this.insertTokenStmt = db.prepare('INSERT INTO module_tokens (hash, session_id, created_at) VALUES (?, ?, ?)');
-    this.dropTokenStmt = db.prepare('DELETE FROM module_tokens WHERE hash = ?');
-    this.dropTokenForStmt = db.prepare('DELETE FROM module_tokens WHERE hash = ? AND session_id = ?');
   }
 
   find(sessionId: string): { tab: number; workspaceId: string } | undefined {
@@ -49,11 +45,6 @@ export class SqliteModuleTabRepository {
 
   addToken(hash: string, sessionId: string, now: number): void {
     this.insertTokenStmt.run(hash, sessionId, now);
-  }
-
-  dropToken(hash: string, sessionId?: string): void {
-    if (sessionId === undefined) this.dropTokenStmt.run(hash);
-    else this.dropTokenForStmt.run(hash, sessionId);
   }
 
   replaceTokens(hash: string, sessionIds: readonly string[], now: number): void {
