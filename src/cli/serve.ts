@@ -83,6 +83,8 @@ export function registerServe(program: Command): void {
     .option('--agent-command <command>', 'the command that starts the --agent agent (default: its preset or config.json command, looked up on PATH)')
     .option('--agent-start-timeout-ms <ms>', 'how long an agent may take to start before POST /session answers 504 init_timeout (default 30000)', integer('--agent-start-timeout-ms'))
     .option('--agent-memory-mb <mb>', 'resident memory all agent processes may use; past it new agent sessions are refused with 503 (default: no budget)', integer('--agent-memory-mb'))
+    .option('--agent-idle-ms <ms>', 'a session this long without a turn leaves its agent process, which stops when none is left (default 600000)', integer('--agent-idle-ms'))
+    .option('--agent-max-message-bytes <n>', 'the longest line an agent may send; a longer one stops its process (default 16777216)', integer('--agent-max-message-bytes'))
     .option('--log-level <level>', 'trace, debug, info, warn, error or silent (default: $BERTH_LOG_LEVEL or info)')
     .action(async (opts: Record<string, unknown>) => {
       const owner = ownerTokenFrom({ token: opts.token as string | undefined, tokenFile: opts.tokenFile as string | undefined });
@@ -118,6 +120,8 @@ export function registerServe(program: Command): void {
           ...(opts.agentCommand !== undefined && { agentCommand: opts.agentCommand as string }),
           ...(opts.agentStartTimeoutMs !== undefined && { startTimeoutMs: opts.agentStartTimeoutMs as number }),
           ...(opts.agentMemoryMb !== undefined && { memoryMb: opts.agentMemoryMb as number }),
+          ...(opts.agentIdleMs !== undefined && { idleMs: opts.agentIdleMs as number }),
+          ...(opts.agentMaxMessageBytes !== undefined && { maxMessageBytes: opts.agentMaxMessageBytes as number }),
         },
       };
       const config = resolveConfig(input);

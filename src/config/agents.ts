@@ -35,6 +35,10 @@ export interface AgentSettings {
   readonly startTimeoutMs: number;
   /** `--agent-memory-mb`: the resident memory all agent processes may use before new agent sessions are refused; null: no budget. */
   readonly memoryMb: number | null;
+  /** `--agent-idle-ms`: a session this long without a turn leaves its agent process, which stops when none is left. */
+  readonly idleMs: number;
+  /** `--agent-max-message-bytes`: the longest line an agent may send; a longer one stops its process (a broken protocol). */
+  readonly maxMessageBytes: number;
 }
 
 /** What `berth serve` passes in; resolved against the home file and PATH. */
@@ -43,10 +47,21 @@ export interface AgentFlags {
   readonly agentCommand?: string;
   readonly startTimeoutMs?: number;
   readonly memoryMb?: number;
+  readonly idleMs?: number;
+  readonly maxMessageBytes?: number;
 }
 
 /** One `qwen --acp` start measured about 1 s; a loaded machine needs a margin (issue 12). */
 export const DEFAULT_AGENT_START_TIMEOUT_MS = 30_000;
+
+/** An agent process costs 230-290 MiB (qwen 0.24.4): ten quiet minutes is long enough to come back to a tab, short enough not to hold memory all day. */
+export const DEFAULT_AGENT_IDLE_MS = 10 * 60_000;
+
+/** One ACP line: 16 MiB holds a whole file in `fs/write_text_file` (the SDK's own default is 32 MiB). */
+export const DEFAULT_AGENT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
+/** The smallest message bound: an `initialize` answer with its capabilities must fit. */
+const MIN_AGENT_MAX_MESSAGE_BYTES = 4096;
 
 /** The ACP agents people run today, by the command each installs. */
 export const AGENT_PRESETS: readonly AgentSpec[] = [
@@ -132,6 +147,8 @@ export function loadAgentSettings(home: string, env: NodeJS.ProcessEnv, flags: A
       defaultAgent: flags.agent ?? null,
       startTimeoutMs: flags.startTimeoutMs ?? DEFAULT_AGENT_START_TIMEOUT_MS,
       memoryMb: flags.memoryMb ?? null,
+      idleMs: flags.idleMs ?? DEFAULT_AGENT_IDLE_MS,
+      maxMessageBytes: flags.maxMessageBytes ?? DEFAULT_AGENT_MAX_MESSAGE_BYTES,
     },
     file,
   );
@@ -150,7 +167,18 @@ export function checkAgentSettings(s: AgentSettings, where: string): AgentSettin
     throw new AgentConfigError('--agent-start-timeout-ms must be an integer from 1 to 600000');
   }
   if (s.memoryMb !== null && (!Number.isInteger(s.memoryMb) || s.memoryMb < 1)) throw new AgentConfigError('--agent-memory-mb must be a positive integer');
+  if (!Number.isInteger(s.idleMs) || s.idleMs < 1 || s.idleMs > 7 * 24 * 3_600_000) throw new AgentConfigError('--agent-idle-ms must be an integer from 1 to 604800000 (a week)');
+  if (!Number.isInteger(s.maxMessageBytes) || s.maxMessageBytes < MIN_AGENT_MAX_MESSAGE_BYTES || s.maxMessageBytes > 1024 * 1024 * 1024) {
+    throw new AgentConfigError(`--agent-max-message-bytes must be an integer from ${MIN_AGENT_MAX_MESSAGE_BYTES} to 1073741824`);
+  }
   return s;
 }
 
-export const NO_AGENTS: AgentSettings = { agents: [], defaultAgent: null, startTimeoutMs: DEFAULT_AGENT_START_TIMEOUT_MS, memoryMb: null };
+export const NO_AGENTS: AgentSettings = {
+  agents: [],
+  defaultAgent: null,
+  startTimeoutMs: DEFAULT_AGENT_START_TIMEOUT_MS,
+  memoryMb: null,
+  idleMs: DEFAULT_AGENT_IDLE_MS,
+  maxMessageBytes: DEFAULT_AGENT_MAX_MESSAGE_BYTES,
+};

@@ -76,6 +76,10 @@ export function advertisedLimits(config: Config): Record<string, unknown> {
     modulePaceWindowMs: MODULE_PACE_WINDOW_MS,
     moduleReadTimeoutMs: MODULE_READ_TIMEOUT_MS,
     moduleMaxConnections: MODULE_MAX_CONNECTIONS,
+    agentStartTimeoutMs: config.agents.startTimeoutMs,
+    agentIdleMs: config.agents.idleMs,
+    agentMaxMessageBytes: config.agents.maxMessageBytes,
+    agentMemoryMb: config.agents.memoryMb,
     // `--rate-limit` tiers, only when configured (docs/client-api.md §6.1): `{prompt: {max, windowMs}, …}`.
     ...(config.rateLimits.length > 0
       ? { rateLimits: Object.fromEntries(config.rateLimits.map((t) => [t.tier, { max: t.max, windowMs: t.windowMs }])) }

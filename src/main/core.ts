@@ -28,6 +28,7 @@ import { WorkspaceRegistry } from '../workspace/registry.js';
 import type { SandboxProbe } from '../tools/builtin/commands/sandbox.js';
 import { advertisedLimits } from './advertised-limits.js';
 import { mcpLaunch } from './mcp-launch.js';
+import { agentModules } from './agent-modules.js';
 import { confineCommands } from './command-confinement.js';
 import { sqliteRepositories, type Repositories } from './repositories.js';
 
@@ -58,7 +59,6 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
   const tools = new ToolService({ journal: openReceiptJournal(repos.receipts, clock.now()), clock });
   const confinement = confineCommands(config, workspaces, log, sandbox);
   const commands = new CommandManager({ clock, confinement });
-  const agents = new AgentCatalog(config.agents, { berthHome: config.home, confinement, path: process.env.PATH });
   const localTools = localWorkspaceTools({ commands, execWaitMs: DEFAULT_EXEC_WAIT_MS });
   tools.setHostTools('local', () => localTools);
   const messaging = new MessagingService({
@@ -70,6 +70,14 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
   const moduleTools = messagingTools(messaging);
   tools.setSessionTools(() => moduleTools);
   const mcp = new McpHub({ registry: tools.applications, homeServers: config.mcpServers, log, launchFor: mcpLaunch(confinement) });
+  const agents = new AgentCatalog(config.agents, {
+    berthHome: config.home,
+    confinement,
+    path: process.env.PATH,
+    modules: agentModules(messaging),
+    mcpServers: (workspace) => mcp.specs(workspace),
+    log,
+  });
   const builtinDriver = builtinDriverFactory({ services: models, maxTurnIterations: config.maxTurnIterations, clock, log });
   const agentOrBuiltin = driverFactory(builtinDriver, agents, log);
   const eventStats = new EventBusStats();

@@ -67,18 +67,26 @@ export class McpHub {
     await Promise.all(all.map((h) => h.dispose()));
   }
 
-  private handlesOf(workspace: LocalWorkspace): ServerHandle[] {
-    const { registry, log } = this.deps;
+  /**
+   * The servers a local workspace names: the home config's, and its own
+   * `.berth/mcp.json`'s in place of a home one of the same name. An external
+   * agent is given these to start itself (docs/agents.md).
+   */
+  specs(workspace: LocalWorkspace): McpServerSpec[] {
     let own: McpServerSpec[] = [];
     try {
       own = loadWorkspaceMcpServers(workspace.root);
     } catch (err) {
-      log.warn({ workspace: workspace.id, err: (err as Error).message }, 'the workspace MCP file is unusable; its servers are not started');
+      this.deps.log.warn({ workspace: workspace.id, err: (err as Error).message }, 'the workspace MCP file is unusable; its servers are not started');
     }
-    // A workspace's own server of the same name takes the place of the home one.
     const byName = new Map<string, McpServerSpec>();
     for (const spec of [...this.deps.homeServers, ...own]) byName.set(spec.name, spec);
-    return [...byName.values()].map((spec) => {
+    return [...byName.values()];
+  }
+
+  private handlesOf(workspace: LocalWorkspace): ServerHandle[] {
+    const { registry, log } = this.deps;
+    return this.specs(workspace).map((spec) => {
       const appId = mcpApplicationId(spec.name);
       return new ServerHandle({
         spec,

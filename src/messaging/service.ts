@@ -6,6 +6,7 @@ import type { Session } from '../sessions/session.js';
 import type { ModuleInboxRepository } from './records.js';
 import type { ModuleTabRepository } from './records.js';
 import { moduleEnvironment } from './agent-env.js';
+import { AgentTokens } from './agent-tokens.js';
 import { refused } from './answer.js';
 import type { MessagingContext } from './context.js';
 import { offerNext } from './delivery.js';
@@ -122,7 +123,7 @@ export class MessagingService {
 
   /** Whether a presented secret is a module token (so other faces can refuse it by name). */
   isModuleToken(token: string): boolean {
-    return token !== '' && this.deps.tabs.sessionsForToken(moduleTokenHash(token)).length > 0;
+    return token !== '' && this.sessionsForToken(moduleTokenHash(token)).length > 0;
   }
 
   // ── sockets and tokens ─────────────────────────────────────────────────────
@@ -189,6 +190,13 @@ export class MessagingService {
     return moduleEnvironment({ socket, token: this.issueToken(sessionId), sessionId });
   }
 
+  /**
+   * The tokens of external agent processes (agent-tokens.ts): one process
+   * serves several sessions of a workspace, so its environment carries one
+   * token for all of them, and each question names its tab with `session`.
+   */
+  readonly agentTokens = new AgentTokens();
+
   // ── questions ──────────────────────────────────────────────────────────────
 
   /** One line from a workspace socket, answered (docs/modules.md `parse`, then the operation). */
@@ -221,10 +229,16 @@ export class MessagingService {
     }
   }
 
+  /** The sessions a token hash speaks for: an owner-issued token's (stored), or an agent process's. */
+  private sessionsForToken(hash: string): string[] {
+    const stored = this.deps.tabs.sessionsForToken(hash);
+    return stored.length > 0 ? stored : this.agentTokens.sessionsFor(hash);
+  }
+
   /** Which session a question speaks for: its token, narrowed by `session` when the token is shared. */
   private authenticate(question: Question, workspaceId: string): { sessionId: string } | Answer {
     const wrong = refused('unauthorized', 'Refused: this token is not one Berth gave to a tab of this workspace.');
-    const sessions = question.token === '' ? [] : this.deps.tabs.sessionsForToken(moduleTokenHash(question.token));
+    const sessions = question.token === '' ? [] : this.sessionsForToken(moduleTokenHash(question.token));
     let sessionId: string | undefined;
     if (question.session !== undefined) {
       sessionId = sessions.find((id) => id === question.session!.toLowerCase());

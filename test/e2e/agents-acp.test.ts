@@ -189,11 +189,11 @@ describe('external agents over ACP', () => {
     s.events.close();
   });
 
-  it('gives the agent a private HOME and no BERTH_* variables', async () => {
+  it('gives the agent a private HOME and no BERTH_* variables but the module protocol\'s', async () => {
     const s = await agentSession(d);
     const { promptId } = await turn(d, s.sessionId, 'env', s.events);
     const text = said(s.events, promptId);
-    assert.match(text, new RegExp(`^HOME=${join(d.home, 'agents', TEST_AGENT_ID, 'home')} berth= secret=$`));
+    assert.match(text, new RegExp(`^HOME=${join(d.home, 'agents', TEST_AGENT_ID, 'home')} berth=BERTH_MODULE_SOCKET,BERTH_MODULE_TOKEN secret=$`));
     s.events.close();
   });
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { startScriptedModel, type ScriptedModel } from '../../src/devtools/scripted-model/index.js';
 import { startTestDaemon, type TestDaemon } from '../support/daemon.js';
+import { AGENT_BOUNDS } from '../support/acp-stack.js';
 import { QWEN_AGENT_ID, qwenAgentSpec, qwenEntry, writeQwenSettings } from '../support/qwen-agent.js';
 import { EventReader, newSession, optionOf, select, submit, type WireEvent } from '../support/session-client.js';
 import { tempDir } from '../support/tmp.js';
@@ -30,7 +31,7 @@ describe('qwen --acp as an external agent', { timeout: 600_000 }, () => {
     writeQwenSettings(home, model.url);
     d = await startTestDaemon({
       home,
-      config: { agents: { agents: [qwenAgentSpec(entry, model.url)], defaultAgent: null, startTimeoutMs: 120_000, memoryMb: null } },
+      config: { agents: { agents: [qwenAgentSpec(entry, model.url)], defaultAgent: null, startTimeoutMs: 120_000, memoryMb: null, ...AGENT_BOUNDS } },
     });
   });
   beforeEach(() => model.reset());
@@ -152,7 +153,7 @@ describe('qwen --acp as an external agent', { timeout: 600_000 }, () => {
     const home = tempDir('berth-home-');
     const workspace = tempDir('berth-ws-');
     writeQwenSettings(home, model.url);
-    const config = { agents: { agents: [qwenAgentSpec(entry, model.url)], defaultAgent: null, startTimeoutMs: 120_000, memoryMb: null } };
+    const config = { agents: { agents: [qwenAgentSpec(entry, model.url)], defaultAgent: null, startTimeoutMs: 120_000, memoryMb: null, ...AGENT_BOUNDS } };
     const first = await startTestDaemon({ home, workspace, keep: true, config });
     let sessionId: string;
     try {

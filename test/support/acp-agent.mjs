@@ -2,9 +2,14 @@
 // It does what its prompt says, one command per prompt:
 //   say TEXT · write PATH TEXT · read PATH · run COMMAND · wait · die · model? · env
 //   malformed · other-session · outside · history? · seed? (whether the prompt carried an earlier conversation)
+//   mcp? (the MCP servers its session/new or session/load carried, as JSON; http ones taken when ACP_TEST_MCP_HTTP=1)
+//   huge BYTES (one session/update line of about that many bytes)
+//   tabs list · tabs send TAB TEXT · tabs token (says its process's module token) (the module protocol, from BERTH_MODULE_* and the tab named in session/new's _meta)
+// A message another tab hands it as a prompt ("[Message from …") is answered "got: " and the message.
 // Sessions are kept as JSON files under $HOME so `session/load` works in a later process.
 import * as acp from '@agentclientprotocol/sdk';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -50,6 +55,19 @@ async function ask(client, sessionId, toolCallId, kind, title) {
     ],
   });
   return answer.outcome.outcome === 'selected' && answer.outcome.optionId.startsWith('yes');
+}
+
+/** One question on the workspace's module socket, one answer line back (docs/modules.md). */
+function askModule(question) {
+  return new Promise((resolve, reject) => {
+    const socket = createConnection(process.env.BERTH_MODULE_SOCKET ?? '');
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('connect', () => socket.write(`${JSON.stringify({ token: process.env.BERTH_MODULE_TOKEN, ...question })}\n`));
+    socket.on('data', (d) => (answer += d));
+    socket.on('end', () => resolve(JSON.parse(answer)));
+    socket.on('error', reject);
+  });
 }
 
 const errorText = (err) => `${err.code ?? ''} ${err.message}`.trim();
@@ -124,6 +142,30 @@ async function runCommand(client, sessionId, cwd, text, signal) {
     case 'env':
       await say(client, sessionId, `HOME=${process.env.HOME} berth=${Object.keys(process.env).filter((k) => k.startsWith('BERTH_')).join(',')} secret=${process.env.SECRET_KEY ?? ''}`);
       return 'end_turn';
+    case 'tabs': {
+      const [op, tab, ...words] = rest;
+      if (op === 'token') {
+        await say(client, sessionId, process.env.BERTH_MODULE_TOKEN ?? '');
+        return 'end_turn';
+      }
+      const session = loadState(sessionId).tab;
+      const question = op === 'send' ? { op, tab, kind: 'task', text: words.join(' '), session } : { op, session };
+      try {
+        const answer = await askModule(question);
+        const tabs = answer.tabs ? ` tabs: ${answer.tabs.map((t) => `${t.tab}=${t.harness}`).join(',')} you: ${answer.you?.tab}` : '';
+        await say(client, sessionId, `module ${answer.ok ? 'ok' : 'refused'}: ${answer.text}${tabs}`);
+      } catch (err) {
+        await say(client, sessionId, `module failed: ${err.message}`);
+      }
+      return 'end_turn';
+    }
+    case 'mcp?':
+      await say(client, sessionId, JSON.stringify(loadState(sessionId).mcpServers));
+      return 'end_turn';
+    case 'huge':
+      await say(client, sessionId, 'x'.repeat(Number(arg)));
+      await say(client, sessionId, 'still here');
+      return 'end_turn';
     case 'history?':
       await say(client, sessionId, `history ${loadState(sessionId).prompts.join(' | ')}`);
       return 'end_turn';
@@ -166,11 +208,11 @@ acp
   .agent({ name: 'berth-test-agent' })
   .onRequest('initialize', async () => {
     if (startDelay > 0) await sleep(startDelay);
-    return { protocolVersion: acp.PROTOCOL_VERSION, agentCapabilities: { loadSession: process.env.ACP_TEST_NO_LOAD !== '1' } };
+    return { protocolVersion: acp.PROTOCOL_VERSION, agentCapabilities: { loadSession: process.env.ACP_TEST_NO_LOAD !== '1', mcpCapabilities: { http: process.env.ACP_TEST_MCP_HTTP === '1' } } };
   })
   .onRequest('session/new', ({ params, client }) => {
     const sessionId = `agent-${Date.now()}-${Math.random().toString(16).slice(2)}`;
-    saveState(sessionId, { cwd: params.cwd, model: 'fast', prompts: [] });
+    saveState(sessionId, { cwd: params.cwd, model: 'fast', prompts: [], tab: params._meta?.berth?.session, mcpServers: params.mcpServers });
     // As qwen does: the commands it offers, announced once the session exists (outside any turn).
     setImmediate(() => {
       const commands = [{ name: 'say', description: 'say something', input: { hint: 'text' } }];
@@ -181,6 +223,7 @@ acp
   .onRequest('session/load', ({ params }) => {
     if (!existsSync(fileOf(params.sessionId))) throw acp.RequestError.resourceNotFound(params.sessionId);
     const state = loadState(params.sessionId);
+    saveState(params.sessionId, { ...state, tab: params._meta?.berth?.session ?? state.tab, mcpServers: params.mcpServers });
     return { models: { currentModelId: state.model, availableModels: MODELS } };
   })
   .onRequest('session/set_model', (p) => p, ({ params }) => {
@@ -195,6 +238,10 @@ acp
     if (text === 'seed?') {
       const earlier = params.prompt.filter((b) => b.type === 'text').slice(0, -1).map((b) => b.text).join('\n');
       await say(client, params.sessionId, `seeded: ${earlier.includes('say before') ? 'yes' : 'no'}`);
+      return { stopReason: 'end_turn' };
+    }
+    if (text.startsWith('[Message from')) {
+      await say(client, params.sessionId, `got: ${text}`);
       return { stopReason: 'end_turn' };
     }
     const abort = new AbortController();

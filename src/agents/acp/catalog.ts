@@ -3,7 +3,8 @@ import { BerthError } from '../../protocol/errors/index.js';
 import type { Workspace } from '../../workspace/types.js';
 import type { ModelInfo } from '../driver.js';
 import type { AcpAgentDriver } from './driver.js';
-import { agentLaunch, type LaunchContext } from './launch.js';
+import { agentLaunch, remoteStandIn, type LaunchContext } from './launch.js';
+import { agentMcpServers } from './mcp-servers.js';
 import type { AgentHost } from './host.js';
 import type { AgentProcess } from './process.js';
 
@@ -56,23 +57,32 @@ export class AgentCatalog {
 
   /**
    * Starts a driver for `agentId` on a session's workspace and waits for its
-   * ACP session: 503 when the memory budget is spent, when the workspace is
-   * remote, or when the command is missing; 504 `init_timeout` when it is slow.
+   * ACP session: 503 when the memory budget is spent or the command is
+   * missing; 504 `init_timeout` when it is slow. On a remote workspace the
+   * process runs here, in a stand-in folder (launch.ts `remoteStandIn`) whose
+   * paths its fs and terminal requests map onto the owner's project through
+   * the gateway channel's tools.
    */
   async create(agentId: string, sessionId: string, workspace: Workspace, cwd: string | null): Promise<AcpAgentDriver> {
     const spec = this.spec(agentId);
     this.checkBudget(agentId);
-    if (workspace.kind !== 'local') {
-      throw new BerthError('agent_unavailable', `The agent ${agentId} runs on local workspaces only; ${workspace.id} is remote`, { agentId });
-    }
-    const root = workspace.root;
+    const root = workspace.kind === 'local' ? workspace.root : remoteStandIn(this.ctx.berthHome, agentId, workspace.id);
     const start = cwd ?? root;
     // The ACP SDK loads with the first agent session, not at start-up (issue 17).
     const [{ AcpAgentDriver }, { AgentSessionRecord }] = await Promise.all([import('./driver.js'), import('./session-record.js')]);
     const driver = new AcpAgentDriver({
       agentId,
       host: (until) => this.hostFor(spec, { id: workspace.id, root }, until),
+      sessionId,
+      mcpServers: (caps) => {
+        // A remote workspace's servers run on its owner's machine, reached with workspace_tools; none is given to the agent.
+        const specs = workspace.kind === 'local' ? (this.ctx.mcpServers?.(workspace) ?? []) : [];
+        const given = agentMcpServers(specs, caps, { root, path: this.ctx.path });
+        for (const s of given.skipped) this.ctx.log?.warn({ agentId, mcpServer: s.name, reason: s.reason }, 'MCP server not given to the agent');
+        return given.servers;
+      },
       startTimeoutMs: this.settings.startTimeoutMs,
+      idleMs: this.settings.idleMs,
       root,
       cwd: start,
       record: new AgentSessionRecord(this.ctx.berthHome, agentId, sessionId),
@@ -115,7 +125,17 @@ export class AgentCatalog {
       if (host && host.alive && this.hosts.get(key) === known) return host;
     }
     // The process starts in the workspace root; each session's cwd goes to its own session/new.
-    const starting = import('./host.js').then(({ startHost }) => startHost(spec.id, agentLaunch(spec, workspace, workspace.root, this.ctx), (p) => this.track(p), until));
+    const modules = this.ctx.modules?.(workspace.id) ?? null;
+    let launch;
+    try {
+      launch = agentLaunch(spec, workspace, workspace.root, this.ctx, modules);
+    } catch (err) {
+      modules?.revoke();
+      throw err;
+    }
+    const starting = import('./host.js').then(({ startHost }) =>
+      startHost(spec.id, launch, (p) => this.track(p), until, { maxMessageBytes: this.settings.maxMessageBytes, modules }),
+    );
     this.hosts.set(key, starting);
     starting.then(
       (host) => void host.exit.then(() => this.hosts.get(key) === starting && this.hosts.delete(key)),

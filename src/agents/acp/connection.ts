@@ -1,5 +1,4 @@
 import * as acp from '@agentclientprotocol/sdk';
-import { MAX_ACP_MESSAGE_BYTES } from './limits.js';
 import type { AgentProcess } from './process.js';
 
 /**
@@ -29,10 +28,11 @@ export const CLIENT_CAPABILITIES: acp.ClientCapabilities = {
 /**
  * Opens the ACP client connection on an agent process's stdio with the SDK's
  * builder. Methods Berth does not serve are answered "method not found" by
- * the SDK itself; a line that is not JSON-RPC, or larger than the message
- * bound, is refused by its stream without reaching a handler.
+ * the SDK itself; a line that is not JSON-RPC is answered with an error by
+ * its stream without reaching a handler, and a line over `maxMessageBytes`
+ * closes the connection (host.ts then stops the process).
  */
-export function connectAgent(process: AgentProcess, side: ClientSide): acp.ClientConnection {
+export function connectAgent(process: AgentProcess, side: ClientSide, maxMessageBytes: number): acp.ClientConnection {
   const { input, output } = process.streams();
   const app = acp
     .client({ name: 'berth' })
@@ -45,5 +45,5 @@ export function connectAgent(process: AgentProcess, side: ClientSide): acp.Clien
     .onRequest('terminal/wait_for_exit', ({ params }) => side.waitForTerminalExit(params))
     .onRequest('terminal/kill', ({ params }) => side.killTerminal(params))
     .onRequest('terminal/release', ({ params }) => side.releaseTerminal(params));
-  return app.connect(acp.ndJsonStream(input, output, { maxMessageBytes: MAX_ACP_MESSAGE_BYTES }));
+  return app.connect(acp.ndJsonStream(input, output, { maxMessageBytes }));
 }

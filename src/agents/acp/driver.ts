@@ -5,7 +5,7 @@ import type { AgentExit, AgentDriver, DriverState, HistoryItem, ModelInfo, Sessi
 import type { ClientSide } from './connection.js';
 import { FsBridge, type ToolRunner } from './fs-bridge.js';
 import type { AgentHost } from './host.js';
-import { AGENT_IDLE_MS, MAX_EARLY_UPDATES } from './limits.js';
+import { MAX_EARLY_UPDATES } from './limits.js';
 import { openLink, type AgentLink } from './link.js';
 import { loadEarlierSession, type AgentSessionRecord } from './session-record.js';
 import { permissionRequestOf, seedBlock, seededNotice } from './translate.js';
@@ -16,6 +16,12 @@ export interface AcpDriverOptions {
   /** The running agent host of this workspace, or a new one started within `until` (the catalog shares them). */
   readonly host: (until: Promise<never>) => Promise<AgentHost>;
   readonly startTimeoutMs: number;
+  /** `--agent-idle-ms`: how long without a turn before this session leaves its process. */
+  readonly idleMs: number;
+  /** The Berth session this driver serves. */
+  readonly sessionId: string;
+  /** The workspace's MCP servers for an agent with these capabilities, given in `session/new` and `session/load`. */
+  readonly mcpServers?: (caps: acp.McpCapabilities | undefined) => acp.McpServer[];
   /** The workspace root the agent's paths must stay in. */
   readonly root: string;
   /** The session's cwd, given to `session/new`. */
@@ -140,7 +146,7 @@ export class AcpAgentDriver implements AgentDriver, ClientSide {
     clearTimeout(this.idleTimer);
     const link = this.link;
     this.link = null;
-    if (link) link.host.release(link.sessionId);
+    if (link) this.leave(link);
   }
 
   // ── what the agent asks of Berth (connection.ts) ─────────────────────────
@@ -210,6 +216,8 @@ export class AcpAgentDriver implements AgentDriver, ClientSide {
       agentId: o.agentId,
       host: o.host,
       cwd: o.cwd,
+      sessionId: o.sessionId,
+      ...(o.mcpServers && { mcpServers: o.mcpServers }),
       timeoutMs: o.startTimeoutMs,
       side: this,
       ...(loadSessionId !== undefined && { loadSessionId }),
@@ -219,6 +227,7 @@ export class AcpAgentDriver implements AgentDriver, ClientSide {
       throw new BerthError('session_closed', 'The session closed while its agent was starting');
     }
     this.link = link;
+    link.host.modules?.grant(o.sessionId);
     if (link.models) {
       this.models = link.models.availableModels.map((m) => ({
         modelId: `${this.harness}/${m.modelId}`,
@@ -249,9 +258,15 @@ export class AcpAgentDriver implements AgentDriver, ClientSide {
       if (!link || this.turn !== null) return;
       this.link = null;
       if (link.canLoad) this.reapedSessionId = link.sessionId;
-      link.host.release(link.sessionId);
-    }, AGENT_IDLE_MS);
+      this.leave(link);
+    }, this.options.idleMs);
     this.idleTimer.unref();
+  }
+
+  /** This session leaves its host (and the process's module token stops speaking for its tab). */
+  private leave(link: AgentLink): void {
+    link.host.modules?.revoke(this.options.sessionId);
+    link.host.release(link.sessionId);
   }
 
   private takeAllowed(): boolean {

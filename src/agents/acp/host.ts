@@ -3,7 +3,8 @@ import { BerthError } from '../../protocol/errors/index.js';
 import type { AgentExit } from '../driver.js';
 import { CLIENT_CAPABILITIES, connectAgent, type ClientSide } from './connection.js';
 import type { AgentLaunch } from './launch.js';
-import { MAX_EARLY_UPDATES } from './limits.js';
+import { AGENT_KILL_GRACE_MS, MAX_EARLY_UPDATES } from './limits.js';
+import type { AgentModuleAccess } from './modules.js';
 import { AgentProcess } from './process.js';
 
 /**
@@ -17,7 +18,11 @@ export class AgentHost {
   readonly died: Promise<never>;
   readonly exit: Promise<AgentExit>;
   canLoad = false;
+  /** Which MCP transports beyond stdio the agent takes (its `initialize` answer). */
+  mcpCapabilities: acp.McpCapabilities | undefined;
   private stopping = false;
+  /** Why Berth stopped a process whose connection broke under it (a line over the bound, an unreadable stream). */
+  private broken: Error | null = null;
   private readonly sides = new Map<string, ClientSide>();
   /**
    * Updates for a session not bound yet: an agent may send them right after its
@@ -29,10 +34,23 @@ export class AgentHost {
   constructor(
     readonly agentId: string,
     readonly process: AgentProcess,
+    /** The longest line the agent may send (`--agent-max-message-bytes`). */
+    readonly maxMessageBytes: number,
+    /** The process's module-protocol token, which each session joining it is granted; revoked when it exits. */
+    readonly modules: AgentModuleAccess | null = null,
   ) {
-    this.connection = connectAgent(process, this.dispatcher());
-    this.exit = process.exited.then((e) => ({ reason: 'agent_exited', exitCode: e.exitCode, signalCode: e.signalCode }));
+    this.connection = connectAgent(process, this.dispatcher(), maxMessageBytes);
+    // A connection that closes while the process runs cannot be resumed mid-stream: the process goes, and says why.
+    this.connection.signal.addEventListener('abort', () => this.breakOff(this.connection.signal.reason), { once: true });
+    this.exit = process.exited.then((e) => {
+      modules?.revoke();
+      const reason = this.broken === null ? 'agent_exited' : 'agent_protocol_error';
+      return { reason, exitCode: e.exitCode, signalCode: e.signalCode };
+    });
     this.died = this.exit.then((e): never => {
+      if (this.broken !== null) {
+        throw new BerthError('agent_protocol_error', `The agent ${agentId} broke the protocol and was stopped: ${this.broken.message}`, { agentId, ...e });
+      }
       const how = e.signalCode ? `signal ${e.signalCode}` : `code ${e.exitCode}`;
       throw new BerthError('agent_exited', `The agent ${agentId} exited (${how})${stderrNote(process)}`, { agentId, ...e });
     });
@@ -78,6 +96,25 @@ export class AgentHost {
       clientInfo: { name: 'berth', version: '1' },
     });
     this.canLoad = init.agentCapabilities?.loadSession === true;
+    this.mcpCapabilities = init.agentCapabilities?.mcpCapabilities ?? undefined;
+  }
+
+  /** The connection closed under a running process (Berth did not stop it): stop the process, keeping the cause. */
+  private breakOff(reason: unknown): void {
+    if (this.stopping || !this.process.alive) return;
+    const tooLong = oversized(reason, this.maxMessageBytes);
+    if (tooLong) return this.stopBroken(tooLong);
+    // Its output also ends when it exits on its own: only one that keeps running past the grace period is broken.
+    const timer = setTimeout(() => {
+      if (!this.stopping && this.process.alive) this.stopBroken(new Error('its ACP output closed while it kept running'));
+    }, AGENT_KILL_GRACE_MS);
+    timer.unref();
+  }
+
+  private stopBroken(cause: Error): void {
+    this.broken = cause;
+    this.stopping = true;
+    void this.process.kill();
   }
 
   private dispatcher(): ClientSide {
@@ -109,10 +146,16 @@ export class AgentHost {
  * timeout's promise): a process that exits first gives `agent_unavailable`
  * with the end of its stderr, and a command that cannot run says which.
  */
-export async function startHost(agentId: string, launch: AgentLaunch, started: (p: AgentProcess) => void, until: Promise<never>): Promise<AgentHost> {
+export async function startHost(
+  agentId: string,
+  launch: AgentLaunch,
+  started: (p: AgentProcess) => void,
+  until: Promise<never>,
+  bounds: { readonly maxMessageBytes: number; readonly modules: AgentModuleAccess | null },
+): Promise<AgentHost> {
   const process = new AgentProcess(launch);
   started(process);
-  const host = new AgentHost(agentId, process);
+  const host = new AgentHost(agentId, process, bounds.maxMessageBytes, bounds.modules);
   const startFailed = host.died.catch((err: unknown): never => {
     const cause = process.startError;
     if (cause) {
@@ -132,6 +175,12 @@ export async function startHost(agentId: string, launch: AgentLaunch, started: (
     if (err instanceof acp.RequestError) throw new BerthError('agent_unavailable', `The agent ${agentId} refused to initialize: ${err.message}`, { agentId });
     throw err;
   }
+}
+
+/** The SDK's stream error for a line over the bound, said with the knob that sets it. */
+function oversized(reason: unknown, maxMessageBytes: number): Error | null {
+  if (!(reason instanceof Error) || reason.name !== 'MessageTooLargeError') return null;
+  return new Error(`it sent a message longer than ${maxMessageBytes} bytes (--agent-max-message-bytes)`);
 }
 
 function stderrNote(process: AgentProcess): string {

@@ -3,6 +3,7 @@ import { BerthError } from '../../protocol/errors/index.js';
 import type { AgentExit } from '../driver.js';
 import type { ClientSide } from './connection.js';
 import type { AgentHost } from './host.js';
+import { sessionMeta } from './modules.js';
 import type { AgentProcess } from './process.js';
 
 /** The models an agent reports in `session/new` (ACP's model selection, where the agent offers it). */
@@ -24,6 +25,14 @@ export interface AgentLink {
   readonly died: Promise<never>;
   /** Resolves with how the process ended. */
   readonly exit: Promise<AgentExit>;
+  /** What every `session/new` and `session/load` of this session carries besides its ids: MCP servers, `_meta`. */
+  readonly opening: SessionOpening;
+}
+
+/** The parts of `session/new` and `session/load` that are the same for both. */
+export interface SessionOpening {
+  readonly mcpServers: acp.McpServer[];
+  readonly _meta: Record<string, unknown>;
 }
 
 export interface OpenLinkOptions {
@@ -31,8 +40,12 @@ export interface OpenLinkOptions {
   /** The running host of this agent and workspace, or a new one (started within the same bound). */
   readonly host: (until: Promise<never>) => Promise<AgentHost>;
   readonly cwd: string;
+  /** The Berth session, told to the agent in `_meta` (its tab for the module protocol). */
+  readonly sessionId: string;
   readonly timeoutMs: number;
   readonly side: ClientSide;
+  /** The session's MCP servers in ACP's shape, for an agent with these capabilities (mcp-servers.ts). */
+  readonly mcpServers?: (caps: acp.McpCapabilities | undefined) => acp.McpServer[];
   /** An ACP session of an earlier process to load instead of a new one, when the agent can load. */
   readonly loadSessionId?: string;
 }
@@ -67,14 +80,18 @@ export async function openLink(options: OpenLinkOptions): Promise<AgentLink> {
   try {
     host = await options.host(until);
     const h = host;
+    const opening: SessionOpening = {
+      mcpServers: options.mcpServers?.(h.mcpCapabilities) ?? [],
+      _meta: sessionMeta(options.sessionId),
+    };
     const open = async (): Promise<NewSessionAnswer> => {
       const load = options.loadSessionId;
       if (load !== undefined && h.canLoad) {
         h.bind(load, options.side);
-        const loaded = await h.connection.agent.request<Omit<NewSessionAnswer, 'sessionId'>>('session/load', { sessionId: load, cwd: options.cwd, mcpServers: [] });
+        const loaded = await h.connection.agent.request<Omit<NewSessionAnswer, 'sessionId'>>('session/load', { sessionId: load, cwd: options.cwd, ...opening });
         return { ...loaded, sessionId: load };
       }
-      return h.connection.agent.request<NewSessionAnswer>('session/new', { cwd: options.cwd, mcpServers: [] });
+      return h.connection.agent.request<NewSessionAnswer>('session/new', { cwd: options.cwd, ...opening });
     };
     const created = await Promise.race([open(), until, h.died]);
     sessionId = created.sessionId;
@@ -88,6 +105,7 @@ export async function openLink(options: OpenLinkOptions): Promise<AgentLink> {
       canLoad: h.canLoad,
       died: h.died,
       exit: h.exit,
+      opening,
     };
   } catch (err) {
     if (host) {

@@ -42,7 +42,7 @@ export async function loadEarlierSession(link: AgentLink, earlier: string | unde
   if (earlier === undefined || !link.canLoad || earlier === link.sessionId) return false;
   link.host.bind(earlier, side);
   try {
-    await Promise.race([link.connection.agent.request('session/load', { sessionId: earlier, cwd, mcpServers: [] }), link.died]);
+    await Promise.race([link.connection.agent.request('session/load', { sessionId: earlier, cwd, ...link.opening }), link.died]);
   } catch (err) {
     link.host.release(earlier);
     if (err instanceof acp.RequestError) return false;

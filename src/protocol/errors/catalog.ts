@@ -127,6 +127,7 @@ export const ERROR_CATALOG = spec({
   agent_unavailable: { status: 503, message: 'The agent cannot be started' },
   agent_memory_exhausted: { status: 503, message: 'Agent processes use their whole memory budget', retryable: true, retryAfterSeconds: 30 },
   agent_exited: { status: 502, message: 'The agent process exited', errorKind: 'agent_exited' },
+  agent_protocol_error: { status: 502, message: 'The agent broke the protocol and was stopped', errorKind: 'agent_protocol_error' },
   agent_error: { status: 502, message: 'The agent answered with an error', errorKind: 'agent_error' },
   model_error: { status: 502, message: 'The model request failed', errorKind: 'model_stream_interrupted' },
 

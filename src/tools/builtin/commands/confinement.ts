@@ -89,14 +89,15 @@ export class CommandConfinement {
   /**
    * How an external agent's process starts (issue 12): the same scrubbed
    * environment and sandbox as a command of its workspace, with its private
-   * HOME bound writable inside the otherwise hidden Berth home.
+   * HOME bound writable inside the otherwise hidden Berth home, and `reach`
+   * (its workspace's module socket) bound there too.
    */
-  agentLaunch(workspace: ConfinedWorkspace, cwdAbs: string, privateHome: string, argv: readonly string[] = []): CommandLaunch {
+  agentLaunch(workspace: ConfinedWorkspace, cwdAbs: string, privateHome: string, argv: readonly string[] = [], reach: readonly string[] = []): CommandLaunch {
     const env = commandEnv(this.options.baseEnv ?? process.env, this.byId.get(workspace.id));
     const probe = this.options.sandbox;
     if (!probe.available) return { env, wrapper: [] };
     const hidden = [this.home, ...this.options.workspaces.filter((w) => w.id !== workspace.id).map((w) => w.root)];
-    const view = { root: workspace.root, cwd: cwdAbs, hidden, network: this.networkOf(workspace.id), binds: [privateHome], readable: installRoots(argv) };
+    const view = { root: workspace.root, cwd: cwdAbs, hidden, network: this.networkOf(workspace.id), binds: [privateHome, ...reach], readable: installRoots(argv) };
     return { env, wrapper: [probe.path, ...sandboxArgs(view)] };
   }
 
