@@ -1,5 +1,5 @@
 import type { SessionUpdate } from '../driver.js';
-import { compacted, estimateTokens, KEPT_TURNS, olderPart, SUMMARY_PROMPT, transcriptText } from './compaction.js';
+import { compacted, KEPT_TURNS, olderPart, SUMMARY_PROMPT, transcriptText } from './compaction.js';
 import type { Conversation } from './conversation.js';
 import type { ModelCall } from './model-call.js';
 import { callModelWithRetry, type RetryPolicy } from './model-retry.js';
@@ -50,7 +50,8 @@ export async function compactConversation(run: CompactionRun, reason: Compaction
   const summary = answer.text.trim();
   const next = compacted(messages, summary, KEPT_TURNS);
   if (!next) return null;
-  const result = { tokensBefore: estimateTokens(messages), tokensAfter: estimateTokens(next) };
+  const gauge = run.conversation.gauge;
+  const result = { tokensBefore: gauge.tokens(messages), tokensAfter: gauge.tokens(next) };
   run.conversation.replace(next);
   run.emit({ sessionUpdate: 'context_compacted', reason, summary, keptTurns: KEPT_TURNS, ...result });
   return result;

@@ -5,7 +5,7 @@ type Message = OpenAI.Chat.ChatCompletionMessageParam;
 
 /** The last user turns (each with every call and result after it) are kept verbatim. */
 export const KEPT_TURNS = 2;
-/** A rough, deterministic token count: JSON characters over four (the usual English average). */
+/** Before a model has counted: JSON characters over four (the usual English average). */
 const CHARS_PER_TOKEN = 4;
 /** The older part is quoted to the summariser up to this many characters (its newest end kept). */
 const MAX_SUMMARY_INPUT_CHARS = 400_000;
@@ -17,8 +17,28 @@ export const SUMMARY_PROMPT = [
   'Be specific (names, paths, values); omit pleasantries. Answer with the summary only.',
 ].join(' ');
 
-export function estimateTokens(messages: readonly Message[], tools: readonly unknown[] = []): number {
-  return Math.ceil((JSON.stringify(messages).length + JSON.stringify(tools).length) / CHARS_PER_TOKEN);
+function requestChars(messages: readonly Message[], tools: readonly unknown[]): number {
+  return JSON.stringify(messages).length + JSON.stringify(tools).length;
+}
+
+/**
+ * The tokens a request would take, by the model's own count: each answered
+ * request's reported prompt tokens over the characters it sent give the ratio
+ * for the next one (code, other languages and tokenizers differ widely from
+ * four characters a token). Until a model reports usage, characters over four.
+ */
+export class ContextGauge {
+  private tokensPerChar = 1 / CHARS_PER_TOKEN;
+
+  /** The model answered a request of `messages` and `tools` and counted `promptTokens` for it. */
+  measured(messages: readonly Message[], tools: readonly unknown[], promptTokens: number): void {
+    const chars = requestChars(messages, tools);
+    if (chars > 0 && Number.isFinite(promptTokens) && promptTokens > 0) this.tokensPerChar = promptTokens / chars;
+  }
+
+  tokens(messages: readonly Message[], tools: readonly unknown[] = []): number {
+    return Math.ceil(requestChars(messages, tools) * this.tokensPerChar);
+  }
 }
 
 /**

@@ -3,7 +3,7 @@ import type { ContentBlock, HistoryItem } from '../driver.js';
 import type { ToolContent, ToolOutcome } from '../../tools/types.js';
 import { imagePart, toolResultForModel, userContent } from './content.js';
 import { wireSafeName } from './tools.js';
-import { compacted } from './compaction.js';
+import { compacted, ContextGauge } from './compaction.js';
 
 type Message = OpenAI.Chat.ChatCompletionMessageParam;
 
@@ -29,6 +29,8 @@ const NO_RESULT: ToolOutcome = {
 export class Conversation {
   private messages: Message[];
   private readonly callIds = new Set<string>();
+  /** How many tokens this conversation takes, calibrated by the model's own counts. */
+  readonly gauge = new ContextGauge();
 
   constructor(private readonly systemPrompt: string) {
     this.messages = [{ role: 'system', content: systemPrompt }];

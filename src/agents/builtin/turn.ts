@@ -6,7 +6,7 @@ import type { Conversation, AssistantCall } from './conversation.js';
 import type { ModelProfile } from '../models/service.js';
 import { callModelWithRetry, type RetryPolicy } from './model-retry.js';
 import { compactConversation, type CompactionRun } from './compact-turn.js';
-import { estimateTokens, isContextOverflow } from './compaction.js';
+import { isContextOverflow } from './compaction.js';
 import type { ModelCallTarget } from './model-error.js';
 import { PLAN_TOOL_NAME, planUpdate } from './plan-tool.js';
 import { modelTools } from './tools.js';
@@ -64,10 +64,12 @@ export async function runBuiltinTurn(io: TurnIO, setup: TurnSetup): Promise<Turn
 
   const compaction = compactionRun(io, setup);
   for (let iteration = 0; iteration < setup.maxIterations; iteration++) {
-    if (estimateTokens(conversation.view(), tools.tools) > setup.profile.contextWindow * setup.profile.compactFraction) {
+    if (conversation.gauge.tokens(conversation.view(), tools.tools) > setup.profile.contextWindow * setup.profile.compactFraction) {
       await compactConversation(compaction, 'threshold');
     }
     const answer = await askModel(io, setup, tools.tools, compaction);
+    // The messages are still those of the request answered (a retry after an overflow sent the compacted ones).
+    if (answer.usage) conversation.gauge.measured(conversation.view(), tools.tools, answer.usage.inputTokens);
     if (answer.aborted) {
       // What was said before the cancel stays in the conversation; unfinished calls are not kept.
       conversation.addAssistant(answer.text);

@@ -67,6 +67,30 @@ describe('context compaction', () => {
     assert.ok(!io.updates.some((u) => (u as any).content?.text === 'the summary of turn one'), 'the summary is not streamed as an answer');
   });
 
+  test('the threshold follows the model\'s own token counts, not four characters a token', async () => {
+    // 6,000 characters: about 1,500 tokens by characters, under 80 % of 4096. This model counts
+    // three times that for its earlier requests (a dense tokenizer), so the same request is over.
+    const driver = await newDriver();
+    const dense = (req: { body: object }) => Math.ceil((JSON.stringify(req.body).length * 3) / 4);
+    model.setRule((req) => ({ kind: 'reply', text: 'answer', usage: { promptTokens: dense(req) } }));
+    await driver.runTurn(recordingTurnIO({ prompt: 'first question' }));
+    await driver.runTurn(recordingTurnIO({ prompt: 'second question' }));
+    assert.equal(model.completions().length, 2);
+    await driver.runTurn(recordingTurnIO({ prompt: `third question ${'x'.repeat(6_000)}` }));
+    const [, , summaryRequest] = model.completions();
+    assert.equal(summaryRequest!.messages[0]!.content, SUMMARY_PROMPT, 'the third request was a summary');
+  });
+
+  test('without usage reports, four characters a token: the same 6,000 characters do not compact', async () => {
+    const driver = await newDriver();
+    model.setRule(() => ({ kind: 'reply', text: 'answer', usage: false }));
+    await driver.runTurn(recordingTurnIO({ prompt: 'first question' }));
+    await driver.runTurn(recordingTurnIO({ prompt: 'second question' }));
+    await driver.runTurn(recordingTurnIO({ prompt: `third question ${'x'.repeat(6_000)}` }));
+    assert.equal(model.completions().length, 3);
+    assert.notEqual(model.completions()[2]!.messages[0]!.content, SUMMARY_PROMPT);
+  });
+
   test('"context length exceeded" triggers exactly one compaction and a retry', async () => {
     const driver = await newDriver();
     model.enqueue({ kind: 'reply', text: 'a1' }, { kind: 'reply', text: 'a2' });
