@@ -16,6 +16,7 @@ import type { SpawnOptions, Spawned } from './spawn.js';
 import { REOPENABLE_CLOSE_REASONS } from './recovery.js';
 import type { Session, SessionInit } from './session.js';
 import type { SessionPr } from './metadata.js';
+import { availableCommandsEvent } from './slash-commands.js';
 
 export type RestoreAction = 'load' | 'resume';
 
@@ -225,6 +226,8 @@ export class SessionRestorer {
         data: { sessionId: id, previous: row.approvalMode, next: approvalMode, persisted: true },
       });
     }
+    // A loaded session starts again, so its clients learn its commands as at creation.
+    if (session.harness === 'built-in') session.publish(availableCommandsEvent(id));
     const unreadable = records.filter((r) => r.unreadable).length;
     if (unreadable > 0) warnings.push(`${unreadable} transcript record(s) could not be read and were skipped`);
     const replay = compacted ? { compactedReplay: compacted, liveJournal: this.window(id, [], undefined, 'live_journal') } : undefined;

@@ -86,21 +86,25 @@ describe('load and resume', () => {
     assert.equal(b.promptTerminals[0].terminal, 'completed');
     assert.equal(b.promptTerminals[0].stopReason, 'end_turn');
 
-    // A cursor from before the snapshot cannot be replayed from a ring that never held it (spec §7.4 step 2).
+    // A cursor from before the snapshot cannot be replayed from a ring that never held it: the ring starts
+    // at the loaded session's first live event, N+1 (spec §7.4 step 3; step 2 when nothing live was published yet).
     const early = await EventReader.open(d, sessionId, { lastEventId: 0 });
     const resync = await early.type('state_resync_required');
-    assert.equal(resync.data.reason, 'seeded_replay_not_in_ring');
+    assert.equal(resync.data.reason, 'ring_evicted');
     assert.equal(resync.data.earliestAvailableId, b.lastEventId + 1);
     early.close();
 
-    // The client subscribes from the snapshot's last id: nothing to replay, and the next turn's ids follow on.
+    // The client subscribes from the snapshot's last id: the loaded session's first live event is its
+    // command list, as at creation (N+1), and the next turn's ids follow on.
     const stream = await EventReader.open(d, sessionId, { lastEventId: b.lastEventId, headers: { 'x-qwen-event-epoch': b.eventEpoch } });
-    await stream.type('replay_complete', (e) => e.data.replayedCount === 0);
+    const commands = await stream.type('session_update', (e) => e.data.update.sessionUpdate === 'available_commands_update');
+    assert.equal(commands.id, b.lastEventId + 1);
+    await stream.type('replay_complete', (e) => e.data.replayedCount === 1);
     stack.model.enqueue({ kind: 'reply', text: 'Back again.' });
     const accepted = await submit(d, sessionId, 'Are you there?', {}, { 'x-qwen-client-id': b.clientId });
-    assert.equal(accepted.body.lastEventId, b.lastEventId);
-    const echo = await stream.type('session_update');
-    assert.equal(echo.id, b.lastEventId + 1);
+    assert.equal(accepted.body.lastEventId, b.lastEventId + 1);
+    const echo = await stream.type('session_update', (e) => (e.id ?? 0) > (commands.id ?? 0));
+    assert.equal(echo.id, b.lastEventId + 2);
     await stream.terminal(accepted.body.promptId);
     stream.close();
   });

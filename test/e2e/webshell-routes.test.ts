@@ -97,10 +97,14 @@ describe('the qwen Web Shell routes', () => {
     );
   });
 
-  test('supported commands and goal say "none" for a session and 404 for an unknown one', async () => {
+  test('supported commands list the built-in agent\'s slash commands, goal says "none", and an unknown session is 404', async () => {
     const { sessionId } = await newSession();
     const commands = await stack.daemon.json('GET', `/session/${sessionId}/supported-commands`);
-    assert.deepEqual(commands.body, { v: 1, sessionId, availableCommands: [], availableSkills: [] });
+    assert.deepEqual(
+      commands.body.availableCommands.map((c: { name: string }) => c.name),
+      ['compact', 'usage', 'mode', 'model', 'rewind', 'export'],
+    );
+    assert.deepEqual({ ...commands.body, availableCommands: [] }, { v: 1, sessionId, availableCommands: [], availableSkills: [] });
     assert.deepEqual((await stack.daemon.json('GET', `/session/${sessionId}/goal`)).body, { snapshot: null });
     const missing = await stack.daemon.json('GET', '/session/00000000-0000-4000-8000-000000000000/goal');
     assert.equal(missing.status, 404);

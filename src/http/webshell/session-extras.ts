@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { Core } from '../../core.js';
 import { BerthError } from '../../protocol/errors/index.js';
+import { availableCommands as commandsOfBuiltinAgent } from '../../sessions/slash-commands.js';
 import { clientIdOf } from '../client-id.js';
 import type { HttpModule } from '../module.js';
 import { param, query } from '../params.js';
@@ -16,10 +17,11 @@ export const webShellSessionModule: HttpModule = {
   name: 'webshell-session',
   features: () => [],
   register(app, core: Core) {
-    // Berth's agents take no slash commands or skills: the menu is honestly empty.
+    // The built-in agent's slash commands (docs/client-api.md); an external agent announces its own on the stream.
     app.get('/session/:id/supported-commands', async (request) => {
       const session = await core.sessions.open(param(request, 'id'));
-      return { v: 1, sessionId: session.id, availableCommands: [], availableSkills: [] };
+      const availableCommands = session.harness === 'built-in' ? commandsOfBuiltinAgent() : [];
+      return { v: 1, sessionId: session.id, availableCommands, availableSkills: [] };
     });
 
     // Berth has no goal mode; qwen reports "no goal" as a null snapshot.
