@@ -187,6 +187,27 @@ describe('POST /session/{id}/mcp: a session as an MCP server for an agent outsid
     );
   });
 
+  it('in plan mode only reads are listed, and a write is refused without asking anyone', async () => {
+    const planning = await openTab(s.daemon, { approvalMode: 'plan' });
+    const planEvents = await EventReader.open(s.daemon, planning.sessionId);
+    const planner = await mcpClient(s, planning);
+    try {
+      const names = (await planner.listTools()).tools.map((t) => t.name);
+      assert.ok(names.includes('workspace_read'));
+      assert.ok(!names.includes('workspace_write'), 'no write tool in plan mode');
+      await assert.rejects(planner.callTool({ name: 'workspace_delete', arguments: { path: 'hello.txt' } }), /unknown_tool/);
+      assert.ok(existsSync(join(s.daemon.workspace, 'hello.txt')), 'the file is still there');
+      // A read after it: once its events are in, everything the delete could have published is too.
+      await planner.callTool({ name: 'workspace_read', arguments: { path: 'hello.txt' } });
+      await planEvents.until((e) => e.type === 'session_update' && e.data.update.status === 'completed');
+      assert.equal(planEvents.seen.filter((e) => e.type === 'permission_request').length, 0, 'nobody was asked');
+      assert.equal(planEvents.seen.filter((e) => e.data?.update?.rawInput?.path === 'hello.txt' && e.data.update._meta?.toolName === 'workspace_delete').length, 0);
+    } finally {
+      await planner.close();
+      planEvents.close();
+    }
+  });
+
   it('GET and DELETE answer 405: the endpoint is stateless', async () => {
     for (const method of ['GET', 'DELETE']) {
       const res = await fetch(endpoint(s, tab.sessionId), { method, headers: { authorization: `Bearer ${tab.token}`, accept: 'text/event-stream' } });
