@@ -24,7 +24,7 @@ export function callFromOutside(
   caller: OutsideCaller,
 ): Promise<ToolOutcome> {
   const { sessionId } = ports;
-  const origin = { promptId: undefined, originatorClientId: caller.clientId, signal: caller.signal };
+  const origin = { promptId: undefined, originatorClientId: caller.clientId, signal: caller.signal, withdrawOn: caller.signal };
   return callTool(ports, origin, call, (update) =>
     ports.publish({ type: 'session_update', originatorClientId: caller.clientId, data: { sessionId, update } }),
   );

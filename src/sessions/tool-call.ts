@@ -37,6 +37,11 @@ export interface CallOrigin {
   readonly promptId: string | undefined;
   readonly originatorClientId: string | undefined;
   readonly signal: AbortSignal;
+  /**
+   * Set for a caller outside a turn: its permission requests and questions are withdrawn when this aborts.
+   * A turn's are withdrawn by its prompt's cancel, deadline or close instead (sessions/prompt-lane.ts).
+   */
+  readonly withdrawOn?: AbortSignal;
 }
 
 /**
@@ -110,6 +115,7 @@ async function decide(
     kind: 'permission',
     promptId: origin.promptId,
     originatorClientId: origin.originatorClientId,
+    ...(origin.withdrawOn ? { signal: origin.withdrawOn } : {}),
     title: base.title,
     options: offer.options,
     toolCall: {
@@ -143,6 +149,7 @@ async function askOwner(session: ToolCallPorts, origin: CallOrigin, question: st
     kind: 'user_question',
     promptId: origin.promptId,
     originatorClientId: origin.originatorClientId,
+    ...(origin.withdrawOn ? { signal: origin.withdrawOn } : {}),
     title: 'Ask the owner 1 question',
     questions,
     toolCall: {

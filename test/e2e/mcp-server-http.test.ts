@@ -132,6 +132,29 @@ describe('POST /session/{id}/mcp: a session as an MCP server for an agent outsid
     assert.equal(existsSync(join(s.daemon.workspace, 'rejected.txt')), false);
   });
 
+  it('a client that goes away while its write waits withdraws the request, and nothing is written', async () => {
+    const gone = new AbortController();
+    const call = fetch(endpoint(s, tab.sessionId), {
+      method: 'POST',
+      signal: gone.signal,
+      headers: { authorization: `Bearer ${tab.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'workspace_write', arguments: { path: 'abandoned.txt', content: 'never\n', expectedSha256: null } },
+      }),
+    }).catch(() => undefined);
+    const request = await events.type('permission_request', (e) => e.data.toolCall?.rawInput?.path === 'abandoned.txt');
+    gone.abort();
+    await call;
+    const resolved = await events.type('permission_resolved', (e) => e.data.requestId === request.data.requestId);
+    assert.deepEqual(resolved.data.outcome, { outcome: 'cancelled' });
+    const late = await s.daemon.json('POST', `/session/${tab.sessionId}/permission/${request.data.requestId}`, select('proceed_once'));
+    assert.equal(late.status, 404, 'a late vote finds nothing to allow');
+    assert.equal(existsSync(join(s.daemon.workspace, 'abandoned.txt')), false);
+  });
+
   it('a read runs without asking anyone', async () => {
     const asked = events.seen.filter((e) => e.type === 'permission_request').length;
     const result = await client.callTool({ name: 'workspace_read', arguments: { path: 'hello.txt' } });
