@@ -6,7 +6,8 @@ import { BerthError } from '../protocol/errors/index.js';
 import { sendError } from './errors.js';
 import { isPublicWebRequest } from './web-app.js';
 
-const CORS_ALLOW_HEADERS = 'Authorization, Content-Type, X-Qwen-Client-Id, Last-Event-ID, X-Qwen-Event-Epoch';
+// Mcp-Protocol-Version: what an MCP client in an allowed browser page sends to the MCP endpoint (docs/mcp-server.md).
+const CORS_ALLOW_HEADERS = 'Authorization, Content-Type, X-Qwen-Client-Id, Last-Event-ID, X-Qwen-Event-Epoch, Mcp-Protocol-Version';
 const CORS_EXPOSE_HEADERS = 'Retry-After, X-Qwen-Event-Epoch, X-Qwen-SSE-Stream-Id';
 
 /**

@@ -64,7 +64,7 @@ describe('POST /session/{id}/mcp: a session as an MCP server for an agent outsid
     s = await startStack({
       workspace: primaryRoot,
       files: { 'hello.txt': 'hello from the workspace\n' },
-      config: { sessionIdleTimeoutMs: 0, workspaces: [primaryRoot, other] },
+      config: { sessionIdleTimeoutMs: 0, workspaces: [primaryRoot, other], allowOrigins: ['https://ide.example'] },
     });
     tab = await openTab(s.daemon);
     elsewhere = await openTab(s.daemon, { cwd: other });
@@ -198,6 +198,13 @@ describe('POST /session/{id}/mcp: a session as an MCP server for an agent outsid
       assert.equal(await rawInitialize(s, tab.sessionId, headers), status, what);
     }
     assert.equal(await rawInitialize(s, tab.sessionId, { authorization: `Bearer ${tab.token}` }), 200, 'the tab token itself passes');
+    assert.equal(await rawInitialize(s, tab.sessionId, { authorization: `Bearer ${tab.token}`, origin: 'https://ide.example' }), 200, 'an allowed Origin passes');
+    const preflight = await fetch(endpoint(s, tab.sessionId), {
+      method: 'OPTIONS',
+      headers: { origin: 'https://ide.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, mcp-protocol-version' },
+    });
+    assert.equal(preflight.status, 204);
+    assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /Mcp-Protocol-Version/);
     const inQuery = await fetch(`${endpoint(s, tab.sessionId)}?token=${tab.token}`, { method: 'POST', body: '{}' });
     assert.equal(inQuery.status, 400, 'no credentials in the URL');
     const noToken = new Client({ name: 'nobody', version: '1' });
