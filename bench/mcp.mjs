@@ -11,7 +11,7 @@
 //   mcp endpoint    — the SDK client over streamable HTTP at the session's endpoint
 //                     (`POST /session/{id}/mcp`, tab token as the bearer): `workspace_read` of the
 //                     same 1 KB file through the session's decision path (guard, approval mode,
-//                     receipt, events on its stream), and `tabs_list` for the tab tools.
+//                     events on its stream and transcript), and `tabs_list` for the tab tools.
 //
 //   npm run build && npm run bench -- mcp [--quick]
 import { randomUUID } from 'node:crypto';
