@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { MODULE_SESSION_ENV, MODULE_TOKEN_ENV } from '../messaging/agent-env.js';
 import { askModule } from '../modules/client.js';
+import type { BridgeTarget } from '../mcpserve/stdio-bridge.js';
 import { TAB_TOOLS, tabRequest, tabResult } from '../mcpserve/tabs.js';
 import { resolveAccess, withAccess, type AccessOptions } from './module-access.js';
 
@@ -28,28 +29,46 @@ export function registerMcp(program: Command): void {
       ),
     { json: false },
   ).action(async (opts: AccessOptions) => {
-    // With the daemon's address, a token and its session, the module socket is not needed (an agent in a container).
-    const given = { url: opts.url ?? process.env.BERTH_URL, token: opts.token ?? process.env[MODULE_TOKEN_ENV], session: opts.session ?? process.env[MODULE_SESSION_ENV] };
-    const access = given.url && given.token && given.session ? { ...given, socket: '' } : await resolveAccess(opts, 'berth mcp');
-    const url = given.url ?? ('joinedAt' in access ? access.joinedAt : undefined);
-    if (url !== undefined && access.session !== undefined) {
-      const { relayStdio } = await import('../mcpserve/stdio-bridge.js');
-      await relayStdio({ url, sessionId: access.session, token: access.token! }, (message) => process.stderr.write(`${message}\n`));
-      return;
-    }
-    const [{ createMcpServer }, { StdioServerTransport }] = await Promise.all([
-      import('../mcpserve/server.js'),
-      import('@modelcontextprotocol/sdk/server/stdio.js'),
-    ]);
-    const server = createMcpServer({
-      list: () => [...TAB_TOOLS],
-      async call(name, args) {
-        const request = tabRequest(name, args);
-        if (!request) return { content: [{ type: 'text', text: `No tool named ${name}` }], isError: true };
-        const question = { token: access.token!, ...(access.session ? { session: access.session } : {}), ...request };
-        return tabResult(await askModule(access.socket, question));
-      },
-    });
-    await server.connect(new StdioServerTransport());
+    const target = await relayTarget(opts);
+    if (target) return relayStdio(target, (message) => process.stderr.write(`${message}\n`));
+    await serveTabsOnSocket(await resolveAccess(opts, 'berth mcp'));
   });
+}
+
+/**
+ * The session endpoint to relay to, when the daemon's address is known: given
+ * with a token and its session (an agent in a container needs no module
+ * socket then), or the address `--session` joins the tab through.
+ */
+async function relayTarget(opts: AccessOptions): Promise<BridgeTarget | undefined> {
+  const url = opts.url ?? process.env.BERTH_URL;
+  const token = opts.token ?? process.env[MODULE_TOKEN_ENV];
+  const sessionId = opts.session ?? process.env[MODULE_SESSION_ENV];
+  if (url && token && sessionId) return { url, token, sessionId };
+  if (token || !opts.session) return undefined;
+  const joined = await resolveAccess(opts, 'berth mcp');
+  return { url: joined.joinedAt!, token: joined.token, sessionId: opts.session };
+}
+
+async function relayStdio(target: BridgeTarget, onError: (message: string) => void): Promise<void> {
+  const bridge = await import('../mcpserve/stdio-bridge.js');
+  await bridge.relayStdio(target, onError);
+}
+
+/** The tab tools alone, each call one question on the workspace's module socket. */
+async function serveTabsOnSocket(access: { socket: string; token: string; session: string | undefined }): Promise<void> {
+  const [{ createMcpServer }, { StdioServerTransport }] = await Promise.all([
+    import('../mcpserve/server.js'),
+    import('@modelcontextprotocol/sdk/server/stdio.js'),
+  ]);
+  const server = createMcpServer({
+    list: () => [...TAB_TOOLS],
+    async call(name, args) {
+      const request = tabRequest(name, args);
+      if (!request) return { content: [{ type: 'text', text: `No tool named ${name}` }], isError: true };
+      const question = { token: access.token, ...(access.session ? { session: access.session } : {}), ...request };
+      return tabResult(await askModule(access.socket, question));
+    },
+  });
+  await server.connect(new StdioServerTransport());
 }

@@ -167,6 +167,28 @@ describe('berth mcp with the daemon address: the session workspace and applicati
     await assert.rejects(client.callTool({ name: 'no_such_tool', arguments: {} }), /unknown_tool/);
   });
 
+  it('joins a tab with --session through the client API and serves its workspace tools', async () => {
+    const joiner = new Client({ name: 'second-terminal', version: '1' });
+    const env = { ...(process.env as Record<string, string>), BERTH_LOG_LEVEL: 'warn' };
+    for (const name of ['BERTH_MODULE_TOKEN', 'BERTH_MODULE_SOCKET', 'BERTH_MODULE_SESSION', 'BERTH_URL']) delete env[name];
+    await joiner.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: ['--import', 'tsx', join(repoRoot, 'src/cli/main.ts'), 'mcp', '--session', tab.sessionId, '--url', s.daemon.url],
+        cwd: repoRoot,
+        env,
+        stderr: 'inherit',
+      }),
+    );
+    try {
+      const read = await joiner.callTool({ name: 'workspace_read', arguments: { path: 'hello.txt' } });
+      assert.equal(read.isError, false, text(read));
+      assert.match(text(read), /hello over stdio/);
+    } finally {
+      await joiner.close();
+    }
+  });
+
   it('with a token that is not this tab’s, the daemon refuses and the agent gets an error, not tools', async () => {
     const stranger = new Client({ name: 'stranger', version: '1' });
     const env = { BERTH_MODULE_TOKEN: 'berth_mod_not-a-token', BERTH_MODULE_SESSION: tab.sessionId, BERTH_URL: s.daemon.url };
