@@ -169,7 +169,7 @@ describe('berth mcp with the daemon address: the session workspace and applicati
 
   it('joins a tab with --session through the client API and serves its workspace tools', async () => {
     const joiner = new Client({ name: 'second-terminal', version: '1' });
-    const env = { ...(process.env as Record<string, string>), BERTH_LOG_LEVEL: 'warn' };
+    const env: Record<string, string> = { ...(process.env as Record<string, string>), BERTH_LOG_LEVEL: 'warn' };
     for (const name of ['BERTH_MODULE_TOKEN', 'BERTH_MODULE_SOCKET', 'BERTH_MODULE_SESSION', 'BERTH_URL']) delete env[name];
     await joiner.connect(
       new StdioClientTransport({
