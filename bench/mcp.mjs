@@ -7,7 +7,11 @@
 //   mcp direct      — the same `echo` called by the official SDK client straight at its own copy
 //                     of the server: the MCP floor, without Berth;
 //   berth mcp       — `tabs_list` asked of `berth mcp` (Berth as an MCP server, stdio) by the SDK
-//                     client: MCP in, one module-socket question to the daemon, MCP out.
+//                     client: MCP in, one module-socket question to the daemon, MCP out;
+//   mcp endpoint    — the SDK client over streamable HTTP at the session's endpoint
+//                     (`POST /session/{id}/mcp`, tab token as the bearer): `workspace_read` of the
+//                     same 1 KB file through the session's decision path (guard, approval mode,
+//                     events on its stream and transcript), and `tabs_list` for the tab tools.
 //
 //   npm run build && npm run bench -- mcp [--quick]
 import { randomUUID } from 'node:crypto';
@@ -16,6 +20,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { berthDir } from './berth.mjs';
 import { fromDist, startInProcessBerth } from './lib/in-process-berth.mjs';
 import { formatTable } from './lib/report.mjs';
@@ -24,7 +29,7 @@ import { isMain, runStandalone } from './lib/standalone.mjs';
 import { round, roundNumbers } from './lib/stats.mjs';
 
 export const name = 'mcp';
-export const description = 'a tool call through an MCP stdio server and through berth mcp, beside a local workspace tool';
+export const description = "a tool call through an MCP stdio server, through berth mcp and through Berth's HTTP MCP endpoint, beside a local workspace tool";
 
 const ECHO_SERVER = fileURLToPath(new URL('./lib/mcp-echo-server.mjs', import.meta.url));
 
@@ -61,6 +66,14 @@ export async function run({ quick = false } = {}) {
     const env = daemon.core.messaging.externalAgentEnv(tabSession);
     const tabs = await sdkClient(process.execPath, [join(berthDir(), 'bin', 'berth.js'), 'mcp'], { ...env, BERTH_LOG_LEVEL: 'warn' });
     clients.push(tabs);
+    // The same tab's token (externalAgentEnv issued it above) as the bearer of its HTTP MCP endpoint.
+    const endpoint = new Client({ name: 'bench', version: '1' });
+    await endpoint.connect(
+      new StreamableHTTPClientTransport(new URL(`/session/${tabSession}/mcp`, daemon.url), {
+        requestInit: { headers: { authorization: `Bearer ${env.BERTH_MODULE_TOKEN}` } },
+      }),
+    );
+    clients.push(endpoint);
     let n = 0;
     const ok = (outcome, what) => {
       if (!outcome.ok) throw new Error(`${what} failed: ${outcome.error.code} ${outcome.error.message}`);
@@ -75,6 +88,14 @@ export async function run({ quick = false } = {}) {
       'berth mcp (tabs_list over stdio)': async () => {
         const r = await tabs.callTool({ name: 'tabs_list', arguments: {} });
         if (r.isError) throw new Error('tabs_list failed');
+      },
+      'mcp endpoint (workspace_read over HTTP)': async () => {
+        const r = await endpoint.callTool({ name: 'workspace_read', arguments: { path: 'one-kb.txt' } });
+        if (r.isError) throw new Error(`endpoint workspace_read failed: ${JSON.stringify(r.content)}`);
+      },
+      'mcp endpoint (tabs_list over HTTP)': async () => {
+        const r = await endpoint.callTool({ name: 'tabs_list', arguments: {} });
+        if (r.isError) throw new Error('endpoint tabs_list failed');
       },
     };
     const rows = [];

@@ -14,7 +14,7 @@ const srcRoot = join(repoRoot, 'src');
 export const webRoot = join(repoRoot, 'web', 'src');
 
 /** The faces translate one wire each; they share net/ and protocol/, never each other. */
-export const FACES = ['http', 'gateway', 'toolproto', 'modules'] as const;
+export const FACES = ['http', 'gateway', 'toolproto', 'modules', 'mcpserve'] as const;
 /** Packages protocol/ and app/ may import statically: both must load in a browser. */
 export const BROWSER_SAFE_PACKAGES = ['ajv', 're2js'];
 

@@ -1,60 +1,74 @@
 import type { Command } from 'commander';
-import { MESSAGING_TOOL_DEFINITIONS } from '../messaging/index.js';
-import { TABS_INBOX_TOOL, TABS_LIST_TOOL, TABS_SEND_TOOL } from '../messaging/header.js';
+import { MODULE_SESSION_ENV, MODULE_TOKEN_ENV } from '../messaging/agent-env.js';
 import { askModule } from '../modules/client.js';
+import type { BridgeTarget } from '../mcpserve/stdio-bridge.js';
+import { TAB_TOOLS, tabRequest, tabResult } from '../mcpserve/tabs.js';
 import { resolveAccess, withAccess, type AccessOptions } from './module-access.js';
 
-/** `tabs_peek`: only for agents outside Berth, whose messages never arrive as a prompt. */
-const TABS_PEEK = {
-  name: 'tabs_peek',
-  description: 'Show the messages other tabs sent you that are waiting, without taking them.',
-  inputSchema: { type: 'object', properties: {}, additionalProperties: false },
-  annotations: { readOnlyHint: true },
-};
-
-/** MCP tool name → the module operation it asks, with the fields it passes on. */
-const OPERATIONS: Record<string, (args: Record<string, unknown>) => Record<string, unknown>> = {
-  [TABS_LIST_TOOL]: () => ({ op: 'list' }),
-  [TABS_SEND_TOOL]: (a) => ({ op: 'send', tab: String(a.tab), text: String(a.text), kind: typeof a.kind === 'string' ? a.kind : 'info' }),
-  [TABS_INBOX_TOOL]: () => ({ op: 'inbox' }),
-  [TABS_PEEK.name]: () => ({ op: 'peek' }),
-};
-
 /**
- * `berth mcp`: the module protocol as an MCP server on stdio (issue 15), for an
- * agent Berth does not host — a Claude Code in a terminal, an agent in a
- * container — so it can see the workspace's tabs, message them and read its
- * inbox as tools. It speaks for one tab: the token of the environment an
- * external agent is given ($BERTH_MODULE_*), flags, or `--session` to join a
- * session's tab through the client API. Each call is one question on the
- * module socket; the daemon's answer text is the tool's result.
+ * `berth mcp`: an MCP server on stdio for an agent Berth does not host — a
+ * Claude Code in a terminal, an agent in a container (issue 15). It speaks
+ * for one tab: the token of the environment an external agent is given
+ * ($BERTH_MODULE_*), flags, or `--session` to join a session's tab through
+ * the client API.
+ *
+ * When it knows the daemon's address (`--url`, `$BERTH_URL`, or `--session`
+ * joining through it) it relays to the session's MCP endpoint
+ * (`POST /session/{id}/mcp`, src/mcpserve/endpoint.ts), so the agent gets
+ * what an HTTP MCP client gets: the tabs, the workspace tools under the
+ * session's approval mode, and the connected applications' tools. Without
+ * one (an agent that reaches only the workspace socket) it serves the tab
+ * tools alone, each call one question on the module socket.
  */
 export function registerMcp(program: Command): void {
   withAccess(
     program
       .command('mcp')
-      .description('Serve the workspace tabs (tabs_list, tabs_send, tabs_inbox, tabs_peek) as an MCP server on stdio for an agent Berth does not host.'),
+      .description(
+        "Serve a session to an agent Berth does not host, as an MCP server on stdio: its tabs, and with the daemon's address its workspace and application tools too.",
+      ),
     { json: false },
   ).action(async (opts: AccessOptions) => {
-    const access = await resolveAccess(opts, 'berth mcp');
-    const [{ Server }, { StdioServerTransport }, { CallToolRequestSchema, ListToolsRequestSchema }] = await Promise.all([
-      import('@modelcontextprotocol/sdk/server/index.js'),
-      import('@modelcontextprotocol/sdk/server/stdio.js'),
-      import('@modelcontextprotocol/sdk/types.js'),
-    ]);
-    const server = new Server({ name: 'berth-tabs', version: '1' }, { capabilities: { tools: {} } });
-    const tools = [
-      ...MESSAGING_TOOL_DEFINITIONS.map((d) => ({ name: d.name, title: d.title, description: d.description, inputSchema: d.inputSchema, annotations: d.annotations })),
-      TABS_PEEK,
-    ];
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
-    server.setRequestHandler(CallToolRequestSchema, async (request) => {
-      const operation = OPERATIONS[request.params.name];
-      if (!operation) return { content: [{ type: 'text', text: `No tool named ${request.params.name}` }], isError: true };
-      const question = { token: access.token, ...(access.session ? { session: access.session } : {}), ...operation(request.params.arguments ?? {}) };
-      const answer = await askModule(access.socket, question);
-      return { content: [{ type: 'text', text: answer.text }], structuredContent: answer as unknown as Record<string, unknown>, isError: !answer.ok };
-    });
-    await server.connect(new StdioServerTransport());
+    const target = await relayTarget(opts);
+    if (target) return relayStdio(target, (message) => process.stderr.write(`${message}\n`));
+    await serveTabsOnSocket(await resolveAccess(opts, 'berth mcp'));
   });
+}
+
+/**
+ * The session endpoint to relay to, when the daemon's address is known: given
+ * with a token and its session (an agent in a container needs no module
+ * socket then), or the address `--session` joins the tab through.
+ */
+async function relayTarget(opts: AccessOptions): Promise<BridgeTarget | undefined> {
+  const url = opts.url ?? process.env.BERTH_URL;
+  const token = opts.token ?? process.env[MODULE_TOKEN_ENV];
+  const sessionId = opts.session ?? process.env[MODULE_SESSION_ENV];
+  if (url && token && sessionId) return { url, token, sessionId };
+  if (token || !opts.session) return undefined;
+  const joined = await resolveAccess(opts, 'berth mcp');
+  return { url: joined.joinedAt!, token: joined.token, sessionId: opts.session };
+}
+
+async function relayStdio(target: BridgeTarget, onError: (message: string) => void): Promise<void> {
+  const bridge = await import('../mcpserve/stdio-bridge.js');
+  await bridge.relayStdio(target, onError);
+}
+
+/** The tab tools alone, each call one question on the workspace's module socket. */
+async function serveTabsOnSocket(access: { socket: string; token: string; session: string | undefined }): Promise<void> {
+  const [{ createMcpServer }, { StdioServerTransport }] = await Promise.all([
+    import('../mcpserve/server.js'),
+    import('@modelcontextprotocol/sdk/server/stdio.js'),
+  ]);
+  const server = createMcpServer({
+    list: () => [...TAB_TOOLS],
+    async call(name, args) {
+      const request = tabRequest(name, args);
+      if (!request) return { content: [{ type: 'text', text: `No tool named ${name}` }], isError: true };
+      const question = { token: access.token, ...(access.session ? { session: access.session } : {}), ...request };
+      return tabResult(await askModule(access.socket, question));
+    },
+  });
+  await server.connect(new StdioServerTransport());
 }

@@ -25,13 +25,18 @@ export function withAccess(command: Command, { json = true } = {}): Command {
 }
 
 /** Where to ask and as whom, from the flags, else the environment, else by joining `--session`'s tab through the client API. */
-export async function resolveAccess(opts: AccessOptions, who: string): Promise<{ socket: string; token: string; session: string | undefined }> {
+export async function resolveAccess(
+  opts: AccessOptions,
+  who: string,
+): Promise<{ socket: string; token: string; session: string | undefined; joinedAt?: string }> {
   let socket = opts.socket ?? process.env[MODULE_SOCKET_ENV];
   let token = opts.token ?? process.env[MODULE_TOKEN_ENV];
   const session = opts.session ?? process.env[MODULE_SESSION_ENV];
+  let joinedAt: string | undefined;
   if (!token && opts.session) {
     // A person at a second terminal: ask the client API for a token of that tab's own (issue 11).
-    const joined = await joinTab(opts.url ?? process.env.BERTH_URL ?? 'http://127.0.0.1:4170', opts.session, process.env.BERTH_TOKEN);
+    joinedAt = opts.url ?? process.env.BERTH_URL ?? 'http://127.0.0.1:4170';
+    const joined = await joinTab(joinedAt, opts.session, process.env.BERTH_TOKEN);
     token = joined.token;
     socket = opts.socket ?? joined.socket;
   }
@@ -39,5 +44,5 @@ export async function resolveAccess(opts: AccessOptions, who: string): Promise<{
   if (!token) {
     throw new ConfigError(`${who} needs a module token: --token TOKEN or $${MODULE_TOKEN_ENV}, or --session ID to join as that tab through the client API`);
   }
-  return { socket, token, session };
+  return { socket, token, session, ...(joinedAt ? { joinedAt } : {}) };
 }

@@ -6,7 +6,8 @@ import { BerthError } from '../protocol/errors/index.js';
 import { sendError } from './errors.js';
 import { isPublicWebRequest } from './web-app.js';
 
-const CORS_ALLOW_HEADERS = 'Authorization, Content-Type, X-Qwen-Client-Id, Last-Event-ID, X-Qwen-Event-Epoch';
+// Mcp-Protocol-Version: what an MCP client in an allowed browser page sends to the MCP endpoint (docs/mcp-server.md).
+const CORS_ALLOW_HEADERS = 'Authorization, Content-Type, X-Qwen-Client-Id, Last-Event-ID, X-Qwen-Event-Epoch, Mcp-Protocol-Version';
 const CORS_EXPOSE_HEADERS = 'Retry-After, X-Qwen-Event-Epoch, X-Qwen-SSE-Stream-Id';
 
 /**
@@ -40,9 +41,17 @@ function corsHeaders(origin: string): Record<string, string> {
   };
 }
 
+/** Route config of an endpoint that checks its own bearer (net/http-mount.ts): the other checks still apply. */
+export const OWN_BEARER = { ownBearer: true } as const;
+
+function ownsBearer(config: unknown): boolean {
+  return typeof config === 'object' && config !== null && (config as { ownBearer?: unknown }).ownBearer === true;
+}
+
 /**
  * Installs the checks, in qwen's order (docs/client-api.md §1): Origin → Host → query credentials → bearer.
  * With the web app on, its page and assets skip only the bearer check: the page must load to ask for the token.
+ * A mounted endpoint (net/http-mount.ts) skips it too: it checks its own kind of token.
  */
 export function installSecurity(app: FastifyInstance, ctx: SecurityContext, webApp = false): void {
   app.addHook('onRequest', async (request, reply) => {
@@ -62,7 +71,7 @@ export function installSecurity(app: FastifyInstance, ctx: SecurityContext, webA
     const failure =
       checkHost(request.headers, ctx) ??
       queryCredentials(request.url) ??
-      (webApp && isPublicWebRequest(request.method, request.url.split('?')[0]!, request.headers.accept)
+      ((webApp && isPublicWebRequest(request.method, request.url.split('?')[0]!, request.headers.accept)) || ownsBearer(request.routeOptions.config)
         ? null
         : authorizeClientApi(request.headers, request.url.split('?')[0]!, ctx));
     if (failure) return sendError(reply, failure);

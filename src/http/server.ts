@@ -10,10 +10,12 @@ import { installErrorHandlers, sendError } from './errors.js';
 import { installLocalUserCheck } from './local-peer.js';
 import { installRateLimit } from './rate-limit.js';
 import { installSecurity } from './security.js';
+import { registerMounts } from './mounts.js';
+import type { HttpMount } from '../net/http-mount.js';
 import { httpModules } from './routes/index.js';
 
 /** Builds the client API (contract/openapi.json) on fastify: security checks, JSON parsing, error mapping, routes. */
-export function createHttpServer(core: Core, boundPort: () => number): FastifyInstance {
+export function createHttpServer(core: Core, boundPort: () => number, mounts: readonly HttpMount[] = []): FastifyInstance {
   const app = Fastify({
     logger: false,
     bodyLimit: MAX_BODY_BYTES,
@@ -61,5 +63,6 @@ export function createHttpServer(core: Core, boundPort: () => number): FastifyIn
   // After the security hook: refused requests are not counted against anyone's window.
   installRateLimit(app, { tiers: core.config.rateLimits, clock: core.clock, health: core.health });
   for (const m of httpModules) m.register(app, core);
+  registerMounts(app, mounts, core.log);
   return app;
 }

@@ -6,6 +6,7 @@ import { createGatewayHost } from '../gateway/host/index.js';
 import { warmRequestValidators } from '../http/contract.js';
 import { createHttpServer } from '../http/server.js';
 import { createLogger, type Logger } from '../log.js';
+import { mcpEndpoint } from '../mcpserve/endpoint.js';
 import { startModuleSockets } from '../modules/index.js';
 import { dispatchUpgrade, type UpgradeRoute } from '../net/upgrade.js';
 import type { Store } from '../store/db.js';
@@ -65,7 +66,9 @@ async function startOnLockedHome(options: DaemonOptions, lock: HomeLock): Promis
   core.onShutdown(() => moduleSockets.close());
 
   let boundPort = config.port;
-  const app = createHttpServer(core, () => boundPort);
+  // Berth as an MCP server (docs/mcp-server.md): a tab token of a session reaches its tools over streamable HTTP.
+  const mcp = mcpEndpoint({ messaging: core.messaging, applications: core.tools.applications, sessions: core.sessions, log });
+  const app = createHttpServer(core, () => boundPort, [mcp]);
   const upgradeRoutes: UpgradeRoute[] = [];
   // The gateway channel: remote workspaces run their tools through the channels their owners dial in.
   const gateway = createGatewayHost(core, {

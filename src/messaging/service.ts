@@ -126,6 +126,12 @@ export class MessagingService {
     return token !== '' && this.sessionsForToken(moduleTokenHash(token)).length > 0;
   }
 
+  /** Whether a presented module token speaks for this session (the MCP endpoint's bearer, src/mcpserve). */
+  speaksFor(token: string, sessionId: string): boolean {
+    if (token === '') return false;
+    return this.deps.tabs.sessionsForToken(moduleTokenHash(token)).includes(sessionId.toLowerCase());
+  }
+
   // ── sockets and tokens ─────────────────────────────────────────────────────
 
   /** The socket face says where each workspace's socket listens (null: none). */

@@ -38,6 +38,8 @@ export function historyFromRecords(records: readonly TranscriptRecord[]): Histor
   for (const r of liveRecords(records)) {
     if (r.unreadable) continue;
     if (inCommand && r.kind !== 'turn_end' && r.kind !== 'compaction') continue;
+    // A call outside any turn (an MCP client on the session, sessions/outside-call.ts) was not the model's: not its context.
+    if ((r.kind === 'tool_call' || r.kind === 'tool_result') && r.promptId === null) continue;
     switch (r.kind) {
       case 'user_prompt': {
         const content = blocks(r.data.content);

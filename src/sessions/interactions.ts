@@ -41,6 +41,8 @@ export interface InteractionRequest {
   readonly questions?: readonly QuestionSpec[];
   /** The options a permission offers (sessions/permission-options.ts); default PERMISSION_OPTIONS. */
   readonly options?: readonly PermissionOption[];
+  /** Withdraws the request (resolved as cancelled) when it aborts: a caller outside a turn went away. */
+  readonly signal?: AbortSignal;
 }
 
 /** Emits the interaction events; the session supplies its bus. */
@@ -111,6 +113,9 @@ export class InteractionBook {
       }
       this.open.set(request.requestId, waiter);
       this.events.requested(request);
+      const withdraw = () => this.cancelOne(request.requestId, 'cancelled');
+      if (input.signal?.aborted) return withdraw();
+      input.signal?.addEventListener('abort', withdraw, { once: true });
       if (this.timeout.ms !== null) {
         waiter.timer = setTimeout(() => this.expire(request.requestId), this.timeout.ms);
         waiter.timer.unref?.();
@@ -161,6 +166,11 @@ export class InteractionBook {
       if (promptId !== undefined && waiter.request.promptId !== promptId) continue;
       this.finish(waiter, { outcome: { outcome: 'cancelled' }, kind: null, reason });
     }
+  }
+
+  private cancelOne(requestId: string, reason: string): void {
+    const waiter = this.open.get(requestId);
+    if (waiter) this.finish(waiter, { outcome: { outcome: 'cancelled' }, kind: null, reason });
   }
 
   pending(): readonly PendingRequest[] {

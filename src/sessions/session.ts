@@ -1,10 +1,7 @@
-import type { AgentDriver, AgentExit, ContentBlock, HistoryItem, ModelInfo } from '../agents/driver.js';
-import type { Clock } from '../clock.js';
-import type { Config } from '../config/config.js';
+import type { AgentExit, ContentBlock, DriverToolCall, HistoryItem, ModelInfo } from '../agents/driver.js';
 import { BerthError } from '../protocol/errors/index.js';
 import type { EventEnvelope, PublishInput } from '../events/types.js';
-import type { Logger } from '../log.js';
-import type { Policy } from '../tools/types.js';
+import type { Policy, ToolDefinition, ToolOutcome } from '../tools/types.js';
 import type { Workspace } from '../workspace/types.js';
 import { guardFor, mustAsk, type ApprovalMode } from './approval.js';
 import { ClientRegistry } from './clients.js';
@@ -13,9 +10,8 @@ import { InteractionBook } from './interactions.js';
 import type { SessionPr } from './metadata.js';
 import { PromptLane } from './prompt-lane.js';
 import type { PromptEntry } from './prompt-queue.js';
-import type { SessionBus, SessionTools, TranscriptSink } from './ports.js';
-import type { PromptRepository, SessionRepository } from './records.js';
-import type { RewindResult, RewindTarget, SessionRewinder } from './rewind.js';
+import type { SessionBus } from './ports.js';
+import type { RewindResult, RewindTarget } from './rewind.js';
 import { runWorkspaceOf } from './run-workspace.js';
 import type { PromptAccepted, SessionInit, TurnErrorInfo } from './session-init.js';
 import { SessionRowWriter } from './session-row.js';
@@ -23,29 +19,11 @@ import { SessionSettings, type SessionMetadata } from './settings.js';
 import { runPrompt, type TurnPorts } from './turn.js';
 import { UsageMeter, type UsageTotals } from './usage.js';
 import { allowRulesFor } from './allow-list.js';
-import { MemoryGrantRepository, SessionGrants, type PermissionGrantRepository } from './grants.js';
+import { MemoryGrantRepository, SessionGrants } from './grants.js';
+import type { SessionServices } from './session-services.js';
+import { callFromOutside, type OutsideCaller } from './outside-call.js';
 
-export type { PromptAccepted, SessionInit, TurnErrorInfo };
-
-/** What a live session is built on; the manager supplies it (session-spawn.ts). */
-export interface SessionServices {
-  readonly clock: Clock;
-  readonly log: Logger;
-  readonly config: Config;
-  readonly bus: SessionBus;
-  readonly driver: AgentDriver;
-  readonly tools: SessionTools;
-  readonly transcript: TranscriptSink;
-  readonly prompts: PromptRepository;
-  readonly sessions: SessionRepository;
-  readonly grants?: PermissionGrantRepository; // "always" choices (docs/client-api.md §9.6); in memory when absent
-  /** Called once the session has closed (the manager forgets it). */
-  readonly onClosed: (session: Session) => void;
-  /** Called when the FIFO has drained and the session waits for work (module messages are offered then). */
-  readonly onIdle?: (session: Session) => void;
-  /** Goes back to an earlier turn, one rewind at a time (sessions/rewind.ts). */
-  readonly rewinder: Pick<SessionRewinder, 'rewind' | 'assertIdle'>;
-}
+export type { PromptAccepted, SessionInit, SessionServices, TurnErrorInfo };
 
 /**
  * One live conversation (a "tab"): its clients, prompt FIFO, open interactions, settings and the
@@ -69,6 +47,7 @@ export class Session {
   private readonly row: SessionRowWriter;
   private readonly settings: SessionSettings;
   private readonly lane: PromptLane;
+  private readonly ports: TurnPorts;
 
   constructor(
     init: SessionInit,
@@ -88,7 +67,7 @@ export class Session {
     });
     this.row = new SessionRowWriter(init.id, services.sessions, clock);
     this.settings = new SessionSettings({ sessionId: init.id, row: this.row, driver: services.driver, publish }, init);
-    const turn = this.turnPorts(publish);
+    const turn = (this.ports = this.turnPorts(publish));
     this.lane = new PromptLane({
       sessionId: init.id,
       clock,
@@ -256,6 +235,18 @@ export class Session {
   async rewind(target: RewindTarget, clientId: string | undefined, viaCommand = false): Promise<RewindResult> {
     this.assertOpen();
     return this.services.rewinder.rewind(target, clientId, viaCommand);
+  }
+
+  /** The tools a caller outside a turn sees now, under the approval mode's guard. */
+  toolDefinitions(): readonly ToolDefinition[] {
+    return this.services.tools.definitions(this.guard);
+  }
+
+  /** A tool call from outside any turn (an MCP client on this tab): the path a turn's calls take (sessions/outside-call.ts). */
+  callTool(call: DriverToolCall, caller: OutsideCaller): Promise<ToolOutcome> {
+    this.assertOpen();
+    this.touch();
+    return callFromOutside(this.ports, call, caller);
   }
 
   /** Writes the stored row of a fresh session. */

@@ -31,6 +31,7 @@ export const ERROR_CATALOG = spec({
   body_too_large: { status: 413, message: 'Request body too large' },
   nesting_too_deep: { status: 400, message: 'The JSON value is nested too deeply' },
   route_not_found: { status: 404, message: 'No such route' },
+  method_not_allowed: { status: 405, message: 'This path does not answer that method' },
 
   // ── auth and browser checks (§2) ────────────────────────────────────────
   unauthorized: { status: 401, message: 'Unauthorized' },

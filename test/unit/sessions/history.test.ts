@@ -47,6 +47,25 @@ describe('a transcript as model context', () => {
     ]);
   });
 
+  test('a call an MCP client made outside any turn stays out of the model context, even in the middle of a turn', () => {
+    const history = restored([
+      rec('user_prompt', { content: [{ type: 'text', text: 'read a' }] }),
+      rec('agent_message', { text: 'Reading.', usage: { totalTokens: 9 } }),
+      rec('tool_call', { toolCallId: 'a', name: 'workspace_read', args: { path: 'a' } }),
+      rec('tool_call', { toolCallId: 'mcp_1', name: 'workspace_write', args: { path: 'b' } }, { promptId: null }),
+      ok('a', 'A'),
+      rec('agent_message', { text: 'Read.', usage: { totalTokens: 9 } }),
+      { ...ok('mcp_1', 'written'), promptId: null },
+      rec('turn_end', { stopReason: 'end_turn' }),
+    ]);
+    assert.deepEqual(history, [
+      ['user', 'read a'],
+      ['assistant', 'Reading.', ['a']],
+      ['tool', 'A', 'a'],
+      ['assistant', 'Read.'],
+    ]);
+  });
+
   test('a usage-only record closes an answer, so calls of the next answer get their own assistant message', () => {
     const history = restored([
       rec('user_prompt', { content: [{ type: 'text', text: 'go' }] }),
