@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Logger } from '../log.js';
 import type { MessagingService } from '../messaging/service.js';
 import { errorBody } from '../net/errors.js';
@@ -8,7 +7,6 @@ import { BerthError, asBerthError } from '../protocol/errors/index.js';
 import type { SessionManager } from '../sessions/manager.js';
 import { bearerOf } from '../tokens/tokens.js';
 import { SessionMcpCatalog, type CatalogDeps } from './catalog.js';
-import { createMcpServer } from './server.js';
 
 /** Where the endpoint listens: one per session, so the URL names the session and the token must speak for it. */
 export const MCP_PATH = '/session/:id/mcp';
@@ -56,6 +54,11 @@ export function mcpEndpoint(deps: McpEndpointDeps): HttpMount {
       // A call waiting for a vote gives up when its client goes away: its permission request resolves as cancelled.
       const gone = new AbortController();
       response.once('close', () => gone.abort());
+      // The MCP SDK loads with the first MCP request, not at start-up (issue 17).
+      const [{ createMcpServer }, { StreamableHTTPServerTransport }] = await Promise.all([
+        import('./server.js'),
+        import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+      ]);
       const server = createMcpServer(new SessionMcpCatalog(deps, session), gone.signal);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       response.once('close', () => {
