@@ -9,6 +9,7 @@ import {
   ownerDirs,
   spawnOwner,
   startGatewayHost,
+  connectedOwnerPerSuite,
   type GatewayHost,
   type OwnerProcess,
   type TempOwnerDirs,
@@ -31,19 +32,8 @@ const said = (events: readonly WireEvent[], promptId: string): string =>
 describe('an external agent on a workspace reached through the gateway channel', { timeout: 120_000 }, () => {
   let host: GatewayHost;
   let dirs: TempOwnerDirs;
-  let owner: OwnerProcess;
 
-  before(async () => {
-    host = await startGatewayHost({ agents: withAgents().config!.agents! });
-    dirs = ownerDirs({ 'src.txt': 'alpha beta\n' });
-    owner = spawnOwner({ url: host.b.url, token: channelToken(host.b), project: dirs.project, home: dirs.home, args: ['--approve', 'critical'] });
-    await owner.waitForLines(/channel ready/);
-  });
-  after(async () => {
-    await owner?.kill();
-    await host?.close();
-    dirs?.remove();
-  });
+  connectedOwnerPerSuite({ 'src.txt': 'alpha beta\n' }, (pair) => ({ host, dirs } = pair), { agents: withAgents().config!.agents! });
 
   test('reads, writes and runs a command on the owner’s project; the folder it runs in on B stays empty', async () => {
     const b = host.b;

@@ -1,17 +1,14 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { DaemonClient } from '@qwen-code/sdk/daemon';
 import type { ScriptedToolCall } from '../../src/devtools/scripted-model/index.js';
 import {
-  channelToken,
-  ownerDirs,
+  connectedOwnerPerSuite,
   remoteSession,
   runTurn,
   scriptPlans,
-  spawnOwner,
-  startGatewayHost,
   type GatewayHost,
   type OwnerProcess,
   type SeenResult,
@@ -30,17 +27,7 @@ describe('a session on B works on A’s project through the gateway channel', { 
   let dirs: TempOwnerDirs;
   let owner: OwnerProcess;
 
-  before(async () => {
-    host = await startGatewayHost();
-    dirs = ownerDirs({ 'src.txt': 'alpha beta\n', 'AGENTS.md': 'Be brief.\n' });
-    owner = spawnOwner({ url: host.b.url, token: channelToken(host.b), project: dirs.project, home: dirs.home, args: ['--approve', 'critical'] });
-    await owner.waitForLines(/channel ready/);
-  });
-  after(async () => {
-    await owner?.kill();
-    await host?.close();
-    dirs?.remove();
-  });
+  connectedOwnerPerSuite({ 'src.txt': 'alpha beta\n', 'AGENTS.md': 'Be brief.\n' }, (pair) => ({ host, dirs, owner } = pair));
 
   test('reads, writes, patches, runs a command and polls its output on the owner’s disk', async () => {
     const last = (seen: SeenResult[]) => seen[seen.length - 1];

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { channelToken, ownerDirs, remoteSession, spawnOwner, startGatewayHost, type GatewayHost, type OwnerProcess, type TempOwnerDirs } from '../support/gateway.js';
+import { describe, test } from 'node:test';
+import { connectedOwnerPerSuite, remoteSession, type GatewayHost, type OwnerProcess, type TempOwnerDirs } from '../support/gateway.js';
 import { runTurn } from '../support/history.js';
 
 /**
@@ -20,17 +20,7 @@ describe('rewind through the gateway channel', { timeout: 120_000 }, () => {
   let dirs: TempOwnerDirs;
   let owner: OwnerProcess;
 
-  before(async () => {
-    host = await startGatewayHost();
-    dirs = ownerDirs({ 'a.txt': 'A0\n', 'b.txt': 'B0\n' });
-    owner = spawnOwner({ url: host.b.url, token: channelToken(host.b), project: dirs.project, home: dirs.home, args: ['--approve', 'critical'] });
-    await owner.waitForLines(/channel ready/);
-  });
-  after(async () => {
-    await owner?.kill();
-    await host?.close();
-    dirs?.remove();
-  });
+  connectedOwnerPerSuite({ 'a.txt': 'A0\n', 'b.txt': 'B0\n' }, (pair) => ({ host, dirs, owner } = pair));
 
   const read = (name: string) => (existsSync(join(dirs.project, name)) ? readFileSync(join(dirs.project, name), 'utf8') : null);
 

@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import { DaemonClient, type DaemonEvent } from '@qwen-code/sdk/daemon';
 import WebSocket from 'ws';
 import type { ScriptedModel, ScriptedToolCall } from '../../src/devtools/scripted-model/index.js';
@@ -153,6 +154,32 @@ export function ownerDirs(files: Record<string, string> = {}): TempOwnerDirs {
       removeDir(home);
     },
   };
+}
+
+/** B, A's temp project and home, and A (`berth connect --approve critical`) dialled in and ready. */
+export interface ConnectedOwner {
+  readonly host: GatewayHost;
+  readonly dirs: TempOwnerDirs;
+  readonly owner: OwnerProcess;
+}
+
+/** Starts B and a connected A on a project holding `files` before the suite, and stops both after it. */
+export function connectedOwnerPerSuite(files: Record<string, string>, use: (pair: ConnectedOwner) => void, config: ConfigInput = {}): void {
+  let pair: Partial<ConnectedOwner> = {};
+  before(async () => {
+    const host = await startGatewayHost(config);
+    const dirs = ownerDirs(files);
+    pair = { host, dirs };
+    const owner = spawnOwner({ url: host.b.url, token: channelToken(host.b), project: dirs.project, home: dirs.home, args: ['--approve', 'critical'] });
+    pair = { host, dirs, owner };
+    await owner.waitForLines(/channel ready/);
+    use(pair as ConnectedOwner);
+  });
+  after(async () => {
+    await pair.owner?.kill();
+    await pair.host?.close();
+    pair.dirs?.remove();
+  });
 }
 
 /** A session on B's remote workspace (`cwd` = the workspace id, spec §5.1). */
