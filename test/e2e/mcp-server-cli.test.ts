@@ -10,6 +10,17 @@ import { EventReader, select } from '../support/session-client.js';
 import { startStack, type Stack } from '../support/stack.js';
 
 const repoRoot = new URL('../..', import.meta.url).pathname;
+
+/** `berth mcp` from source on stdio, for an MCP client: `env` on top of ours, `args` after `mcp`. */
+function berthMcp(env: Record<string, string>, args: readonly string[] = [], stderr: 'inherit' | 'pipe' = 'inherit'): StdioClientTransport {
+  return new StdioClientTransport({
+    command: process.execPath,
+    args: ['--import', 'tsx', join(repoRoot, 'src/cli/main.ts'), 'mcp', ...args],
+    cwd: repoRoot,
+    env,
+    stderr,
+  });
+}
 const text = (r: any): string => (r.content ?? []).map((c: { text?: string }) => c.text ?? '').join('');
 
 /**
@@ -32,15 +43,7 @@ describe('berth mcp: the workspace tabs as MCP tools for an agent outside Berth'
     s.daemon.daemon.core.messaging.declare(outside.sessionId, { delivery: 'inbox' });
     const env = s.daemon.daemon.core.messaging.externalAgentEnv(outside.sessionId);
     client = new Client({ name: 'outside-agent', version: '1' });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: ['--import', 'tsx', join(repoRoot, 'src/cli/main.ts'), 'mcp'],
-        cwd: repoRoot,
-        env: { ...(process.env as Record<string, string>), BERTH_LOG_LEVEL: 'warn', ...env },
-        stderr: 'inherit',
-      }),
-    );
+    await client.connect(berthMcp({ ...(process.env as Record<string, string>), BERTH_LOG_LEVEL: 'warn', ...env }));
   });
   after(async () => {
     await client?.close();
@@ -119,15 +122,7 @@ describe('berth mcp with the daemon address: the session workspace and applicati
     events = await EventReader.open(s.daemon, tab.sessionId);
     const env = s.daemon.daemon.core.messaging.externalAgentEnv(tab.sessionId);
     client = new Client({ name: 'outside-agent', version: '1' });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: ['--import', 'tsx', join(repoRoot, 'src/cli/main.ts'), 'mcp'],
-        cwd: repoRoot,
-        env: { ...(process.env as Record<string, string>), BERTH_LOG_LEVEL: 'warn', ...env, BERTH_URL: s.daemon.url },
-        stderr: 'inherit',
-      }),
-    );
+    await client.connect(berthMcp({ ...(process.env as Record<string, string>), BERTH_LOG_LEVEL: 'warn', ...env, BERTH_URL: s.daemon.url }));
   });
   after(async () => {
     await client?.close();
@@ -171,15 +166,7 @@ describe('berth mcp with the daemon address: the session workspace and applicati
     const joiner = new Client({ name: 'second-terminal', version: '1' });
     const env: Record<string, string> = { ...(process.env as Record<string, string>), BERTH_LOG_LEVEL: 'warn' };
     for (const name of ['BERTH_MODULE_TOKEN', 'BERTH_MODULE_SOCKET', 'BERTH_MODULE_SESSION', 'BERTH_URL']) delete env[name];
-    await joiner.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: ['--import', 'tsx', join(repoRoot, 'src/cli/main.ts'), 'mcp', '--session', tab.sessionId, '--url', s.daemon.url],
-        cwd: repoRoot,
-        env,
-        stderr: 'inherit',
-      }),
-    );
+    await joiner.connect(berthMcp(env, ['--session', tab.sessionId, '--url', s.daemon.url]));
     try {
       const read = await joiner.callTool({ name: 'workspace_read', arguments: { path: 'hello.txt' } });
       assert.equal(read.isError, false, text(read));
@@ -192,13 +179,7 @@ describe('berth mcp with the daemon address: the session workspace and applicati
   it('with a token that is not this tab’s, the daemon refuses and the agent gets an error, not tools', async () => {
     const stranger = new Client({ name: 'stranger', version: '1' });
     const env = { BERTH_MODULE_TOKEN: 'berth_mod_not-a-token', BERTH_MODULE_SESSION: tab.sessionId, BERTH_URL: s.daemon.url };
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: ['--import', 'tsx', join(repoRoot, 'src/cli/main.ts'), 'mcp'],
-      cwd: repoRoot,
-      env: { ...(process.env as Record<string, string>), BERTH_LOG_LEVEL: 'warn', ...env },
-      stderr: 'pipe',
-    });
+    const transport = berthMcp({ ...(process.env as Record<string, string>), BERTH_LOG_LEVEL: 'warn', ...env }, [], 'pipe');
     await assert.rejects(stranger.connect(transport), /could not be asked|401|nauthorized/);
     await stranger.close();
   });
