@@ -4,8 +4,11 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { chromiumAvailable, chromiumSkip, CHROMIUM, openBrowser, type Browser } from '../support/browser.js';
+import { askModule } from '../../src/modules/index.js';
 import { CuttingProxy } from '../support/cutting-proxy.js';
 import { writeReply } from '../support/model-script.js';
+import { openTab } from '../support/module.js';
+import { createAppToken, startNotesApp, type NotesApp } from '../support/notes-app.js';
 import { startStack, type Stack } from '../support/stack.js';
 import { removeDir, tempDir } from '../support/tmp.js';
 
@@ -25,6 +28,7 @@ describe('the web app in a browser', { skip: chromiumSkip, timeout: 300_000 }, (
   let page: Page;
   let sessionId = '';
   let proxy: CuttingProxy;
+  let notes: NotesApp | undefined;
 
   const openPermission = () => page.locator('.permission.open').first();
   async function send(text: string) {
@@ -46,6 +50,7 @@ describe('the web app in a browser', { skip: chromiumSkip, timeout: 300_000 }, (
   });
 
   after(async () => {
+    await notes?.stop();
     await browser?.context.close();
     await proxy?.close();
     await stack?.close();
@@ -182,6 +187,27 @@ describe('the web app in a browser', { skip: chromiumSkip, timeout: 300_000 }, (
     await page.getByRole('button', { name: '..' }).click();
     await page.getByRole('button', { name: 'blob.bin' }).click();
     await page.locator('.file-view .refused').waitFor();
+  });
+
+  test('the workspace panel shows two tabs exchange a message and a connected example app with its catalog', async () => {
+    const sender = await openTab(stack.daemon);
+    const receiver = await openTab(stack.daemon);
+    // The receiver reads its inbox itself, so the message waits there to be seen rather than starting a turn.
+    assert.equal((await stack.daemon.json('PATCH', `/session/${receiver.sessionId}/module`, { delivery: 'inbox' })).status, 200);
+    const sent = await askModule(sender.socket, { token: sender.token, op: 'send', tab: receiver.tab, text: 'Please review src/main.ts.', kind: 'task' });
+    assert.equal(sent.ok, true, sent.text);
+    notes = await startNotesApp(stack.daemon.url, await createAppToken(stack.daemon.home, 'notes', 'write'));
+
+    await page.getByRole('link', { name: 'Workspace' }).click();
+    const receiverCard = page.locator(`.tab-card[data-tab="${receiver.tab}"]`);
+    await receiverCard.locator('.message.waiting', { hasText: 'Please review src/main.ts.' }).waitFor();
+    assert.match(await receiverCard.innerText(), new RegExp(`from tab ${sender.tab}`));
+    await page.locator(`.tab-card[data-tab="${sender.tab}"] .message.out`, { hasText: 'Please review src/main.ts.' }).waitFor();
+    const app = page.locator('.app-card', { hasText: 'notes' });
+    await app.locator('code', { hasText: 'notes.add' }).waitFor();
+    assert.match(await app.innerText(), /connected/);
+    assert.match(await app.innerText(), /notes\.list/);
+    await browser.screenshot('workspace');
   });
 
   test('the dark theme applies, and nothing broke the Content-Security-Policy or threw', async () => {

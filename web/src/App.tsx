@@ -4,13 +4,14 @@ import { FileBrowser } from './FileBrowser';
 import { Login } from './Login';
 import { SessionView } from './SessionView';
 import { Sidebar, type Workspace } from './Sidebar';
+import { WorkspacePanel } from './WorkspacePanel';
 
-type Route = { kind: 'home' } | { kind: 'session'; id: string } | { kind: 'files' };
+type Route = { kind: 'home' } | { kind: 'session'; id: string } | { kind: 'files' } | { kind: 'workspace' };
 
 function parseRoute(hash: string): Route {
   const session = /^#\/s\/([0-9a-fA-F-]{36})$/.exec(hash);
   if (session) return { kind: 'session', id: session[1]! };
-  return hash === '#/files' ? { kind: 'files' } : { kind: 'home' };
+  return hash === '#/files' ? { kind: 'files' } : hash === '#/workspace' ? { kind: 'workspace' } : { kind: 'home' };
 }
 
 const THEME_KEY = 'berth.theme';
@@ -82,6 +83,7 @@ export function App() {
           Berth
         </a>
         <a href="#/files">Files</a>
+        <a href="#/workspace">Workspace</a>
         <span class="spacer" />
         <button class="link" onClick={toggleTheme} aria-label="Toggle light or dark theme">
           Theme
@@ -112,6 +114,7 @@ export function App() {
         <main class="content">
           {route.kind === 'session' && <SessionView key={route.id} sessionId={route.id} onError={setError} />}
           {route.kind === 'files' && <FileBrowser onError={setError} />}
+          {route.kind === 'workspace' && caps && <WorkspacePanel workspaces={caps.workspaces} onError={setError} />}
           {route.kind === 'home' && (
             <div class="home muted">
               <p>Pick a session or start a new one.</p>
