@@ -178,6 +178,52 @@ describe('the web app in a browser', { skip: chromiumSkip, timeout: 300_000 }, (
     assert.match(readFileSync(saved, 'utf8'), /From the second model\./);
   });
 
+  test('the approval mode switches, a queued prompt is withdrawn, a rewind shows as a marker', async () => {
+    await page.getByLabel('Approval mode').selectOption('yolo');
+    await stack.model.enqueue(writeReply('unasked.txt', 'free\n'), { kind: 'reply', text: 'Written unasked.' });
+    for (;;) {
+      const status = await stack.daemon.json('GET', `/session/${sessionId}/status`);
+      if (status.body.approvalMode === 'yolo') break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await send('Write without asking');
+    await page.getByText('Written unasked.').waitFor();
+    assert.equal(readFileSync(join(stack.daemon.workspace, 'unasked.txt'), 'utf8'), 'free\n', 'yolo wrote without a vote');
+
+    stack.model.enqueue({ kind: 'hang', text: 'Busy' });
+    await send('Keep busy');
+    await page.getByRole('button', { name: 'Cancel turn' }).waitFor();
+    await send('Never run this');
+    const queued = page.locator('.queue li', { hasText: 'Never run this' });
+    await queued.waitFor();
+    await queued.getByRole('button', { name: /Withdraw/ }).click();
+    await page.locator('.queue').waitFor({ state: 'detached' });
+    await page.locator('.note', { hasText: 'Withdrawn: Never run this' }).waitFor();
+    assert.ok(await page.getByRole('button', { name: 'Cancel turn' }).isVisible(), 'the running turn goes on');
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: 'Cancel turn' }).waitFor({ state: 'detached' });
+    assert.ok(!JSON.stringify(stack.model.requests.map((r) => r.body)).includes('Never run this'), 'the withdrawn prompt never reached the model');
+
+    const before = await page.locator('.rewind').count();
+    await send('/rewind');
+    await page.locator('.rewind').nth(before).waitFor();
+    assert.match(await page.locator('.rewind').nth(before).innerText(), /Rewound: 1 turn undone/);
+  });
+
+  test('a stored session can be removed from the list and brought back', async () => {
+    const extra = await stack.daemon.json('POST', '/session', { sessionScope: 'thread' });
+    const id: string = extra.body.sessionId;
+    await stack.daemon.json('PATCH', `/session/${id}/metadata`, { displayName: 'Throwaway' });
+    assert.equal((await stack.daemon.json('DELETE', `/session/${id}`)).status, 204);
+    await page.reload();
+    const row = page.locator('.sidebar li', { hasText: 'Throwaway' });
+    await row.getByRole('button', { name: 'Remove from list' }).click();
+    await row.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Show removed sessions (1)' }).click();
+    await row.getByRole('button', { name: 'Show in list' }).click();
+    assert.equal(await page.getByRole('button', { name: /Show removed sessions/ }).count(), 0);
+  });
+
   test('the file browser shows text highlighted and refuses a binary politely', async () => {
     await page.getByRole('link', { name: 'Files' }).click();
     await page.getByRole('button', { name: 'src/' }).click();

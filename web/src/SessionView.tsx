@@ -16,6 +16,8 @@ const LINK_LABEL: Record<LinkState, string> = {
 };
 
 const enc = encodeURIComponent;
+/** docs/client-api.md §5.11: the modes `POST /session/{id}/approval-mode` takes. */
+const MODES = ['default', 'plan', 'auto-edit', 'auto', 'yolo'];
 
 /** One session: the transcript from its replay and stream, the prompt box, cancel, model and export. */
 export function SessionView({ sessionId, onError }: { sessionId: string; onError: (message: string) => void }) {
@@ -63,6 +65,15 @@ export function SessionView({ sessionId, onError }: { sessionId: string; onError
       ...(answers ? { answers } : {}),
     });
   const switchModel = (modelId: string) => call('POST', `/session/${enc(sessionId)}/model`, { modelId });
+  const switchMode = async (mode: string) => {
+    const r = await call('POST', `/session/${enc(sessionId)}/approval-mode`, { mode });
+    if (!r || !loaded) return;
+    loaded.model.approvalMode = r.mode;
+    bump();
+  };
+  const withdraw = async (promptId: string) => {
+    await call('DELETE', `/session/${enc(sessionId)}/pending-prompts/${enc(promptId)}`);
+  };
   const exportAs = async (format: string) => {
     try {
       const { blob, filename } = await download(`/session/${enc(sessionId)}/export?format=${format}`);
@@ -122,7 +133,14 @@ export function SessionView({ sessionId, onError }: { sessionId: string; onError
             ))}
           </select>
         </label>
-        {m.approvalMode && <span class="muted">mode {m.approvalMode}</span>}
+        <label>
+          Approval{' '}
+          <select aria-label="Approval mode" value={m.approvalMode ?? 'default'} onChange={(e) => switchMode((e.target as HTMLSelectElement).value)}>
+            {MODES.map((mode) => (
+              <option key={mode}>{mode}</option>
+            ))}
+          </select>
+        </label>
         {m.usage && <span class="muted">tokens {m.usage.inputTokens ?? 0}↑ {m.usage.outputTokens ?? 0}↓</span>}
         <select aria-label="Export" value="" onChange={(e) => exportAs((e.target as HTMLSelectElement).value)}>
           <option value="">Export…</option>
@@ -141,6 +159,18 @@ export function SessionView({ sessionId, onError }: { sessionId: string; onError
         loadOlder={loadOlder}
         vote={vote}
       />
+      {m.queue.size > 0 && (
+        <ol class="queue" aria-label="Queue">
+          {[...m.queue].map(([promptId, text]) => (
+            <li key={promptId}>
+              <span class="queued-text">{text || '(no text)'}</span>
+              <button type="button" class="link small" aria-label={`Withdraw: ${text}`} onClick={() => withdraw(promptId)}>
+                Withdraw
+              </button>
+            </li>
+          ))}
+        </ol>
+      )}
       <form
         class="composer"
         onSubmit={(e) => {
@@ -162,7 +192,7 @@ export function SessionView({ sessionId, onError }: { sessionId: string; onError
           }}
         />
         <div class="composer-actions">
-          {m.queued > 0 && <span class="muted">{m.queued} queued</span>}
+          {m.queue.size > 0 && <span class="muted">{m.queue.size} queued</span>}
           {m.running && (
             <button type="button" class="reject" onClick={cancel}>
               Cancel turn

@@ -45,6 +45,14 @@ function Row({ item, vote }: { item: Item; vote: (ask: Ask, optionId: string | n
       return <PermissionCard ask={item} vote={vote} />;
     case 'note':
       return <div class={`note ${item.tone}`}>{item.text}</div>;
+    case 'rewind':
+      return (
+        <div class="rewind" role="note">
+          <strong>Rewound</strong>: {item.undone} {item.undone === 1 ? 'turn' : 'turns'} undone, {item.keptTurns} kept
+          {item.filesChanged.length > 0 && <span> · files restored: {item.filesChanged.join(', ')}</span>}
+          {item.filesFailed.length > 0 && <span class="refused"> · not restored: {item.filesFailed.join(', ')}</span>}
+        </div>
+      );
   }
 }
 

@@ -25,14 +25,16 @@ export type Item =
       endedAt: number | null;
     }
   | { kind: 'permission'; key: string; requestId: string; title: string; options: Option[]; question: boolean; toolCall: any; outcome: string | null }
-  | { kind: 'note'; key: string; text: string; tone: 'info' | 'error' };
+  | { kind: 'note'; key: string; text: string; tone: 'info' | 'error' }
+  | { kind: 'rewind'; key: string; keptTurns: number; undone: number; filesChanged: string[]; filesFailed: string[] };
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
 export class SessionModel {
   items: Item[] = [];
   running = false;
-  queued = 0;
+  /** Prompts waiting behind the running one, in order: id → text (each can be withdrawn). */
+  readonly queue = new Map<string, string>();
   modelId: string | null = null;
   approvalMode: string | null = null;
   usage: { inputTokens?: number; outputTokens?: number } | null = null;
@@ -74,13 +76,32 @@ export class SessionModel {
         return;
       }
       case 'pending_prompt_added':
-        this.queued += 1;
+        if (d.promptId) this.queue.set(d.promptId, d.text ?? '');
         return;
       case 'pending_prompt_started':
-        this.queued = Math.max(0, this.queued - 1);
+        this.queue.delete(d.promptId);
         this.running = true;
         return;
+      case 'pending_prompt_completed':
+        this.queue.delete(d.promptId);
+        return;
+      case 'session_rewound':
+        this.items.push({
+          kind: 'rewind',
+          key: `rewind-${d.rewindId ?? this.key('rewind')}`,
+          keptTurns: d.targetTurnIndex ?? 0,
+          undone: (d.undonePromptIds ?? []).length,
+          filesChanged: d.filesChanged ?? [],
+          filesFailed: d.filesFailed ?? [],
+        });
+        return;
       case 'turn_complete':
+        // A queued prompt withdrawn (docs/client-api.md §6.5) ends without ever running: the running turn goes on.
+        if (d.promptId && this.queue.has(d.promptId)) {
+          this.note(`Withdrawn: ${this.queue.get(d.promptId) || 'a queued prompt'}`, 'info');
+          this.queue.delete(d.promptId);
+          return;
+        }
         this.running = false;
         if (d.stopReason && d.stopReason !== 'end_turn') this.note(`Turn ended: ${d.stopReason}`, 'info');
         return;
@@ -97,7 +118,7 @@ export class SessionModel {
         this.approvalMode = d.currentApprovalMode ?? this.approvalMode;
         return;
       case 'approval_mode_changed':
-        this.approvalMode = d.approvalMode ?? d.mode ?? this.approvalMode;
+        this.approvalMode = d.next ?? d.approvalMode ?? d.mode ?? this.approvalMode;
         return;
       case 'session_closed':
         return this.note(`Session closed${d.reason ? `: ${d.reason}` : ''}`, 'info');
