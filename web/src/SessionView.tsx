@@ -25,7 +25,6 @@ export function SessionView({ sessionId, onError }: { sessionId: string; onError
   const [version, setVersion] = useState(0);
   const [link, setLink] = useState<LinkState>('connecting');
   const [draft, setDraft] = useState('');
-  const [shown, setShown] = useState(0);
   const [older, setOlder] = useState<{ anchor: string | null; cursor: string | null }>({ anchor: null, cursor: null });
   const input = useRef<HTMLTextAreaElement>(null);
   const bump = useCallback(() => setVersion((v) => v + 1), []);
@@ -153,8 +152,6 @@ export function SessionView({ sessionId, onError }: { sessionId: string; onError
       <Transcript
         model={m}
         version={version}
-        shown={shown}
-        showMore={() => setShown((s) => Math.max(s, 60) + 60)}
         hasOlder={older.anchor !== null || older.cursor !== null}
         loadOlder={loadOlder}
         vote={vote}
