@@ -274,7 +274,7 @@ describe('the web app in a browser', { skip: chromiumSkip, timeout: 300_000 }, (
     assert.deepEqual(unexpected, []);
     if (process.env.BERTH_UPDATE_SCREENSHOTS) {
       mkdirSync(DOCS_SCREENSHOTS, { recursive: true });
-      for (const name of ['permission', 'session-dark', 'files']) copyFileSync(join(browser.screenshotDir, `${name}.png`), join(DOCS_SCREENSHOTS, `web-${name}.png`));
+      for (const name of ['permission', 'session-dark', 'files', 'workspace']) copyFileSync(join(browser.screenshotDir, `${name}.png`), join(DOCS_SCREENSHOTS, `web-${name}.png`));
     }
   });
 });

@@ -41,6 +41,8 @@ export class SessionModel {
   private counter = 0;
   private readonly tools = new Map<string, Extract<Item, { kind: 'tool' }>>();
   private readonly asks = new Map<string, Extract<Item, { kind: 'permission' }>>();
+  /** Prompts whose turn began (their echo was seen): a cancelled end of any other was a withdrawal. */
+  private readonly begun = new Set<string>();
 
   private key(prefix: string): string {
     this.counter += 1;
@@ -66,6 +68,7 @@ export class SessionModel {
     const now = at ?? e._meta?.serverTimestamp ?? d._meta?.timestamp ?? d.update?._meta?.timestamp ?? Date.now();
     switch (e.type) {
       case 'session_update':
+        if ((d.update ?? d).sessionUpdate === 'user_message_chunk' && (e.promptId ?? d.promptId)) this.begun.add(e.promptId ?? d.promptId);
         return this.update(d.update ?? d, now);
       case 'permission_request':
         return this.ask(d.requestId, d.toolCall?.title ?? d.title ?? 'Permission', d.options ?? [], d.toolCall, d.toolCall?._meta?.interactionKind === 'user_question');
@@ -103,7 +106,9 @@ export class SessionModel {
           return;
         }
         this.running = false;
-        if (d.stopReason && d.stopReason !== 'end_turn') this.note(`Turn ended: ${d.stopReason}`, 'info');
+        // In a replay the queue is gone; a cancelled prompt that never began was withdrawn from it.
+        if (d.stopReason === 'cancelled' && this.begun.size > 0 && d.promptId && !this.begun.has(d.promptId)) this.note('Withdrawn: a queued prompt', 'info');
+        else if (d.stopReason && d.stopReason !== 'end_turn') this.note(`Turn ended: ${d.stopReason}`, 'info');
         return;
       case 'turn_error':
         this.running = false;
