@@ -6,6 +6,7 @@ import type { Page } from 'playwright-core';
 import { chromiumAvailable, chromiumSkip, CHROMIUM, openBrowser, type Browser } from '../support/browser.js';
 import { askModule } from '../../src/modules/index.js';
 import { CuttingProxy } from '../support/cutting-proxy.js';
+import { storeGeneratedSession } from '../support/history.js';
 import { writeReply } from '../support/model-script.js';
 import { openTab } from '../support/module.js';
 import { createAppToken, startNotesApp, type NotesApp } from '../support/notes-app.js';
@@ -254,6 +255,22 @@ describe('the web app in a browser', { skip: chromiumSkip, timeout: 300_000 }, (
     assert.match(await app.innerText(), /connected/);
     assert.match(await app.innerText(), /notes\.list/);
     await browser.screenshot('workspace');
+  });
+
+  test('a long transcript keeps only a window of rows in the page, moving as the reader scrolls', async () => {
+    const long = storeGeneratedSession(stack.daemon, 400); // 2,400 records
+    await page.goto(`${stack.daemon.url}/#/s/${long}`);
+    const newest = page.getByText('generated answer 399', { exact: true });
+    await newest.waitFor();
+    const rows = page.locator('.transcript > .row');
+    const atBottom = await rows.count();
+    assert.ok(atBottom > 10 && atBottom < 150, `${atBottom} rows in the page at the bottom`);
+    // Half way up: the newest answer leaves the page, the count stays bounded.
+    await page.locator('.transcript').evaluate((el) => (el.scrollTop = el.scrollHeight / 2));
+    await newest.waitFor({ state: 'detached' });
+    assert.ok((await rows.count()) < 150);
+    await page.locator('.transcript').evaluate((el) => (el.scrollTop = el.scrollHeight));
+    await newest.waitFor();
   });
 
   test('the dark theme applies, and nothing broke the Content-Security-Policy or threw', async () => {
