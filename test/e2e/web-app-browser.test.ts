@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { chromiumAvailable, chromiumSkip, CHROMIUM, openBrowser, type Browser } from '../support/browser.js';
 import { askModule } from '../../src/modules/index.js';
+import { TEST_AGENT_ID, withAgents } from '../support/acp-stack.js';
 import { CuttingProxy } from '../support/cutting-proxy.js';
 import { storeGeneratedSession } from '../support/history.js';
 import { writeReply } from '../support/model-script.js';
@@ -39,10 +40,16 @@ describe('the web app in a browser', { skip: chromiumSkip, timeout: 300_000 }, (
 
   before(async () => {
     assert.ok(chromiumAvailable, `CI must run this test: no Chromium at ${CHROMIUM}`);
-    stack = await startStack({
-      config: { token: TOKEN },
-      files: { 'README.md': '# Demo project\n\nSome *notes*.\n', 'src/main.ts': 'export const answer: number = 42;\n', 'blob.bin': Buffer.from([0, 1, 2, 0, 255, 0]) },
-    });
+    // The suite's small ACP agent is offered too, so the new-session form can pick it.
+    stack = await startStack(
+      withAgents(
+        {},
+        {
+          config: { token: TOKEN },
+          files: { 'README.md': '# Demo project\n\nSome *notes*.\n', 'src/main.ts': 'export const answer: number = 42;\n', 'blob.bin': Buffer.from([0, 1, 2, 0, 255, 0]) },
+        },
+      ),
+    );
     dir = tempDir('berth-web-');
     proxy = await new CuttingProxy().start();
     browser = await openBrowser(join(dir, 'profile'), undefined, proxy.url);
@@ -255,6 +262,18 @@ describe('the web app in a browser', { skip: chromiumSkip, timeout: 300_000 }, (
     assert.match(await app.innerText(), /connected/);
     assert.match(await app.innerText(), /notes\.list/);
     await browser.screenshot('workspace');
+  });
+
+  test('the new-session form starts a session on an external agent picked by name', async () => {
+    await page.goto(`${stack.daemon.url}/#/`);
+    await page.getByRole('button', { name: 'New session' }).click();
+    await page.getByLabel('Agent').selectOption(TEST_AGENT_ID);
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.waitForURL(/#\/s\/[0-9a-f-]{36}$/);
+    const id = /#\/s\/([0-9a-f-]{36})$/.exec(page.url())![1]!;
+    await page.locator('.link-live').waitFor();
+    const tabs = await stack.daemon.json('GET', `/workspace/${encodeURIComponent(stack.daemon.workspace)}/tabs?messages=0`);
+    assert.equal(tabs.body.tabs.find((t: { sessionId: string }) => t.sessionId === id)?.harness, TEST_AGENT_ID);
   });
 
   test('a long transcript keeps only a window of rows in the page, moving as the reader scrolls', async () => {
