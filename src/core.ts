@@ -11,6 +11,7 @@ import type { TokenService } from './tokens/tokens.js';
 import type { TranscriptService } from './transcript/service.js';
 import type { ConfinementReport } from './tools/builtin/commands/confinement.js';
 import type { ToolService } from './tools/service.js';
+import type { ChannelStates } from './workspace/channel-states.js';
 import type { WorkspaceRegistry } from './workspace/registry.js';
 
 /**
@@ -24,6 +25,8 @@ export interface Core {
   readonly clock: Clock;
   readonly tokens: TokenService;
   readonly workspaces: WorkspaceRegistry;
+  /** Each remote workspace's gateway channel state, as the gateway face reports it. */
+  readonly channels: ChannelStates;
   readonly health: HealthRegistry;
   /** Every bound in force, as `/capabilities` advertises it: the configured ones and each module's fixed ones. */
   readonly limits: Readonly<Record<string, unknown>>;

@@ -7,6 +7,7 @@ import type { Core } from '../core.js';
 import { EventBus } from '../events/bus.js';
 import { EventBusStats } from '../events/stats.js';
 import { HealthRegistry } from '../health.js';
+import { ChannelStates } from '../workspace/channel-states.js';
 import type { Logger } from '../log.js';
 import { MessagingService, messagingTools } from '../messaging/index.js';
 import { McpHub } from '../mcp/hub.js';
@@ -133,6 +134,7 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
     clock,
     tokens: new TokenService(repos.tokens, config.token),
     workspaces,
+    channels: new ChannelStates(),
     health,
     limits: advertisedLimits(config),
     models,

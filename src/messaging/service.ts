@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import { BerthError } from '../protocol/errors/index.js';
 import type { Logger } from '../log.js';
 import type { Session } from '../sessions/session.js';
-import type { ModuleInboxRepository } from './records.js';
+import type { InboxMessage, ModuleInboxRepository } from './records.js';
 import type { ModuleTabRepository } from './records.js';
 import { moduleEnvironment } from './agent-env.js';
 import { AgentTokens } from './agent-tokens.js';
@@ -119,6 +119,16 @@ export class MessagingService {
       trouble: tab.trouble,
       socket: this.socketPath(workspaceId),
     };
+  }
+
+  /**
+   * Every open tab of a workspace as its owner sees it, by number, with the
+   * messages waiting in its inbox — left there, as `peek` leaves them.
+   */
+  tabsOf(workspaceId: string): Array<TabView & { readonly inbox: readonly InboxMessage[] }> {
+    return this.directory
+      .inWorkspace(workspaceId)
+      .map((t) => ({ ...this.describe(t.session.id)!, inbox: this.deps.inbox.list(t.session.id) }));
   }
 
   /** Whether a presented secret is a module token (so other faces can refuse it by name). */

@@ -186,8 +186,22 @@ export class PromptLane {
     });
   }
 
-  /** Cancels only the running prompt (docs/client-api.md §6.3); queued prompts stay and run afterwards. */
-  cancel(clientId: string | undefined): void {
+  /**
+   * Withdraws one prompt (docs/client-api.md §6.5): a queued one never runs — it ends with
+   * `turn_complete` `cancelled` and `pending_prompt_completed` `removed`; the running one is
+   * cancelled as §6.3. 404 `prompt_not_found` when no unsettled prompt has this id.
+   */
+  private withdraw(promptId: string, clientId: string | undefined): void {
+    const entry = this.queue.all().find((e) => e.promptId === promptId && !e.settled);
+    if (!entry) throw new BerthError('prompt_not_found', undefined, { sessionId: this.ports.sessionId, promptId });
+    if (entry.state === 'running') return this.cancel(clientId);
+    this.ports.publish({ type: 'prompt_cancelled', promptId, originatorClientId: clientId, data: { sessionId: this.ports.sessionId } });
+    this.settle(entry, { stopReason: 'cancelled' });
+  }
+
+  /** Cancels only the running prompt (docs/client-api.md §6.3); queued prompts stay and run afterwards. With `promptId`, `withdraw`. */
+  cancel(clientId: string | undefined, promptId?: string): void {
+    if (promptId !== undefined) return this.withdraw(promptId, clientId);
     const running = this.queue.running();
     this.ports.publish({
       type: 'prompt_cancelled',

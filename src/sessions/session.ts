@@ -208,10 +208,10 @@ export class Session {
     return accepted;
   }
 
-  /** Cancels only the running prompt (docs/client-api.md §6.3); queued prompts stay and run afterwards. */
-  cancel(clientId: string | undefined): void {
+  /** Cancels only the running prompt (§6.3), or with `promptId` that one prompt, queued or running (§6.5). */
+  cancel(clientId: string | undefined, promptId?: string): void {
     this.assertOpen();
-    this.lane.cancel(clientId);
+    this.lane.cancel(clientId, promptId);
   }
 
   /** Renames the session or binds a pull request (docs/client-api.md §5.6); persisted and published. */

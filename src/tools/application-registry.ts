@@ -100,6 +100,17 @@ export class ApplicationToolRegistry {
     return tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
+  /** Each application of a workspace, by id: whether it is connected, and its tools sorted by name. */
+  applications(workspaceId: string): Array<{ applicationId: string; connected: boolean; tools: Tool[] }> {
+    return [...(this.workspaces.get(workspaceId) ?? [])]
+      .map(([applicationId, p]) => ({
+        applicationId,
+        connected: p.connected,
+        tools: [...p.tools.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+      }))
+      .sort((a, b) => (a.applicationId < b.applicationId ? -1 : a.applicationId > b.applicationId ? 1 : 0));
+  }
+
   /** The application that publishes tool `name` in a workspace. */
   applicationOf(workspaceId: string, name: string): string | undefined {
     for (const [applicationId, publication] of this.workspaces.get(workspaceId) ?? []) {

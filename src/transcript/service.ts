@@ -67,6 +67,14 @@ export class TranscriptService {
     return this.pages.page(this.context(row), query);
   }
 
+  /** The last `most` records of one kind (e.g. `module_message`), oldest first; [] for a session never stored. */
+  latestOfKind(id: string, kind: string, most: number): TranscriptRecord[] {
+    const row = this.stores.sessions.get(id.toLowerCase());
+    if (!row) return [];
+    const records = this.stores.transcript.ofKind(row.id, kind, this.stores.transcript.lastSeq(row.id));
+    return records.filter((r) => !r.unreadable).slice(-most);
+  }
+
   /** Sparse list of a transcript's turns (the prompts), with the snapshot `atRecordId` pages need. */
   turnIndex(id: string, q: { snapshot?: string; start?: string; limit?: string }): TurnIndex {
     const row = this.session(id);

@@ -29,6 +29,16 @@ describe('a session on B works on A’s project through the gateway channel', { 
 
   connectedOwnerPerSuite({ 'src.txt': 'alpha beta\n', 'AGENTS.md': 'Be brief.\n' }, (pair) => ({ host, dirs, owner } = pair));
 
+  test('capabilities show the remote workspace connected while its owner holds a channel', async () => {
+    const caps = await host.b.json('GET', '/capabilities');
+    const remote = caps.body.workspaces.find((w: { id: string }) => w.id === 'proj-a');
+    assert.equal(remote.location, 'remote');
+    assert.equal(remote.channel.state, 'connected');
+    assert.ok(remote.channel.channels >= 1);
+    const local = caps.body.workspaces.find((w: { location: string }) => w.location === 'local');
+    assert.equal(local.channel, undefined, 'a local workspace has no channel');
+  });
+
   test('reads, writes, patches, runs a command and polls its output on the owner’s disk', async () => {
     const last = (seen: SeenResult[]) => seen[seen.length - 1];
     const plans: TurnPlans = new Map([

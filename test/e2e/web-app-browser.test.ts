@@ -4,8 +4,13 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { chromiumAvailable, chromiumSkip, CHROMIUM, openBrowser, type Browser } from '../support/browser.js';
+import { askModule } from '../../src/modules/index.js';
+import { TEST_AGENT_ID, withAgents } from '../support/acp-stack.js';
 import { CuttingProxy } from '../support/cutting-proxy.js';
+import { storeGeneratedSession } from '../support/history.js';
 import { writeReply } from '../support/model-script.js';
+import { openTab } from '../support/module.js';
+import { createAppToken, startNotesApp, type NotesApp } from '../support/notes-app.js';
 import { startStack, type Stack } from '../support/stack.js';
 import { removeDir, tempDir } from '../support/tmp.js';
 
@@ -25,6 +30,7 @@ describe('the web app in a browser', { skip: chromiumSkip, timeout: 300_000 }, (
   let page: Page;
   let sessionId = '';
   let proxy: CuttingProxy;
+  let notes: NotesApp | undefined;
 
   const openPermission = () => page.locator('.permission.open').first();
   async function send(text: string) {
@@ -34,10 +40,16 @@ describe('the web app in a browser', { skip: chromiumSkip, timeout: 300_000 }, (
 
   before(async () => {
     assert.ok(chromiumAvailable, `CI must run this test: no Chromium at ${CHROMIUM}`);
-    stack = await startStack({
-      config: { token: TOKEN },
-      files: { 'README.md': '# Demo project\n\nSome *notes*.\n', 'src/main.ts': 'export const answer: number = 42;\n', 'blob.bin': Buffer.from([0, 1, 2, 0, 255, 0]) },
-    });
+    // The suite's small ACP agent is offered too, so the new-session form can pick it.
+    stack = await startStack(
+      withAgents(
+        {},
+        {
+          config: { token: TOKEN },
+          files: { 'README.md': '# Demo project\n\nSome *notes*.\n', 'src/main.ts': 'export const answer: number = 42;\n', 'blob.bin': Buffer.from([0, 1, 2, 0, 255, 0]) },
+        },
+      ),
+    );
     dir = tempDir('berth-web-');
     proxy = await new CuttingProxy().start();
     browser = await openBrowser(join(dir, 'profile'), undefined, proxy.url);
@@ -46,6 +58,7 @@ describe('the web app in a browser', { skip: chromiumSkip, timeout: 300_000 }, (
   });
 
   after(async () => {
+    await notes?.stop();
     await browser?.context.close();
     await proxy?.close();
     await stack?.close();
@@ -173,6 +186,52 @@ describe('the web app in a browser', { skip: chromiumSkip, timeout: 300_000 }, (
     assert.match(readFileSync(saved, 'utf8'), /From the second model\./);
   });
 
+  test('the approval mode switches, a queued prompt is withdrawn, a rewind shows as a marker', async () => {
+    await page.getByLabel('Approval mode').selectOption('yolo');
+    await stack.model.enqueue(writeReply('unasked.txt', 'free\n'), { kind: 'reply', text: 'Written unasked.' });
+    for (;;) {
+      const status = await stack.daemon.json('GET', `/session/${sessionId}/status`);
+      if (status.body.approvalMode === 'yolo') break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await send('Write without asking');
+    await page.getByText('Written unasked.').waitFor();
+    assert.equal(readFileSync(join(stack.daemon.workspace, 'unasked.txt'), 'utf8'), 'free\n', 'yolo wrote without a vote');
+
+    stack.model.enqueue({ kind: 'hang', text: 'Busy' });
+    await send('Keep busy');
+    await page.getByRole('button', { name: 'Cancel turn' }).waitFor();
+    await send('Never run this');
+    const queued = page.locator('.queue li', { hasText: 'Never run this' });
+    await queued.waitFor();
+    await queued.getByRole('button', { name: /Withdraw/ }).click();
+    await page.locator('.queue').waitFor({ state: 'detached' });
+    await page.locator('.note', { hasText: 'Withdrawn: Never run this' }).waitFor();
+    assert.ok(await page.getByRole('button', { name: 'Cancel turn' }).isVisible(), 'the running turn goes on');
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: 'Cancel turn' }).waitFor({ state: 'detached' });
+    assert.ok(!JSON.stringify(stack.model.requests.map((r) => r.body)).includes('Never run this'), 'the withdrawn prompt never reached the model');
+
+    const before = await page.locator('.rewind').count();
+    await send('/rewind');
+    await page.locator('.rewind').nth(before).waitFor();
+    assert.match(await page.locator('.rewind').nth(before).innerText(), /Rewound: 1 turn undone/);
+  });
+
+  test('a stored session can be removed from the list and brought back', async () => {
+    const extra = await stack.daemon.json('POST', '/session', { sessionScope: 'thread' });
+    const id: string = extra.body.sessionId;
+    await stack.daemon.json('PATCH', `/session/${id}/metadata`, { displayName: 'Throwaway' });
+    assert.equal((await stack.daemon.json('DELETE', `/session/${id}`)).status, 204);
+    await page.reload();
+    const row = page.locator('.sidebar li', { hasText: 'Throwaway' });
+    await row.getByRole('button', { name: 'Remove from list' }).click();
+    await row.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Show removed sessions (1)' }).click();
+    await row.getByRole('button', { name: 'Show in list' }).click();
+    assert.equal(await page.getByRole('button', { name: /Show removed sessions/ }).count(), 0);
+  });
+
   test('the file browser shows text highlighted and refuses a binary politely', async () => {
     await page.getByRole('link', { name: 'Files' }).click();
     await page.getByRole('button', { name: 'src/' }).click();
@@ -182,6 +241,55 @@ describe('the web app in a browser', { skip: chromiumSkip, timeout: 300_000 }, (
     await page.getByRole('button', { name: '..' }).click();
     await page.getByRole('button', { name: 'blob.bin' }).click();
     await page.locator('.file-view .refused').waitFor();
+  });
+
+  test('the workspace panel shows two tabs exchange a message and a connected example app with its catalog', async () => {
+    const sender = await openTab(stack.daemon);
+    const receiver = await openTab(stack.daemon);
+    // The receiver reads its inbox itself, so the message waits there to be seen rather than starting a turn.
+    assert.equal((await stack.daemon.json('PATCH', `/session/${receiver.sessionId}/module`, { delivery: 'inbox' })).status, 200);
+    const sent = await askModule(sender.socket, { token: sender.token, op: 'send', tab: receiver.tab, text: 'Please review src/main.ts.', kind: 'task' });
+    assert.equal(sent.ok, true, sent.text);
+    notes = await startNotesApp(stack.daemon.url, await createAppToken(stack.daemon.home, 'notes', 'write'));
+
+    await page.getByRole('link', { name: 'Workspace' }).click();
+    const receiverCard = page.locator(`.tab-card[data-tab="${receiver.tab}"]`);
+    await receiverCard.locator('.message.waiting', { hasText: 'Please review src/main.ts.' }).waitFor();
+    assert.match(await receiverCard.innerText(), new RegExp(`from tab ${sender.tab}`));
+    await page.locator(`.tab-card[data-tab="${sender.tab}"] .message.out`, { hasText: 'Please review src/main.ts.' }).waitFor();
+    const app = page.locator('.app-card', { hasText: 'notes' });
+    await app.locator('code', { hasText: 'notes.add' }).waitFor();
+    assert.match(await app.innerText(), /connected/);
+    assert.match(await app.innerText(), /notes\.list/);
+    await browser.screenshot('workspace');
+  });
+
+  test('the new-session form starts a session on an external agent picked by name', async () => {
+    await page.goto(`${stack.daemon.url}/#/`);
+    await page.getByRole('button', { name: 'New session' }).click();
+    await page.getByLabel('Agent').selectOption(TEST_AGENT_ID);
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.waitForURL(/#\/s\/[0-9a-f-]{36}$/);
+    const id = /#\/s\/([0-9a-f-]{36})$/.exec(page.url())![1]!;
+    await page.locator('.link-live').waitFor();
+    const tabs = await stack.daemon.json('GET', `/workspace/${encodeURIComponent(stack.daemon.workspace)}/tabs?messages=0`);
+    assert.equal(tabs.body.tabs.find((t: { sessionId: string }) => t.sessionId === id)?.harness, TEST_AGENT_ID);
+  });
+
+  test('a long transcript keeps only a window of rows in the page, moving as the reader scrolls', async () => {
+    const long = storeGeneratedSession(stack.daemon, 400); // 2,400 records
+    await page.goto(`${stack.daemon.url}/#/s/${long}`);
+    const newest = page.getByText('generated answer 399', { exact: true });
+    await newest.waitFor();
+    const rows = page.locator('.transcript > .row');
+    const atBottom = await rows.count();
+    assert.ok(atBottom > 10 && atBottom < 150, `${atBottom} rows in the page at the bottom`);
+    // Half way up: the newest answer leaves the page, the count stays bounded.
+    await page.locator('.transcript').evaluate((el) => (el.scrollTop = el.scrollHeight / 2));
+    await newest.waitFor({ state: 'detached' });
+    assert.ok((await rows.count()) < 150);
+    await page.locator('.transcript').evaluate((el) => (el.scrollTop = el.scrollHeight));
+    await newest.waitFor();
   });
 
   test('the dark theme applies, and nothing broke the Content-Security-Policy or threw', async () => {
@@ -202,7 +310,7 @@ describe('the web app in a browser', { skip: chromiumSkip, timeout: 300_000 }, (
     assert.deepEqual(unexpected, []);
     if (process.env.BERTH_UPDATE_SCREENSHOTS) {
       mkdirSync(DOCS_SCREENSHOTS, { recursive: true });
-      for (const name of ['permission', 'session-dark', 'files']) copyFileSync(join(browser.screenshotDir, `${name}.png`), join(DOCS_SCREENSHOTS, `web-${name}.png`));
+      for (const name of ['permission', 'session-dark', 'files', 'workspace']) copyFileSync(join(browser.screenshotDir, `${name}.png`), join(DOCS_SCREENSHOTS, `web-${name}.png`));
     }
   });
 });

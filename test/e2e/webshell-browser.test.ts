@@ -17,7 +17,8 @@ import { removeDir, tempDir } from '../support/tmp.js';
  * (`allowOrigins`, as `--allow-origin` would). The Web Shell's files are hosted the way qwen serve
  * hosts them (static, single-page fallback); every API call it makes goes to Berth. Checked as a
  * new user would: connect, see and load a stored session, create one, prompt and stream, approve
- * one write and reject another, switch model — and no call Berth answers with 404.
+ * one write and reject another, switch model, cancel a turn, reload with a permission pending —
+ * and no call Berth answers with 404.
  */
 async function peerWebShell(): Promise<string | null> {
   try {
@@ -129,6 +130,50 @@ describe('the qwen Web Shell against Berth', { skip, timeout: 300_000 }, () => {
     await page.getByText('Second model speaking').waitFor();
     const chat = stack.model.requests.slice(before).find((r) => r.path.endsWith('/chat/completions'));
     assert.equal(chat?.body.model, 'scripted-model-2');
+  });
+
+  const currentSession = () => {
+    const id = /\/session\/([0-9a-f-]{36})/.exec(page.url())?.[1];
+    assert.ok(id, page.url());
+    return id;
+  };
+  const settled = async (id: string) => {
+    for (;;) {
+      const status = await stack.daemon.json('GET', `/session/${id}/status`);
+      if (!status.body.hasActivePrompt) return;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+
+  test('Escape, pressed twice as it asks, cancels the running turn', async () => {
+    stack.model.enqueue({ kind: 'hang', text: 'Thinking for a long time' });
+    await prompt('Take your time');
+    await page.getByText('esc to cancel').first().waitFor();
+    const id = currentSession();
+    assert.equal((await stack.daemon.json('GET', `/session/${id}/status`)).body.hasActivePrompt, true);
+    await page.keyboard.press('Escape');
+    await page.getByText('Press Esc again to stop').first().waitFor();
+    await page.keyboard.press('Escape');
+    await settled(id);
+    const journal = await stack.daemon.json('GET', `/session/${id}/transcript?limit=200`);
+    assert.match(JSON.stringify(journal.body), /"stopReason":"cancelled"/, 'the turn ended cancelled');
+  });
+
+  test('a reload with a pending permission shows it again, and approving it then writes the file', async () => {
+    stack.model.enqueue(writeReply('shell-reload.txt', 'kept\n'), { kind: 'reply', text: 'Written after the reload' });
+    await prompt('Write after a reload');
+    const allow = page.locator('button', { hasText: 'Yes, allow once' });
+    await allow.waitFor();
+    const id = currentSession();
+    await page.reload();
+    const connect = page.getByRole('button', { name: 'Connect' });
+    await allow.or(connect).first().waitFor();
+    if (await connect.isVisible()) await connect.click();
+    await browser.screenshot('webshell-reload-permission');
+    await allow.click();
+    await page.getByText('Written after the reload').waitFor();
+    await settled(id);
+    assert.equal(readFileSync(join(stack.daemon.workspace, 'shell-reload.txt'), 'utf8'), 'kept\n');
   });
 
   test('no call the Web Shell made got 404 from Berth', () => {

@@ -3,18 +3,24 @@ import { api, ApiError, checkToken } from './api';
 import { FileBrowser } from './FileBrowser';
 import { Login } from './Login';
 import { SessionView } from './SessionView';
-import { Sidebar, type Workspace } from './Sidebar';
+import { Sidebar, type Agent, type Workspace } from './Sidebar';
+import { WorkspacePanel } from './WorkspacePanel';
 
-type Route = { kind: 'home' } | { kind: 'session'; id: string } | { kind: 'files' };
+type Route = { kind: 'home' } | { kind: 'session'; id: string } | { kind: 'files' } | { kind: 'workspace' };
 
 function parseRoute(hash: string): Route {
   const session = /^#\/s\/([0-9a-fA-F-]{36})$/.exec(hash);
   if (session) return { kind: 'session', id: session[1]! };
-  return hash === '#/files' ? { kind: 'files' } : { kind: 'home' };
+  return hash === '#/files' ? { kind: 'files' } : hash === '#/workspace' ? { kind: 'workspace' } : { kind: 'home' };
 }
 
 const THEME_KEY = 'berth.theme';
-const capsOf = (c: any) => ({ workspaces: (c.workspaces ?? []) as Workspace[], modelServices: (c.modelServices ?? []) as string[] });
+interface Caps {
+  readonly workspaces: Workspace[];
+  readonly modelServices: string[];
+  readonly agents: Agent[];
+}
+const capsOf = (c: any): Caps => ({ workspaces: c.workspaces ?? [], modelServices: c.modelServices ?? [], agents: c.agents ?? [] });
 function applyTheme(theme: string | null) {
   if (theme) document.documentElement.dataset.theme = theme;
   else delete document.documentElement.dataset.theme;
@@ -33,7 +39,7 @@ export function App() {
   const [authed, setAuthed] = useState<boolean | null>(null);
   const [refused, setRefused] = useState(false);
   const [route, setRoute] = useState<Route>(parseRoute(location.hash));
-  const [caps, setCaps] = useState<{ workspaces: Workspace[]; modelServices: string[] } | null>(null);
+  const [caps, setCaps] = useState<Caps | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [theme, setTheme] = useState<string | null>(localStorage.getItem(THEME_KEY));
   const [refreshKey, setRefreshKey] = useState(0);
@@ -82,6 +88,7 @@ export function App() {
           Berth
         </a>
         <a href="#/files">Files</a>
+        <a href="#/workspace">Workspace</a>
         <span class="spacer" />
         <button class="link" onClick={toggleTheme} aria-label="Toggle light or dark theme">
           Theme
@@ -100,6 +107,7 @@ export function App() {
           <Sidebar
             workspaces={caps.workspaces}
             models={caps.modelServices}
+            agents={caps.agents}
             current={route.kind === 'session' ? route.id : null}
             open={(id) => {
               location.hash = `#/s/${id}`;
@@ -112,6 +120,7 @@ export function App() {
         <main class="content">
           {route.kind === 'session' && <SessionView key={route.id} sessionId={route.id} onError={setError} />}
           {route.kind === 'files' && <FileBrowser onError={setError} />}
+          {route.kind === 'workspace' && caps && <WorkspacePanel workspaces={caps.workspaces} onError={setError} />}
           {route.kind === 'home' && (
             <div class="home muted">
               <p>Pick a session or start a new one.</p>

@@ -16,6 +16,8 @@ const LINK_LABEL: Record<LinkState, string> = {
 };
 
 const enc = encodeURIComponent;
+/** docs/client-api.md §5.11: the modes `POST /session/{id}/approval-mode` takes. */
+const MODES = ['default', 'plan', 'auto-edit', 'auto', 'yolo'];
 
 /** One session: the transcript from its replay and stream, the prompt box, cancel, model and export. */
 export function SessionView({ sessionId, onError }: { sessionId: string; onError: (message: string) => void }) {
@@ -23,7 +25,6 @@ export function SessionView({ sessionId, onError }: { sessionId: string; onError
   const [version, setVersion] = useState(0);
   const [link, setLink] = useState<LinkState>('connecting');
   const [draft, setDraft] = useState('');
-  const [shown, setShown] = useState(0);
   const [older, setOlder] = useState<{ anchor: string | null; cursor: string | null }>({ anchor: null, cursor: null });
   const input = useRef<HTMLTextAreaElement>(null);
   const bump = useCallback(() => setVersion((v) => v + 1), []);
@@ -63,6 +64,15 @@ export function SessionView({ sessionId, onError }: { sessionId: string; onError
       ...(answers ? { answers } : {}),
     });
   const switchModel = (modelId: string) => call('POST', `/session/${enc(sessionId)}/model`, { modelId });
+  const switchMode = async (mode: string) => {
+    const r = await call('POST', `/session/${enc(sessionId)}/approval-mode`, { mode });
+    if (!r || !loaded) return;
+    loaded.model.approvalMode = r.mode;
+    bump();
+  };
+  const withdraw = async (promptId: string) => {
+    await call('DELETE', `/session/${enc(sessionId)}/pending-prompts/${enc(promptId)}`);
+  };
   const exportAs = async (format: string) => {
     try {
       const { blob, filename } = await download(`/session/${enc(sessionId)}/export?format=${format}`);
@@ -122,7 +132,14 @@ export function SessionView({ sessionId, onError }: { sessionId: string; onError
             ))}
           </select>
         </label>
-        {m.approvalMode && <span class="muted">mode {m.approvalMode}</span>}
+        <label>
+          Approval{' '}
+          <select aria-label="Approval mode" value={m.approvalMode ?? 'default'} onChange={(e) => switchMode((e.target as HTMLSelectElement).value)}>
+            {MODES.map((mode) => (
+              <option key={mode}>{mode}</option>
+            ))}
+          </select>
+        </label>
         {m.usage && <span class="muted">tokens {m.usage.inputTokens ?? 0}↑ {m.usage.outputTokens ?? 0}↓</span>}
         <select aria-label="Export" value="" onChange={(e) => exportAs((e.target as HTMLSelectElement).value)}>
           <option value="">Export…</option>
@@ -135,12 +152,22 @@ export function SessionView({ sessionId, onError }: { sessionId: string; onError
       <Transcript
         model={m}
         version={version}
-        shown={shown}
-        showMore={() => setShown((s) => Math.max(s, 60) + 60)}
         hasOlder={older.anchor !== null || older.cursor !== null}
         loadOlder={loadOlder}
         vote={vote}
       />
+      {m.queue.size > 0 && (
+        <ol class="queue" aria-label="Queue">
+          {[...m.queue].map(([promptId, text]) => (
+            <li key={promptId}>
+              <span class="queued-text">{text || '(no text)'}</span>
+              <button type="button" class="link small" aria-label={`Withdraw: ${text}`} onClick={() => withdraw(promptId)}>
+                Withdraw
+              </button>
+            </li>
+          ))}
+        </ol>
+      )}
       <form
         class="composer"
         onSubmit={(e) => {
@@ -162,7 +189,7 @@ export function SessionView({ sessionId, onError }: { sessionId: string; onError
           }}
         />
         <div class="composer-actions">
-          {m.queued > 0 && <span class="muted">{m.queued} queued</span>}
+          {m.queue.size > 0 && <span class="muted">{m.queue.size} queued</span>}
           {m.running && (
             <button type="button" class="reject" onClick={cancel}>
               Cancel turn

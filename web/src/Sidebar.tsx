@@ -7,6 +7,14 @@ export interface Workspace {
   readonly displayName: string;
   readonly primary: boolean;
   readonly location: 'local' | 'remote';
+  /** A remote workspace's gateway channel (docs/client-api.md §3.1). */
+  readonly channel?: { readonly state: 'connected' | 'disconnected'; readonly channels: number };
+}
+/** An external agent from `/capabilities` `agents`: picked by its id, or `<agentId>/<modelId>`. */
+export interface Agent {
+  readonly id: string;
+  readonly default: boolean;
+  readonly models: readonly { readonly modelId: string; readonly name: string }[];
 }
 interface SessionEntry {
   readonly sessionId: string;
@@ -20,7 +28,13 @@ interface Listing {
 }
 
 const PAGE = 50;
-const MODES = ['default', 'plan', 'auto-edit', 'yolo'];
+const MODES = ['default', 'plan', 'auto-edit', 'auto', 'yolo'];
+/**
+ * Stored sessions the person hid from the list. The client API has no route that deletes a stored
+ * session (DELETE /session/{id} closes a live one), so removing one from the list is kept in this browser.
+ */
+const HIDDEN_KEY = 'berth.hidden';
+const hiddenIds = (): Set<string> => new Set(JSON.parse(localStorage.getItem(HIDDEN_KEY) ?? '[]') as string[]);
 const listPath = (ws: Workspace, cursor?: string) =>
   `/workspace/${encodeURIComponent(ws.cwd)}/sessions?size=${PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
 
@@ -28,6 +42,7 @@ const listPath = (ws: Workspace, cursor?: string) =>
 export function Sidebar(props: {
   workspaces: readonly Workspace[];
   models: readonly string[];
+  agents: readonly Agent[];
   current: string | null;
   open: (sessionId: string) => void;
   onError: (message: string) => void;
@@ -36,6 +51,15 @@ export function Sidebar(props: {
   const [lists, setLists] = useState<Record<string, Listing>>({});
   const [search, setSearch] = useState('');
   const [creating, setCreating] = useState(false);
+  const [hidden, setHidden] = useState<Set<string>>(hiddenIds);
+  const [showHidden, setShowHidden] = useState(false);
+  const hide = (s: SessionEntry, on: boolean) => {
+    const next = new Set(hidden);
+    if (on) next.add(s.sessionId);
+    else next.delete(s.sessionId);
+    localStorage.setItem(HIDDEN_KEY, JSON.stringify([...next]));
+    setHidden(next);
+  };
 
   const reload = () =>
     Promise.all(props.workspaces.map((ws) => api<Listing>('GET', listPath(ws)).then((l) => [ws.id, l] as const)))
@@ -51,7 +75,8 @@ export function Sidebar(props: {
   useEffect(() => void reload(), [props.refreshKey, props.current, props.workspaces]);
 
   const needle = search.trim().toLowerCase();
-  const matches = (s: SessionEntry) => !needle || (s.displayName ?? '').toLowerCase().includes(needle) || s.sessionId.includes(needle);
+  const matches = (s: SessionEntry) =>
+    (showHidden || !hidden.has(s.sessionId)) && (!needle || (s.displayName ?? '').toLowerCase().includes(needle) || s.sessionId.includes(needle));
 
   const rename = async (s: SessionEntry) => {
     const name = prompt('Session name', s.displayName ?? '');
@@ -78,6 +103,11 @@ export function Sidebar(props: {
           <section key={ws.id} class="workspace">
             <h2 title={ws.cwd}>
               {ws.displayName} <span class="badge">{ws.location}</span>
+              {ws.channel && (
+                <span class={`badge channel-${ws.channel.state}`} title={`${ws.channel.channels} gateway channel(s) open`}>
+                  {ws.channel.state === 'connected' ? 'owner connected' : 'owner offline'}
+                </span>
+              )}
             </h2>
             <ul>
               {mine.map((s) => (
@@ -94,6 +124,11 @@ export function Sidebar(props: {
                       ×
                     </button>
                   )}
+                  {s.state === 'persisted' && (
+                    <button class="link small" aria-label={hidden.has(s.sessionId) ? 'Show in list' : 'Remove from list'} onClick={() => hide(s, !hidden.has(s.sessionId))}>
+                      {hidden.has(s.sessionId) ? '↺' : '−'}
+                    </button>
+                  )}
                 </li>
               ))}
             </ul>
@@ -105,15 +140,29 @@ export function Sidebar(props: {
           </section>
         );
       })}
+      {hidden.size > 0 && (
+        <button class="link small" onClick={() => setShowHidden(!showHidden)}>
+          {showHidden ? 'Leave out removed sessions' : `Show removed sessions (${hidden.size})`}
+        </button>
+      )}
     </nav>
   );
 }
 
-function NewSession(props: { workspaces: readonly Workspace[]; models: readonly string[]; onError: (m: string) => void; done: (id: string) => void }) {
+function NewSession(props: {
+  workspaces: readonly Workspace[];
+  models: readonly string[];
+  agents: readonly Agent[];
+  onError: (m: string) => void;
+  done: (id: string) => void;
+}) {
+  const [agent, setAgent] = useState('');
   const [cwd, setCwd] = useState(props.workspaces[0]?.cwd ?? '');
   const [scope, setScope] = useState('thread');
   const [mode, setMode] = useState('default');
   const [service, setService] = useState('');
+  const agentIds = new Set(props.agents.map((a) => a.id));
+  const chosen = props.agents.find((a) => a.id === agent);
   const create = async (e: Event) => {
     e.preventDefault();
     try {
@@ -121,7 +170,8 @@ function NewSession(props: { workspaces: readonly Workspace[]; models: readonly 
         cwd,
         sessionScope: scope,
         approvalMode: mode,
-        ...(service ? { modelServiceId: service } : {}),
+        // An agent is picked like a model service: `<agentId>` or `<agentId>/<modelId>` (docs/agents.md).
+        ...(service || agent ? { modelServiceId: service || agent } : {}),
       });
       sessionStorage.setItem(`berth.client.${body.sessionId}`, body.clientId);
       props.done(body.sessionId);
@@ -156,13 +206,35 @@ function NewSession(props: { workspaces: readonly Workspace[]; models: readonly 
           ))}
         </select>
       </label>
+      {props.agents.length > 0 && (
+        <label>
+          Agent
+          <select value={agent} onChange={(e) => (setAgent((e.target as HTMLSelectElement).value), setService(''))}>
+            <option value="">built-in</option>
+            {props.agents.map((a) => (
+              <option key={a.id} value={a.id}>
+                {a.id}
+                {a.default ? ' (default)' : ''}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
       <label>
-        Model service
+        {chosen ? 'Agent model' : 'Model service'}
         <select value={service} onChange={(e) => setService((e.target as HTMLSelectElement).value)}>
-          <option value="">default</option>
-          {props.models.map((m) => (
-            <option key={m}>{m}</option>
-          ))}
+          <option value="">{chosen ? "the agent's own" : 'default'}</option>
+          {chosen
+            ? chosen.models.map((m) => (
+                <option key={m.modelId} value={m.modelId.startsWith(`${chosen.id}/`) ? m.modelId : `${chosen.id}/${m.modelId}`}>
+                  {m.name}
+                </option>
+              ))
+            : props.models
+                .filter((m) => !agentIds.has(m))
+                .map((m) => (
+                  <option key={m}>{m}</option>
+                ))}
         </select>
       </label>
       <button type="submit" class="primary">

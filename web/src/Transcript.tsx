@@ -1,16 +1,18 @@
-import { useEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { Markdown } from './Markdown';
 import { PermissionCard } from './PermissionCard';
 import type { Item, SessionModel } from './session-model';
 import { ToolCard } from './ToolCard';
+import { visibleRange, type Range } from './window-range';
 
 type Ask = Extract<Item, { kind: 'permission' }>;
 
-/**
- * How many of the newest items are rendered at first: a screen shows a dozen, and each Markdown
- * answer costs a parse and a sanitise. Scrolling to the top renders the next WINDOW.
- */
-const WINDOW = 60;
+/** A row's height before it was ever rendered: about one short answer. Measured heights replace it. */
+const ESTIMATE = 80;
+/** Pixels rendered beyond each edge of the viewport, so a quick scroll or a search finds rows in place. */
+const OVERSCAN = 1200;
+/** Within this distance of the bottom the view follows new output; within it of the top, older pages load. */
+const NEAR = 40;
 
 function Row({ item, vote }: { item: Item; vote: (ask: Ask, optionId: string | null, answers?: Record<string, string>) => void }) {
   switch (item.kind) {
@@ -45,48 +47,87 @@ function Row({ item, vote }: { item: Item; vote: (ask: Ask, optionId: string | n
       return <PermissionCard ask={item} vote={vote} />;
     case 'note':
       return <div class={`note ${item.tone}`}>{item.text}</div>;
+    case 'rewind':
+      return (
+        <div class="rewind" role="note">
+          <strong>Rewound</strong>: {item.undone} {item.undone === 1 ? 'turn' : 'turns'} undone, {item.keptTurns} kept
+          {item.filesChanged.length > 0 && <span> · files restored: {item.filesChanged.join(', ')}</span>}
+          {item.filesFailed.length > 0 && <span class="refused"> · not restored: {item.filesFailed.join(', ')}</span>}
+        </div>
+      );
   }
 }
 
 /**
  * The conversation, newest at the bottom, following new output while the reader is at the bottom.
- * Only the last WINDOW items are in the DOM until the reader asks for more, so long transcripts stay smooth.
+ * A windowed list: only the rows near the viewport are in the DOM, the rest stand as two spacers
+ * whose heights come from each row's last measured height (an estimate until it was shown), so a
+ * transcript of thousands of records scrolls as smoothly as a short one. Reaching the top loads the
+ * previous transcript page.
  */
 export function Transcript(props: {
   model: SessionModel;
   version: number;
-  shown: number;
-  showMore: () => void;
   hasOlder: boolean;
   loadOlder: () => void;
   vote: (ask: Ask, optionId: string | null, answers?: Record<string, string>) => void;
 }) {
   const box = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);
+  const measured = useRef(new Map<string, number>());
+  const [view, setView] = useState({ top: 0, height: 800 });
+  const [, remeasured] = useState(0);
   const items = props.model.items;
-  const start = Math.max(0, items.length - Math.max(WINDOW, props.shown));
-  useEffect(() => {
+  const heights = items.map((i) => measured.current.get(i.key) ?? ESTIMATE);
+  // Pinned to the bottom, the window ends at the last row whatever the estimates say.
+  const { start, end, above, below } = pinned.current ? tail(heights, view.height + OVERSCAN) : visibleRange(heights, view.top, view.height, OVERSCAN);
+
+  useLayoutEffect(() => {
     const el = box.current;
-    if (el && pinned.current) el.scrollTop = el.scrollHeight;
-  }, [props.version]);
+    if (!el) return;
+    let changed = false;
+    for (const row of el.querySelectorAll<HTMLElement>(':scope > .row')) {
+      const key = row.dataset.key!;
+      const h = row.offsetHeight;
+      if (Math.abs((measured.current.get(key) ?? -1) - h) > 1) {
+        measured.current.set(key, h);
+        changed = true;
+      }
+    }
+    if (pinned.current) el.scrollTop = el.scrollHeight;
+    if (changed) remeasured((n) => n + 1);
+  });
+
   const onScroll = () => {
     const el = box.current!;
-    pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
-    if (el.scrollTop === 0) {
-      if (start > 0) props.showMore();
-      else if (props.hasOlder) props.loadOlder();
-    }
+    pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < NEAR;
+    setView({ top: el.scrollTop, height: el.clientHeight });
+    if (el.scrollTop < NEAR && start === 0 && props.hasOlder) props.loadOlder();
   };
   return (
     <div class="transcript" ref={box} onScroll={onScroll} aria-live="polite">
-      {(start > 0 || props.hasOlder) && (
-        <button class="link older" onClick={() => (start > 0 ? props.showMore() : props.loadOlder())}>
+      {props.hasOlder && (
+        <button class="link older" onClick={props.loadOlder}>
           Show earlier
         </button>
       )}
-      {items.slice(start).map((item) => (
-        <Row key={item.key} item={item} vote={props.vote} />
+      <div class="spacer-row" style={{ height: `${above}px` }} />
+      {items.slice(start, end).map((item) => (
+        <div class="row" key={item.key} data-key={item.key}>
+          <Row item={item} vote={props.vote} />
+        </div>
       ))}
+      <div class="spacer-row" style={{ height: `${below}px` }} />
     </div>
   );
+}
+
+/** The last rows that fill `px`, counted up from the bottom. */
+function tail(heights: readonly number[], px: number): Range {
+  let start = heights.length;
+  let y = 0;
+  while (start > 0 && y < px) y += heights[--start]!;
+  let above = 0;
+  for (let i = 0; i < start; i++) above += heights[i]!;
+  return { start, end: heights.length, above, below: 0 };
 }

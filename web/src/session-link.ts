@@ -38,6 +38,12 @@ export async function openSession(sessionId: string, onChange: () => void, onLin
   model.approvalMode = body.state?.modes?.currentModeId ?? model.approvalMode;
   model.running = body.hasActivePrompt === true;
   for (const p of (await statusRead).pendingInteractions ?? []) model.restorePending(p);
+  // The queue as it stands now (a load's replay does not say which prompts still wait).
+  const pending = await api('GET', `/session/${encodeURIComponent(sessionId)}/pending-prompts`, undefined, { 'x-qwen-client-id': clientId }).catch(() => null);
+  if (pending) {
+    model.queue.clear();
+    for (const p of pending.pendingPrompts ?? []) if (p.state === 'queued') model.queue.set(p.promptId, p.text ?? '');
+  }
   let stop = () => {};
   stop = followEvents({
     sessionId,

@@ -25,20 +25,24 @@ export type Item =
       endedAt: number | null;
     }
   | { kind: 'permission'; key: string; requestId: string; title: string; options: Option[]; question: boolean; toolCall: any; outcome: string | null }
-  | { kind: 'note'; key: string; text: string; tone: 'info' | 'error' };
+  | { kind: 'note'; key: string; text: string; tone: 'info' | 'error' }
+  | { kind: 'rewind'; key: string; keptTurns: number; undone: number; filesChanged: string[]; filesFailed: string[] };
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
 export class SessionModel {
   items: Item[] = [];
   running = false;
-  queued = 0;
+  /** Prompts waiting behind the running one, in order: id → text (each can be withdrawn). */
+  readonly queue = new Map<string, string>();
   modelId: string | null = null;
   approvalMode: string | null = null;
   usage: { inputTokens?: number; outputTokens?: number } | null = null;
   private counter = 0;
   private readonly tools = new Map<string, Extract<Item, { kind: 'tool' }>>();
   private readonly asks = new Map<string, Extract<Item, { kind: 'permission' }>>();
+  /** Prompts whose turn began (their echo was seen): a cancelled end of any other was a withdrawal. */
+  private readonly begun = new Set<string>();
 
   private key(prefix: string): string {
     this.counter += 1;
@@ -64,6 +68,7 @@ export class SessionModel {
     const now = at ?? e._meta?.serverTimestamp ?? d._meta?.timestamp ?? d.update?._meta?.timestamp ?? Date.now();
     switch (e.type) {
       case 'session_update':
+        if ((d.update ?? d).sessionUpdate === 'user_message_chunk' && (e.promptId ?? d.promptId)) this.begun.add(e.promptId ?? d.promptId);
         return this.update(d.update ?? d, now);
       case 'permission_request':
         return this.ask(d.requestId, d.toolCall?.title ?? d.title ?? 'Permission', d.options ?? [], d.toolCall, d.toolCall?._meta?.interactionKind === 'user_question');
@@ -74,15 +79,36 @@ export class SessionModel {
         return;
       }
       case 'pending_prompt_added':
-        this.queued += 1;
+        if (d.promptId) this.queue.set(d.promptId, d.text ?? '');
         return;
       case 'pending_prompt_started':
-        this.queued = Math.max(0, this.queued - 1);
+        this.queue.delete(d.promptId);
         this.running = true;
         return;
+      case 'pending_prompt_completed':
+        this.queue.delete(d.promptId);
+        return;
+      case 'session_rewound':
+        this.items.push({
+          kind: 'rewind',
+          key: `rewind-${d.rewindId ?? this.key('rewind')}`,
+          keptTurns: d.targetTurnIndex ?? 0,
+          undone: (d.undonePromptIds ?? []).length,
+          filesChanged: d.filesChanged ?? [],
+          filesFailed: d.filesFailed ?? [],
+        });
+        return;
       case 'turn_complete':
+        // A queued prompt withdrawn (docs/client-api.md §6.5) ends without ever running: the running turn goes on.
+        if (d.promptId && this.queue.has(d.promptId)) {
+          this.note(`Withdrawn: ${this.queue.get(d.promptId) || 'a queued prompt'}`, 'info');
+          this.queue.delete(d.promptId);
+          return;
+        }
         this.running = false;
-        if (d.stopReason && d.stopReason !== 'end_turn') this.note(`Turn ended: ${d.stopReason}`, 'info');
+        // In a replay the queue is gone; a cancelled prompt that never began was withdrawn from it.
+        if (d.stopReason === 'cancelled' && this.begun.size > 0 && d.promptId && !this.begun.has(d.promptId)) this.note('Withdrawn: a queued prompt', 'info');
+        else if (d.stopReason && d.stopReason !== 'end_turn') this.note(`Turn ended: ${d.stopReason}`, 'info');
         return;
       case 'turn_error':
         this.running = false;
@@ -97,7 +123,7 @@ export class SessionModel {
         this.approvalMode = d.currentApprovalMode ?? this.approvalMode;
         return;
       case 'approval_mode_changed':
-        this.approvalMode = d.approvalMode ?? d.mode ?? this.approvalMode;
+        this.approvalMode = d.next ?? d.approvalMode ?? d.mode ?? this.approvalMode;
         return;
       case 'session_closed':
         return this.note(`Session closed${d.reason ? `: ${d.reason}` : ''}`, 'info');

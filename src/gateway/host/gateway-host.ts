@@ -50,6 +50,7 @@ export function createGatewayHost(core: Core, deps: GatewayHostDeps): GatewayHos
   });
   core.tools.setHostTools('remote', remoteWorkspaceTools(workspaceTools, hub));
   core.health.contribute(() => hub.counters());
+  core.channels.setReader((workspaceId) => hub.stateOf(workspaceId));
   const route = channelUpgradeRoute({
     security: { config, tokens: core.tokens, port: boundPort },
     hub,

@@ -7,6 +7,7 @@ import type { GatewayCallRepository } from './call-journal.js';
 import { encodeFrame, GATEWAY_PROTOCOL, type ResultFrame } from '../../protocol/gateway/frames.js';
 import type { Channel, ChannelLink, OutgoingCall } from './outgoing-call.js';
 import { WorkspaceLine } from './workspace-line.js';
+import type { ChannelState } from '../../workspace/channel-states.js';
 
 /** The bounds of docs/gateway.md `limits` (Config: maxChannels, maxChannelsPerToken, maxInflightCallsPerWorkspace, maxFrameBytes). */
 export interface HubLimits {
@@ -226,6 +227,14 @@ export class ChannelHub {
   }
 
   /** Deep-health counters (`GET /health?deep=1`). */
+  /** One remote workspace's channels and calls (undefined: not a remote workspace served here). */
+  stateOf(workspaceId: string): ChannelState | undefined {
+    const line = this.lines.get(workspaceId);
+    if (!line) return undefined;
+    const channels = line.channelCount;
+    return { state: channels > 0 ? 'connected' : 'disconnected', channels, callsInFlight: line.inflightCount, callsWaiting: line.waitingCount };
+  }
+
   counters(): Record<string, number> {
     let inflight = 0;
     let waiting = 0;

@@ -47,6 +47,10 @@ export class WorkspaceLine {
     return this.waiting.length;
   }
 
+  get channelCount(): number {
+    return this.channels.length;
+  }
+
   get inflightCount(): number {
     return this.inflight.size;
   }

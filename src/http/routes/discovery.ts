@@ -60,6 +60,8 @@ export function capabilities(core: Core, modules: readonly HttpModule[]): Record
       removable: false,
       // `kind` is reserved by the contract for live-conversation runtimes; Berth says local/remote here.
       location: w.kind,
+      // Berth's addition (issue 13): whether a remote workspace's owner is connected now.
+      ...(w.kind === 'remote' ? { channel: core.channels.of(w.id) } : {}),
       ...moduleSocketOf(core, w.id),
     })),
   };

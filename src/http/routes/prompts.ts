@@ -77,6 +77,15 @@ export const promptsModule: HttpModule = {
       return reply.code(204).send();
     });
 
+    // Berth's own (docs/client-api.md §6.5): the contract's cancel reaches only the running prompt.
+    app.delete('/session/:id/pending-prompts/:promptId', async (request, reply) => {
+      const clientId = clientIdOf(request);
+      const session = await sessions.open(param(request, 'id'));
+      session.clients.require(clientId);
+      session.cancel(clientId, param(request, 'promptId'));
+      return reply.code(204).send();
+    });
+
     app.get('/session/:id/pending-prompts', async (request) => {
       const clientId = clientIdOf(request);
       const session = await sessions.open(param(request, 'id'));

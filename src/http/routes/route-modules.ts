@@ -8,6 +8,7 @@ import { permissionsModule } from './permissions.js';
 import { promptsModule } from './prompts.js';
 import { sessionsModule } from './sessions.js';
 import { workspaceReadsModule } from './workspace-reads.js';
+import { workspacePanelsModule } from './workspace-panels.js';
 import { workspaceToolsModule } from './workspace-tools.js';
 import { webShellSessionModule } from '../webshell/session-extras.js';
 import { webShellSessionListModule } from '../webshell/session-list.js';
@@ -25,6 +26,7 @@ export const httpModules: readonly HttpModule[] = [
   workspaceToolsModule,
   workspaceReadsModule,
   moduleAccessModule,
+  workspacePanelsModule,
   // qwen serve's routes outside the 25 operations that its Web Shell calls (README).
   webShellSessionListModule,
   webShellWorkspaceModule,

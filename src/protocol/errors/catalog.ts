@@ -110,6 +110,7 @@ export const ERROR_CATALOG = spec({
   },
   rate_limit_exceeded: { status: 429, message: 'Rate limit exceeded', retryable: true },
   session_busy: { status: 409, message: 'The session cannot accept this now', retryable: true, retryAfterSeconds: 5 },
+  prompt_not_found: { status: 404, message: 'No queued or running prompt of this session has this id' },
   // turn_error codes (in-band, §6.1 step 7)
   prompt_deadline_exceeded: {
     status: 504,

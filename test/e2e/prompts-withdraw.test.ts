@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { stackPerSuite, type Stack } from '../support/stack.js';
+import { EventReader, newSession, submit, type WireEvent } from '../support/session-client.js';
+
+const ofPrompt = (events: readonly WireEvent[], promptId: string) => events.filter((e) => e.data?.promptId === promptId || e.promptId === promptId).map((e) => e.type);
+
+/**
+ * Berth's own `DELETE /session/{id}/pending-prompts/{promptId}` (docs/client-api.md §6.5): the
+ * contract's cancel reaches only the running prompt, so a person who queued a prompt by mistake
+ * withdraws it here.
+ */
+describe('withdrawing one prompt (§6.5)', () => {
+  let s: Stack;
+  stackPerSuite((stack) => (s = stack));
+
+  it('a queued prompt withdrawn never runs: it ends cancelled and leaves the queue; the running one and the next go on', async () => {
+    const d = s.daemon;
+    const { sessionId, clientId } = await newSession(d);
+    const as = { 'x-qwen-client-id': clientId };
+    const events = await EventReader.open(d, sessionId);
+    s.model.enqueue({ kind: 'hang', text: 'working' });
+    const a = (await submit(d, sessionId, 'A', {}, as)).body.promptId;
+    const b = (await submit(d, sessionId, 'B', {}, as)).body.promptId;
+    const c = (await submit(d, sessionId, 'C', {}, as)).body.promptId;
+    const withdrawn = await d.json('DELETE', `/session/${sessionId}/pending-prompts/${b}`, undefined, as);
+    assert.equal(withdrawn.status, 204, JSON.stringify(withdrawn.body));
+    const end = await events.terminal(b);
+    assert.equal(end.type, 'turn_complete');
+    assert.equal(end.data.stopReason, 'cancelled');
+    const listed = await d.json('GET', `/session/${sessionId}/pending-prompts`, undefined, as);
+    assert.deepEqual(listed.body.pendingPrompts.map((p: any) => p.promptId), [a, c]);
+    const left = await events.type('pending_prompt_completed', (e) => e.data.promptId === b);
+    assert.equal(left.data.state, 'removed');
+    const again = await d.json('DELETE', `/session/${sessionId}/pending-prompts/${b}`, undefined, as);
+    assert.equal(again.status, 404);
+    assert.equal(again.body.code, 'prompt_not_found');
+
+    // The running prompt withdrawn is cancelled as POST …/cancel cancels it; C then runs.
+    s.model.enqueue({ kind: 'reply', text: 'C done' });
+    assert.equal((await d.json('DELETE', `/session/${sessionId}/pending-prompts/${a}`, undefined, as)).status, 204);
+    assert.equal((await events.terminal(a)).data.stopReason, 'cancelled');
+    assert.equal((await events.terminal(c)).data.stopReason, 'end_turn');
+    assert.equal(ofPrompt(events.seen, b).includes('user_message_chunk') || events.seen.some((e) => e.type === 'pending_prompt_started' && e.data.promptId === b), false, 'B never started');
+    events.close();
+  });
+
+  it('an unknown prompt id and an unknown session are refused', async () => {
+    const d = s.daemon;
+    const { sessionId, clientId } = await newSession(d);
+    const r = await d.json('DELETE', `/session/${sessionId}/pending-prompts/no-such-prompt`, undefined, { 'x-qwen-client-id': clientId });
+    assert.equal(r.status, 404);
+    assert.equal(r.body.code, 'prompt_not_found');
+    const gone = await d.json('DELETE', '/session/00000000-0000-4000-8000-000000000000/pending-prompts/x');
+    assert.equal(gone.status, 404);
+    assert.equal(gone.body.code, 'session_not_found');
+  });
+});
