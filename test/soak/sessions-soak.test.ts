@@ -26,7 +26,8 @@ import { removeDir, tempDir } from '../support/tmp.js';
  * with 44-46 MiB live; another: RSS 157 → 228 MiB). That is not a leak: it is
  * bounded by the heap cap, and falls back when V8 reduces its heap (the
  * collection for a heap snapshot took old space to 43 MiB).
- * RSS outside the heap stayed 95-103 MiB. So the soak holds the heap after
+ * RSS outside the heap stayed 95-103 MiB, and MALLOC_ARENA_MAX=2 changed
+ * nothing (highest RSS 214 MiB against 212 in a default run). So the soak holds the heap after
  * collection to a slope bound and RSS to a ceiling, and prints the RSS slope.
  *
  * The heap slope found two leaks, each fixed with its own test: every model
