@@ -94,6 +94,9 @@ export function streamSubscription(
     wakeDrain?.();
   };
   res.on('close', onClose);
+  // A client that left while its request was being routed closed the response before this listener
+  // existed: 'close' will not come again, and every write now fails without a 'drain' to wait for.
+  if (res.destroyed || !res.socket || res.socket.destroyed) onClose();
   // An ended subscription has nothing more to give; if the client will not take what is left, let it go.
   void subscription.detached.then(() => {
     if (gone) return;

@@ -21,6 +21,13 @@ export interface RawConnectOptions {
   readonly protocols?: readonly string[];
   /** Appended to the endpoint path as is (e.g. `?workspace=…`). */
   readonly query?: string;
+  /**
+   * Sees every frame from the first one. A handler added with `ws.on('message')`
+   * after `connect` resolves can miss the daemon's first `tool.query`: when it
+   * arrives in the same read as the upgrade answer, `ws` emits it before the
+   * code after `await connect(…)` runs, so that query would go unanswered.
+   */
+  readonly onFrame?: (frame: Frame, app: RawApp) => void;
 }
 
 /** The daemon's answer to an upgrade it refused: status and the JSON error body. */
@@ -43,11 +50,15 @@ export class RawApp {
   private waiters: Array<{ match: (f: Frame) => boolean; resolve: (f: Frame) => void }> = [];
   private consumed = new Set<Frame>();
 
-  private constructor(readonly ws: WebSocket) {
+  private constructor(
+    readonly ws: WebSocket,
+    onFrame?: (frame: Frame, app: RawApp) => void,
+  ) {
     this.closed = new Promise((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
     ws.on('message', (data) => {
       const frame = JSON.parse(data.toString()) as Frame;
       this.received.push(frame);
+      onFrame?.(frame, this);
       const waiter = this.waiters.find((w) => w.match(frame));
       if (waiter) {
         this.waiters = this.waiters.filter((w) => w !== waiter);
@@ -63,7 +74,7 @@ export class RawApp {
     const headers = { ...(token !== null ? { authorization: `Bearer ${token}` } : {}), ...options.headers };
     const ws = new WebSocket(toolsUrl(d, options.query), [...(options.protocols ?? [TOOL_SUBPROTOCOL])], { headers });
     return new Promise((resolve, reject) => {
-      ws.once('open', () => resolve(new RawApp(ws)));
+      ws.once('open', () => resolve(new RawApp(ws, options.onFrame)));
       ws.once('unexpected-response', (_req, res) => {
         let text = '';
         res.setEncoding('utf8');

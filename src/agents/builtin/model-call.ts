@@ -55,9 +55,20 @@ export async function callModel(call: ModelCall): Promise<ModelAnswer> {
   const byIndex = new Map<number, PartialCall>();
   const aborted = (): ModelAnswer => ({ text, toolCalls: calls, finishReason: null, aborted: true });
   // The client's own timeout ends once the response starts; this one watches the stream itself.
-  const stalled = new AbortController();
-  const idle = setTimeout(() => stalled.abort(), call.idleTimeoutMs);
-  const signal = AbortSignal.any([call.signal, stalled.signal]);
+  // One controller for this request, aborted by the turn or by silence. Not `AbortSignal.any`: the
+  // `openai` package never removes the abort listener it adds, and on Node 20 a combined signal
+  // with a listener is kept alive by Node until it aborts, so every finished call stayed in memory
+  // with its request (test/unit/agents/model-call-signals.test.ts).
+  const request = new AbortController();
+  const stalled = { aborted: false };
+  const idle = setTimeout(() => {
+    stalled.aborted = true;
+    request.abort();
+  }, call.idleTimeoutMs);
+  const onTurnAbort = () => request.abort();
+  if (call.signal.aborted) request.abort();
+  else call.signal.addEventListener('abort', onTurnAbort, { once: true });
+  const signal = request.signal;
   const stallError = () =>
     new BerthError('model_error', `The model stream stalled: nothing arrived for ${call.idleTimeoutMs} ms`, {
       modelServiceId: call.target.serviceId,
@@ -105,14 +116,15 @@ export async function callModel(call: ModelCall): Promise<ModelAnswer> {
     }
   } catch (err) {
     if (call.signal.aborted) return aborted();
-    if (stalled.signal.aborted) throw stallError();
+    if (stalled.aborted) throw stallError();
     throw modelError(err, call.target);
   } finally {
     clearTimeout(idle);
+    call.signal.removeEventListener('abort', onTurnAbort);
   }
   // The package ends the iteration quietly when the signal aborts mid-stream.
   if (call.signal.aborted) return aborted();
-  if (stalled.signal.aborted) throw stallError();
+  if (stalled.aborted) throw stallError();
   if (finishReason === null) {
     throw new BerthError('model_error', 'The model stream ended before the answer was finished (no finish_reason)', {
       modelServiceId: call.target.serviceId,
