@@ -9,8 +9,12 @@ import { spawn } from 'node:child_process';
 const root = new URL('..', import.meta.url).pathname;
 const filters = process.argv.slice(2);
 
+/** Installs the tests make on demand (test/.cache) carry their own packages' tests: never ours to run. */
+const SKIPPED_DIRS = new Set(['.cache', 'node_modules']);
+
 function walk(dir, out) {
   for (const name of readdirSync(dir)) {
+    if (SKIPPED_DIRS.has(name)) continue;
     const path = join(dir, name);
     if (statSync(path).isDirectory()) walk(path, out);
     else if (name.endsWith('.test.ts')) out.push(relative(root, path));
