@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { Ajv } from 'ajv';
 import { OPENAPI, REQUEST_BODIES, warmRequestValidators } from '../../../src/http/contract.js';
 
 const routes = new URL('../../../src/http/', import.meta.url);
@@ -26,5 +27,22 @@ describe('request bodies compiled ahead of their first request', () => {
   it('names only schemas the contract has, and compiles them all', async () => {
     for (const name of REQUEST_BODIES) assert.ok(OPENAPI.components.schemas[name], name);
     await warmRequestValidators();
+  });
+});
+
+describe('the contract\'s schemas', () => {
+  it('are valid JSON Schema, every one (the daemon trusts them without checking at start-up)', () => {
+    const ajv = new Ajv({ strict: false, validateFormats: false });
+    const refs = (node: unknown): unknown =>
+      Array.isArray(node)
+        ? node.map(refs)
+        : node && typeof node === 'object'
+          ? Object.fromEntries(Object.entries(node).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' ? v.replace('#/components/schemas/', '') : refs(v)]))
+          : node;
+    const schemas = Object.entries(OPENAPI.components.schemas);
+    assert.ok(schemas.length > 40, `${schemas.length} schemas`);
+    for (const [name, schema] of schemas) ajv.addSchema(refs(schema) as object, name);
+    for (const [name] of schemas) assert.ok(ajv.getSchema(name), name);
+    for (const [name, schema] of schemas) assert.equal(ajv.validateSchema(refs(schema) as object), true, `${name}: ${ajv.errorsText()}`);
   });
 });
