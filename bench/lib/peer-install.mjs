@@ -3,7 +3,7 @@
 // it goes under bench/.cache/peer/ (git-ignored) or $BERTH_BENCH_CACHE/peer, with its own
 // package.json, so the project's package.json and lockfile are never touched.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -45,30 +45,45 @@ export async function ensurePeer({ log = (line) => process.stderr.write(line + '
   const found = installedEntry(prefix);
   if (found) return found;
 
-  mkdirSync(prefix, { recursive: true });
+  // Installed beside the final folder and renamed into place whole: test files run in parallel and
+  // may all ask at once, and a half-extracted package (its package.json already there) must never
+  // be found and started by another process while npm is still writing it.
+  const staging = `${prefix}.staging-${process.pid}-${Date.now()}`;
+  mkdirSync(staging, { recursive: true });
   // A package.json of its own, so npm resolves this folder as the project and never walks up
   // to the repository's package.json.
-  const ownManifest = join(prefix, 'package.json');
-  if (!existsSync(ownManifest)) {
-    writeFileSync(ownManifest, JSON.stringify({ name: 'berth-bench-peer', private: true }, null, 2) + '\n');
-  }
+  writeFileSync(join(staging, 'package.json'), JSON.stringify({ name: 'berth-bench-peer', private: true }, null, 2) + '\n');
   log(`bench: installing ${PEER_PACKAGE}@${PEER_VERSION} into ${prefix} (once)`);
-  await runNpm(
-    [
-      'install',
-      '--prefix', prefix,
-      '--no-save',
-      '--ignore-scripts',
-      '--engine-strict=false',
-      '--no-audit',
-      '--no-fund',
-      '--loglevel=error',
-      `${PEER_PACKAGE}@${PEER_VERSION}`,
-    ],
-    prefix,
-  );
+  try {
+    await runNpm(
+      [
+        'install',
+        '--prefix', staging,
+        '--no-save',
+        '--ignore-scripts',
+        '--engine-strict=false',
+        '--no-audit',
+        '--no-fund',
+        '--loglevel=error',
+        `${PEER_PACKAGE}@${PEER_VERSION}`,
+      ],
+      staging,
+    );
+    if (!installedEntry(staging)) throw new Error(`bench: npm finished but ${PEER_PACKAGE}@${PEER_VERSION} is not in ${staging}`);
+    if (!installedEntry(prefix)) {
+      // Another process may have finished first (then its install stays), or an older, broken one is in the way.
+      rmSync(prefix, { recursive: true, force: true });
+      try {
+        renameSync(staging, prefix);
+      } catch (err) {
+        if (!installedEntry(prefix)) throw err;
+      }
+    }
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
   const entry = installedEntry(prefix);
-  if (!entry) throw new Error(`bench: npm finished but ${PEER_PACKAGE}@${PEER_VERSION} is not in ${prefix}`);
+  if (!entry) throw new Error(`bench: ${PEER_PACKAGE}@${PEER_VERSION} is not in ${prefix} after installing`);
   return entry;
 }
 
