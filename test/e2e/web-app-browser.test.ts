@@ -297,7 +297,8 @@ describe('the web app in a browser', { skip: chromiumSkip, timeout: 300_000 }, (
     await page.getByText('From the second model.').waitFor();
     await page.getByRole('button', { name: 'Toggle light or dark theme' }).click();
     // The page sets the theme once it has re-rendered: wait for it rather than read it at once.
-    await page.waitForFunction("['dark', 'light'].includes(document.documentElement.dataset.theme)");
+    // A selector wait, not waitForFunction: a string predicate is evaluated with eval, which the page's CSP refuses.
+    await page.locator('html[data-theme="dark"], html[data-theme="light"]').waitFor({ state: 'attached' });
     const theme = (await page.evaluate('document.documentElement.dataset.theme')) as string;
     await browser.screenshot(`session-${theme}`);
     assert.ok(theme === 'dark' || theme === 'light');
