@@ -79,8 +79,8 @@ export async function run({ quick = false } = {}) {
       }
     }
     const text = formatTable(
-      ['call', 'through', 'median ms', 'p90 ms', 'p99 ms', 'calls/s (4 in flight)', 'samples'],
-      rows.map((r) => [r.kind, r.where, round(r.median), round(r.p90), round(r.p99), round(r.callsPerSecond), r.n]),
+      ['call', 'through', 'median ms', 'p90 ms', 'p99 ms', 'CPU µs/call', 'calls/s (4 in flight)', 'samples'],
+      rows.map((r) => [r.kind, r.where, round(r.median), round(r.p90), round(r.p99), round(r.cpuUs), round(r.callsPerSecond), r.n]),
     );
     return { text, json: { samples, warmup, throughputCalls, rows: rows.map(roundNumbers) } };
   } finally {

@@ -73,8 +73,8 @@ export async function run({ quick = false } = {}) {
     const waiting = daemon.core.messaging.describe(receiver.sessionId).waiting;
     const text =
       formatTable(
-        ['question', 'median ms', 'p90 ms', 'p99 ms', `ops/s (${CLIENTS} clients)`, 'samples'],
-        rows.map((r) => [r.op, round(r.median), round(r.p90), round(r.p99), round(r.opsPerSecond), r.n]),
+        ['question', 'median ms', 'p90 ms', 'p99 ms', 'CPU µs/op', `ops/s (${CLIENTS} clients)`, 'samples'],
+        rows.map((r) => [r.op, round(r.median), round(r.p90), round(r.p99), round(r.cpuUs), round(r.opsPerSecond), r.n]),
       ) + `\n\nlist: ${CLIENTS} tabs open. send: ${senders.length} sender tabs (${SENDS_PER_TAB} messages each, the pace rule's most) to one tab that reads its inbox; ${waiting} messages waiting there at the end.`;
     return {
       text,

@@ -2,16 +2,22 @@
 // report it: latency one call at a time after a warm-up, and throughput with several callers at once.
 import { quantile, summarize } from './stats.mjs';
 
-/** Runs `once` `warmup` times untimed, then `samples` times one at a time: the summary in ms, with p99. */
+/**
+ * Runs `once` `warmup` times untimed, then `samples` times one at a time: the summary in ms, with p99,
+ * and `cpuUs`, this process's CPU time per call in µs. Wall time on a shared machine measures the
+ * neighbours too; CPU time per call barely moves with load, so it is what tells two builds apart there.
+ */
 export async function measureLatency(once, { warmup, samples }) {
   for (let i = 0; i < warmup; i++) await once();
   const latencies = [];
+  const cpu0 = process.cpuUsage();
   for (let i = 0; i < samples; i++) {
     const t0 = process.hrtime.bigint();
     await once();
     latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
   }
-  return { ...summarize(latencies), p99: quantile(latencies, 0.99) };
+  const cpu = process.cpuUsage(cpu0);
+  return { ...summarize(latencies), p99: quantile(latencies, 0.99), cpuUs: (cpu.user + cpu.system) / samples };
 }
 
 /** Calls per second while `callers` loops share `calls` calls of `once` until all are made. */
