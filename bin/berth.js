@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// The `berth` command. The TypeScript sources are compiled to dist/ by `npm install` (the prepare script).
+// The `berth` command: the bundle `npm install` builds into dist/bundle/ (the prepare script; scripts/bundle.mjs says why one file).
 import { existsSync } from 'node:fs';
 
-const entry = new URL('../dist/cli/main.js', import.meta.url);
+const entry = new URL('../dist/bundle/main.js', import.meta.url);
 if (!existsSync(entry)) {
   console.error('berth: dist/ is missing; run `npm run build` (npm install does this for you)');
   process.exit(1);

@@ -31,7 +31,7 @@ export function entryPoints() {
       model: ['--import', 'tsx', 'src/devtools/scripted-model/main.ts'],
     };
   }
-  if (!existsSync(new URL('../../dist/cli/main.js', import.meta.url))) {
+  if (!existsSync(new URL('../../dist/bundle/main.js', import.meta.url))) {
     throw new Error('neither tsx nor dist/ is available: run `npm install` first');
   }
   return {

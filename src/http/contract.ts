@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { BerthError, type ErrorCode } from '../protocol/errors/index.js';
 import { schemaErrorField } from '../protocol/errors/schema-field.js';
+import { packageFile } from '../package-files.js';
 
 /**
  * The seed OpenAPI (`contract/openapi.json`) is the single source of the client
@@ -11,7 +12,7 @@ import { schemaErrorField } from '../protocol/errors/schema-field.js';
 export const OPENAPI: {
   paths: Record<string, Record<string, { operationId: string; 'x-qwen-capability'?: string }>>;
   components: { schemas: Record<string, object> };
-} = JSON.parse(readFileSync(new URL('../../contract/openapi.json', import.meta.url), 'utf8'));
+} = JSON.parse(readFileSync(packageFile('contract/openapi.json'), 'utf8'));
 
 let contractAjv: Ajv | undefined;
 

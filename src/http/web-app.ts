@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageFile } from '../package-files.js';
 
 /**
  * The browser app `npm ci` builds into dist/web (web/vite.config.mjs), held in memory: a few
@@ -32,25 +32,21 @@ const TYPES: Record<string, string> = {
   '.woff2': 'font/woff2',
 };
 
-const CANDIDATES = [new URL('../web/', import.meta.url), new URL('../../dist/web/', import.meta.url)];
 
 /** The built app, or null when none was built (the daemon then keeps its small landing page). */
 export function loadWebApp(): WebApp | null {
-  for (const url of CANDIDATES) {
-    const dir = fileURLToPath(url);
-    const indexFile = join(dir, 'index.html');
-    if (!existsSync(indexFile)) continue;
-    const assets = new Map<string, { body: Buffer; type: string }>();
-    const assetDir = join(dir, 'assets');
-    if (existsSync(assetDir)) {
-      for (const name of readdirSync(assetDir)) {
-        const type = TYPES[extname(name)];
-        if (type) assets.set(name, { body: readFileSync(join(assetDir, name)), type });
-      }
+  const dir = packageFile('dist/web');
+  const indexFile = join(dir, 'index.html');
+  if (!existsSync(indexFile)) return null;
+  const assets = new Map<string, { body: Buffer; type: string }>();
+  const assetDir = join(dir, 'assets');
+  if (existsSync(assetDir)) {
+    for (const name of readdirSync(assetDir)) {
+      const type = TYPES[extname(name)];
+      if (type) assets.set(name, { body: readFileSync(join(assetDir, name)), type });
     }
-    return { index: readFileSync(indexFile), assets };
   }
-  return null;
+  return { index: readFileSync(indexFile), assets };
 }
 
 /**

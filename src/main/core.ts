@@ -31,6 +31,7 @@ import { advertisedLimits } from './advertised-limits.js';
 import { mcpLaunch } from './mcp-launch.js';
 import { agentModules } from './agent-modules.js';
 import { confineCommands } from './command-confinement.js';
+import type { CommandConfinement } from '../tools/builtin/commands/confinement.js';
 import { sqliteRepositories, type Repositories } from './repositories.js';
 
 /** The core and what only the wiring holds: the store itself and the local tools the gateway offers remote workspaces. */
@@ -40,6 +41,8 @@ export interface BuiltCore {
   /** The repositories on that store, typed by the interfaces their users declare. */
   readonly repos: Repositories;
   readonly localTools: readonly Tool[];
+  /** How commands run; its machine probe is what the daemon reports once listening. */
+  readonly confinement: CommandConfinement;
   /** Runs every registered shutdown step, newest first; a failing step is logged and the rest still run. */
   shutdown(): Promise<void>;
 }
@@ -58,7 +61,7 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
     onDiscoveryFailed: (modelServiceId, error) => log.warn({ modelServiceId, error }, 'model discovery failed'),
   });
   const tools = new ToolService({ journal: openReceiptJournal(repos.receipts, clock.now()), clock });
-  const confinement = confineCommands(config, workspaces, log, sandbox);
+  const confinement = confineCommands(config, workspaces, sandbox);
   const commands = new CommandManager({ clock, confinement });
   const localTools = localWorkspaceTools({ commands, execWaitMs: DEFAULT_EXEC_WAIT_MS });
   tools.setHostTools('local', () => localTools);
@@ -144,7 +147,10 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
     transcripts,
     messaging,
     eventStats,
-    confinement: confinement.report(),
+    // A getter: the machine's sandbox probe runs after the port opens, and this reads it then.
+    get confinement() {
+      return confinement.report();
+    },
     startedAt: clock.now(),
     onShutdown: (fn) => shutdownSteps.push(fn),
   };
@@ -167,5 +173,5 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
       }
     }
   };
-  return { core, store, repos, localTools, shutdown };
+  return { core, store, repos, localTools, confinement, shutdown };
 }

@@ -16,6 +16,7 @@ import { ToolProtocolHost } from '../toolproto/host.js';
 import type { SandboxProbe } from '../tools/builtin/commands/sandbox.js';
 import { sweepTempFiles } from '../workspace/temp-sweep.js';
 import { buildCore } from './core.js';
+import { reportCommandSandbox } from './command-confinement.js';
 import { lockHome, type HomeLock } from './home-lock.js';
 
 export interface DaemonOptions {
@@ -59,7 +60,7 @@ async function startOnLockedHome(options: DaemonOptions, lock: HomeLock): Promis
   const { config } = options;
   const log = options.log ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
-  const { core, store, repos, localTools, shutdown } = buildCore(config, log, clock, options.sandbox);
+  const { core, store, repos, localTools, confinement, shutdown } = buildCore(config, log, clock, options.sandbox);
 
   // The module protocol: one Unix socket per local workspace; shutdown runs in reverse, so it stops taking questions before sessions close.
   const moduleSockets = await startModuleSockets(core);
@@ -105,6 +106,7 @@ async function startOnLockedHome(options: DaemonOptions, lock: HomeLock): Promis
   setImmediate(() => {
     void core.models.warmUp().catch((err: unknown) => log.warn({ err }, 'model client warm-up failed'));
     void warmRequestValidators().catch((err: unknown) => log.warn({ err }, 'request validator warm-up failed'));
+    void reportCommandSandbox(confinement, log).catch((err: unknown) => log.warn({ err }, 'sandbox probe failed'));
   });
 
   let closing: Promise<void> | undefined;

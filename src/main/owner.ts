@@ -92,7 +92,7 @@ export function startOwner(options: OwnerOptions): RunningOwner {
   }
   // B's agent runs these commands on A's machine: the same confinement as a daemon's own (issue 16).
   const confinement = new CommandConfinement({
-    sandbox: machineSandbox(),
+    sandbox: machineSandbox,
     home: options.home,
     workspaces: [{ id: pin.workspace.id, root: pin.workspace.root }],
     settings: {},

@@ -9,7 +9,8 @@ import { removeDir, tempDir } from '../support/tmp.js';
  * Issue 17: the port answers before the heavy modules are loaded. A preload
  * (test/support/load-order) writes every module the daemon loads and the
  * moment its TCP port listens into one file, in order; nothing here looks at
- * a clock.
+ * a clock. The daemon is the built command, as `npm install` ships it: the
+ * bundle of scripts/bundle.mjs, which keeps these packages outside it.
  */
 const HEAVY = /\/node_modules\/(openai|@agentclientprotocol\/sdk|@modelcontextprotocol\/sdk|sharp|pdfjs-dist)\//;
 const preload = new URL('../support/load-order/preload.mjs', import.meta.url).href;
@@ -29,7 +30,7 @@ describe('start-up order', { timeout: 120_000 }, () => {
       // A model service, so there is a model client to load: nothing asks it anything.
       OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
       OPENAI_MODEL: 'scripted',
-    });
+    }, true);
   });
   after(async () => {
     await daemon?.stop();
@@ -43,7 +44,7 @@ describe('start-up order', { timeout: 120_000 }, () => {
     const log = lines();
     const listening = log.findIndex((l) => l.startsWith('listening '));
     assert.ok(listening > 0, `the preload saw the port open: ${log.length} lines`);
-    assert.ok(log.slice(0, listening).some((l) => /\/node_modules\/fastify\//.test(l)), 'loads are recorded (fastify came before the port)');
+    assert.ok(log.slice(0, listening).some((l) => /\/dist\/bundle\/main\.js$/.test(l)), 'loads are recorded (the bundle came before the port)');
     const early = log.slice(0, listening).filter((l) => HEAVY.test(l));
     assert.deepEqual(early, [], 'nothing heavy loads before the port opens');
   });

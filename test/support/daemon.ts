@@ -100,8 +100,13 @@ export async function startTestDaemon(options: TestDaemonOptions = {}): Promise<
 const repoRoot = new URL('../..', import.meta.url).pathname;
 
 /** Runs the `berth` CLI from source in a child process (for CLI, crash and restart tests). */
-export function spawnBerth(args: readonly string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'src/cli/main.ts'), ...args], {
+/**
+ * The `berth` command as a child process: from source through tsx, or `built`, the way
+ * `npm install` ships it (bin/berth.js on the bundle in dist/bundle/, which `npm ci` builds).
+ */
+export function spawnBerth(args: readonly string[], env: NodeJS.ProcessEnv = {}, built = false): ChildProcess {
+  const entry = built ? [join(repoRoot, 'bin/berth.js')] : ['--import', 'tsx', join(repoRoot, 'src/cli/main.ts')];
+  return spawn(process.execPath, [...entry, ...args], {
     cwd: repoRoot,
     env: { ...process.env, BERTH_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -118,9 +123,9 @@ export interface SpawnedDaemon {
   kill(): Promise<void>;
 }
 
-/** Starts `berth serve --port 0 …` as a child process and waits for its listening line. */
-export async function spawnDaemon(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<SpawnedDaemon> {
-  const child = spawnBerth(['serve', '--port', '0', ...args], env);
+/** Starts `berth serve --port 0 …` as a child process (see spawnBerth for `built`) and waits for its listening line. */
+export async function spawnDaemon(args: readonly string[], env: NodeJS.ProcessEnv = {}, built = false): Promise<SpawnedDaemon> {
+  const child = spawnBerth(['serve', '--port', '0', ...args], env, built);
   let err = '';
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {

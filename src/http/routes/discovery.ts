@@ -1,9 +1,8 @@
-import { createRequire } from 'node:module';
 import type { Core } from '../../core.js';
 import type { HttpModule } from '../module.js';
 import type { HealthResponse } from '../openapi.gen.js';
+import { packageVersion } from '../../package-files.js';
 
-const pkg = createRequire(import.meta.url)('../../../package.json') as { version: string };
 
 /** `deep`, `deep=1`, `deep=true` ask for counters; any other value is the cheap probe (docs/client-api.md §12). */
 function wantsDeep(query: Record<string, string | undefined>): boolean {
@@ -39,7 +38,7 @@ export function capabilities(core: Core, modules: readonly HttpModule[]): Record
   return {
     v: 1,
     protocolVersions: { current: 'v1', supported: ['v1'] },
-    berthVersion: pkg.version,
+    berthVersion: packageVersion(),
     mode: 'berth',
     features: [...features],
     // External agents are picked like model services (issue 12): by id, or by a model id `<agentId>/<modelId>`.

@@ -1,9 +1,8 @@
-import { createRequire } from 'node:module';
 import type { Core } from '../../core.js';
 import type { HttpModule } from '../module.js';
 import { loadWebApp, WEB_APP_CSP, type WebApp } from '../web-app.js';
+import { packageVersion } from '../../package-files.js';
 
-const pkg = createRequire(import.meta.url)('../../../package.json') as { version: string };
 
 /**
  * `/` (issue 11): the URL `berth serve` prints should say what answers there
@@ -14,7 +13,7 @@ const pkg = createRequire(import.meta.url)('../../../package.json') as { version
 export function landing(core: Core, app: WebApp | null = null): Record<string, unknown> {
   return {
     name: 'berth',
-    version: pkg.version,
+    version: packageVersion(),
     what: 'A self-hosted daemon where coding agents work on projects. This port serves its client API (REST + Server-Sent Events, compatible with qwen serve).',
     web: !core.config.web
       ? 'The web app is turned off (--no-web): use a client such as the @qwen-code/sdk DaemonClient, or the routes below.'

@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import type { Core } from '../../core.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import { availableCommands as commandsOfBuiltinAgent } from '../../sessions/slash-commands.js';
@@ -6,8 +5,8 @@ import { clientIdOf } from '../client-id.js';
 import type { HttpModule } from '../module.js';
 import { param, query } from '../params.js';
 import { allStored } from './session-list.js';
+import { packageVersion } from '../../package-files.js';
 
-const pkg = createRequire(import.meta.url)('../../../package.json') as { version: string };
 
 /**
  * qwen serve's per-session routes the Web Shell calls outside the 25 operations, plus its daemon
@@ -50,7 +49,7 @@ export const webShellSessionModule: HttpModule = {
         detail,
         status: 'ok',
         daemon: 'berth',
-        version: pkg.version,
+        version: packageVersion(),
         startedAt: new Date(core.startedAt).toISOString(),
         uptimeMs: Math.max(0, core.clock.now() - core.startedAt),
         sessionCount: live.length,

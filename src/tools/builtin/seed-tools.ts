@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { JsonSchema, Policy, ToolAnnotations, ToolDefinition } from '../types.js';
+import { packageFile } from '../../package-files.js';
 
 /** One tool as contract/gateway-v1.json publishes it: the name, description, schema and hints an agent sees. */
 interface SeedTool {
@@ -15,7 +16,7 @@ interface SeedTool {
  * are read from it, never retyped.
  */
 const SEED_000_TOOLS: readonly SeedTool[] = JSON.parse(
-  readFileSync(new URL('../../../contract/gateway-v1.json', import.meta.url), 'utf8'),
+  readFileSync(packageFile('contract/gateway-v1.json'), 'utf8'),
 ).tools;
 
 /** What Berth adds to a seed tool: where it sits in the catalog and how far it may reach. */

@@ -17,7 +17,8 @@ export interface CommandLaunch {
 }
 
 export interface ConfinementOptions {
-  readonly sandbox: SandboxProbe;
+  /** Asked when a command starts, not when the daemon does: the machine's probe runs once the port is open. */
+  readonly sandbox: () => SandboxProbe;
   /** The Berth home: never visible to a command. */
   readonly home: string;
   /** Every local workspace: each command sees its own and none of the others. */
@@ -56,7 +57,7 @@ export class CommandConfinement {
   }
 
   get sandboxed(): boolean {
-    return this.options.sandbox.available;
+    return this.options.sandbox().available;
   }
 
   /**
@@ -65,20 +66,20 @@ export class CommandConfinement {
    * the settings say.
    */
   networkOf(workspaceId: string): boolean {
-    if (!this.options.sandbox.available) return true;
+    if (!this.options.sandbox().available) return true;
     return this.byId.get(workspaceId)?.network ?? true;
   }
 
   /** Workspaces configured without network that run with it anyway, because there is no sandbox. */
   unenforcedOffline(): string[] {
-    if (this.options.sandbox.available) return [];
+    if (this.options.sandbox().available) return [];
     return [...this.byId].filter(([, s]) => s.network === false).map(([id]) => id);
   }
 
   /** `argv`: a program run directly rather than a shell command (an MCP server), whose install stays readable. */
   launch(workspace: ConfinedWorkspace, cwdAbs: string, argv: readonly string[] = []): CommandLaunch {
     const env = commandEnv(this.options.baseEnv ?? process.env, this.byId.get(workspace.id));
-    const probe = this.options.sandbox;
+    const probe = this.options.sandbox();
     if (!probe.available) return { env, wrapper: [] };
     const hidden = [this.home, ...this.options.workspaces.filter((w) => w.id !== workspace.id).map((w) => w.root)];
     const view = { root: workspace.root, cwd: cwdAbs, hidden, network: this.networkOf(workspace.id), readable: installRoots(argv) };
@@ -94,7 +95,7 @@ export class CommandConfinement {
    */
   agentLaunch(workspace: ConfinedWorkspace, cwdAbs: string, privateHome: string, argv: readonly string[] = [], reach: readonly string[] = []): CommandLaunch {
     const env = commandEnv(this.options.baseEnv ?? process.env, this.byId.get(workspace.id));
-    const probe = this.options.sandbox;
+    const probe = this.options.sandbox();
     if (!probe.available) return { env, wrapper: [] };
     const hidden = [this.home, ...this.options.workspaces.filter((w) => w.id !== workspace.id).map((w) => w.root)];
     const view = { root: workspace.root, cwd: cwdAbs, hidden, network: this.networkOf(workspace.id), binds: [privateHome, ...reach], readable: installRoots(argv) };
@@ -102,7 +103,7 @@ export class CommandConfinement {
   }
 
   report(): ConfinementReport {
-    const probe = this.options.sandbox;
+    const probe = this.options.sandbox();
     const offline = this.options.workspaces.filter((w) => !this.networkOf(w.id)).map((w) => w.id);
     return probe.available
       ? { sandbox: 'bubblewrap', offlineWorkspaces: offline }

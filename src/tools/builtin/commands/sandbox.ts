@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { isInside } from '../../../workspace/paths.js';
 
@@ -21,13 +21,35 @@ const PROBE_TIMEOUT_MS = 10_000;
  */
 export function probeSandbox(candidates: readonly string[] = BWRAP_PATHS): SandboxProbe {
   const path = candidates.find((p) => existsSync(p));
-  if (path === undefined) {
-    return { available: false, tool: null, reason: 'bubblewrap (bwrap) is not installed; install the Debian package bubblewrap' };
-  }
-  const args = [...baseArgs(false), '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--', '/bin/true'];
-  const trial = spawnSync(path, args, { stdio: ['ignore', 'ignore', 'pipe'], timeout: PROBE_TIMEOUT_MS, env: {} });
-  if (trial.status === 0) return { available: true, tool: 'bubblewrap', path };
-  const why = trial.error?.message ?? (trial.stderr?.toString().trim() || `exit ${trial.status ?? trial.signal}`);
+  if (path === undefined) return NOT_INSTALLED;
+  const trial = spawnSync(path, TRIAL_ARGS, { stdio: ['ignore', 'ignore', 'pipe'], timeout: PROBE_TIMEOUT_MS, env: {} });
+  return verdict(path, trial.status, trial.signal, trial.error, trial.stderr?.toString() ?? '');
+}
+
+/** The same probe without blocking the event loop: what a daemon runs once its port is open. */
+export function probeSandboxAsync(candidates: readonly string[] = BWRAP_PATHS): Promise<SandboxProbe> {
+  const path = candidates.find((p) => existsSync(p));
+  if (path === undefined) return Promise.resolve(NOT_INSTALLED);
+  return new Promise((resolve) => {
+    execFile(path, TRIAL_ARGS, { timeout: PROBE_TIMEOUT_MS, env: {} }, (error, _stdout, stderr) => {
+      const code = error && typeof error.code === 'number' ? error.code : error ? null : 0;
+      const spawnError = error && typeof error.code !== 'number' && !error.signal ? error : undefined;
+      resolve(verdict(path, code, error?.signal ?? null, spawnError, stderr));
+    });
+  });
+}
+
+const NOT_INSTALLED: SandboxProbe = {
+  available: false,
+  tool: null,
+  reason: 'bubblewrap (bwrap) is not installed; install the Debian package bubblewrap',
+};
+
+const TRIAL_ARGS: readonly string[] = [...baseArgs(false), '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--', '/bin/true'];
+
+function verdict(path: string, status: number | null, signal: NodeJS.Signals | null, error: Error | undefined, stderr: string): SandboxProbe {
+  if (status === 0) return { available: true, tool: 'bubblewrap', path };
+  const why = error?.message ?? (stderr.trim() || `exit ${status ?? signal}`);
   return { available: false, tool: null, reason: `bubblewrap cannot create a sandbox here: ${why}` };
 }
 
@@ -87,8 +109,20 @@ export function sandboxArgs(view: SandboxView): string[] {
 
 let probed: SandboxProbe | undefined;
 
-/** The probe of this machine, run once per process (every daemon a test starts asks). */
+/**
+ * The probe of this machine, run once per process (every daemon a test starts
+ * asks). A daemon runs it in the background once its port is open
+ * (`probeMachineSandbox`); asking before that finished probes here and now.
+ */
 export function machineSandbox(): SandboxProbe {
   probed ??= probeSandbox();
+  return probed;
+}
+
+/** Runs the machine's probe without blocking, unless it already ran; `machineSandbox()` then answers from it. */
+export async function probeMachineSandbox(): Promise<SandboxProbe> {
+  if (probed) return probed;
+  const found = await probeSandboxAsync();
+  probed ??= found;
   return probed;
 }

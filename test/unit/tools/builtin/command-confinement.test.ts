@@ -61,7 +61,7 @@ describe('what a sandbox sees', () => {
 
   it('is not used, and network cannot be taken away, without bubblewrap', () => {
     const c = new CommandConfinement({
-      sandbox: { available: false, tool: null, reason: 'not installed' },
+      sandbox: () => ({ available: false, tool: null, reason: "not installed" }),
       home: '/h',
       workspaces: [{ id: 'w1', root: '/p' }],
       settings: { w1: { network: false } },
