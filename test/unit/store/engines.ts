@@ -144,25 +144,30 @@ export const sqliteEngine: Engine = {
   async stop() {},
 };
 
-/** PostgreSQL: one server and one database for the test file, emptied before each test. */
+/** PostgreSQL: one server, one database and one base connection for the test file, emptied before each test. */
 export function postgresEngine(): Engine {
   let server: PostgresServer | undefined;
+  let base: PgStore | undefined;
   let url = '';
+  let reset = '';
   return {
     name: 'PostgreSQL',
     skip: postgresMissing(),
     async start() {
       server = await startPostgres();
       url = await server.createDatabase();
-    },
-    async fresh() {
-      const store = await openPgStore(url);
-      const tables = await store.db.rows<{ name: string }>(
+      base = await openPgStore(url);
+      const tables = await base.db.rows<{ name: string }>(
         `SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename != 'schema_migrations'`,
       );
-      await store.db.script(`TRUNCATE ${tables.map((t) => t.name).join(', ')} RESTART IDENTITY CASCADE`);
-      const others: PgStore[] = [store];
+      reset = `TRUNCATE ${tables.map((t) => t.name).join(', ')} RESTART IDENTITY`;
+    },
+    async fresh() {
+      const store = base!;
+      await store.db.script(reset);
+      const others: PgStore[] = [];
       return {
+        // New repository objects each test: no cache (the transcript's seqs) outlives its data.
         repos: pgRepos(store),
         async second() {
           const other = await openPgStore(url);
@@ -176,6 +181,7 @@ export function postgresEngine(): Engine {
       };
     },
     async stop() {
+      await base?.close();
       await server?.stop();
     },
   };
