@@ -54,7 +54,7 @@ export class PgTranscriptRepository implements Async<SqliteTranscriptRepository>
   append(records: readonly NewStoredRecord[]): Promise<StoredRecord[]> {
     if (records.length === 0) return Promise.resolve([]);
     const pending = new Map<string, number>();
-    return this.db.transaction(async (q) => {
+    const write = async (q: Queryer): Promise<StoredRecord[]> => {
       const stored: StoredRecord[] = [];
       for (const r of records) {
         const seq = pending.get(r.sessionId) ?? (await this.seqFor(q, r.sessionId));
@@ -66,10 +66,20 @@ export class PgTranscriptRepository implements Async<SqliteTranscriptRepository>
         stored.push({ ...rest, seq });
       }
       return stored;
-    }, () => {
-      // After COMMIT, before the next unit runs: a failed write leaves no gap, and the next append sees the new seq.
+    };
+    // After COMMIT, before the next unit runs: a failed write leaves no gap, and the next append sees the new seq.
+    const committed = () => {
       for (const [sessionId, next] of pending) this.nextSeq.set(sessionId, next);
-    });
+    };
+    // One INSERT commits alone, atomically: the common one-record append saves BEGIN's and COMMIT's round trips.
+    if (records.length === 1 && records[0]!.overflow === undefined) {
+      return this.db.unit(async (q) => {
+        const stored = await write(q);
+        committed();
+        return stored;
+      });
+    }
+    return this.db.transaction(write, committed);
   }
 
   count(sessionId: string): Promise<number> {

@@ -56,6 +56,8 @@ export function transcriptCases(h: Current): void {
     assert.equal(await t.count('s1'), 1);
     assert.equal(await t.seqOf('fresh'), undefined);
     assert.equal(await t.overflowOf('fresh'), undefined);
+    await assert.rejects(t.append([rec('s1', 'dup')]));
+    assert.equal(await t.count('s1'), 1);
     const [next] = await t.append([rec('s1', 'fresh')]);
     assert.equal(next?.seq, 2);
   });
