@@ -4,8 +4,8 @@
  * unix socket inside the temp folder, durability off for speed; a database per test
  * file; stopped by PID at the end. PostgreSQL refuses to run as root, so when the
  * tests run as root (CI) the cluster runs as the Debian `postgres` user (setpriv, or
- * runuser) in a folder it owns. Without the binaries `postgresMissing()` says why and
- * the tests that need it skip.
+ * runuser) in a folder it owns. Without the binaries (or with BERTH_TEST_POSTGRES=off)
+ * `postgresMissing()` says why and the tests that need it skip.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
@@ -58,6 +58,7 @@ function runAs(): RunAs | undefined | string {
 
 /** Why PostgreSQL tests cannot run here, or undefined when they can. */
 export function postgresMissing(): string | undefined {
+  if (process.env.BERTH_TEST_POSTGRES === 'off') return 'BERTH_TEST_POSTGRES=off: the PostgreSQL tests are turned off';
   if (!postgresBinDir()) return 'PostgreSQL server binaries not found (pg_config --bindir, /usr/lib/postgresql/*/bin): install the Debian package postgresql';
   const as = runAs();
   return typeof as === 'string' ? as : undefined;
