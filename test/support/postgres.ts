@@ -130,11 +130,20 @@ export async function startPostgres(): Promise<PostgresServer> {
     const ready = await waitReady(url('postgres'), exited);
     if (ready) {
       const pid = child.pid!;
+      // A test process killed by a signal runs no exit handler: this watchdog stops the server
+      // (immediate shutdown, by PID) and removes its folder once our process is gone.
+      const watchdog = spawn('sh', ['-c', 'while kill -0 "$1" 2>/dev/null; do sleep 1; done; kill -QUIT "$2" 2>/dev/null; sleep 1; rm -rf "$3"', 'pg-watchdog', String(process.pid), String(pid), root], {
+        detached: true,
+        stdio: 'ignore',
+      });
+      watchdog.unref();
       const stopAtExit = () => {
-        try {
-          process.kill(pid, 'SIGQUIT');
-        } catch {
-          // already gone
+        for (const p of [watchdog.pid, pid]) {
+          try {
+            if (p !== undefined) process.kill(p, p === pid ? 'SIGQUIT' : 'SIGTERM');
+          } catch {
+            // already gone
+          }
         }
       };
       process.once('exit', stopAtExit);
@@ -155,6 +164,7 @@ export async function startPostgres(): Promise<PostgresServer> {
         stop() {
           stopping ??= (async () => {
             process.removeListener('exit', stopAtExit);
+            if (watchdog.pid !== undefined) process.kill(watchdog.pid, 'SIGTERM');
             // SIGINT: PostgreSQL's fast shutdown (rolls back open transactions, then exits).
             process.kill(pid, 'SIGINT');
             await exited;
