@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { NewStoredRecord } from '../../../../src/store/repos/transcript.js';
-import { HUGE, NOW, withSessions, type Current } from './fixtures.js';
+import { HUGE, NOW, session, withSessions, type Current } from './fixtures.js';
 
 const rec = (sessionId: string, recordId: string, kind = 'message', over: Partial<NewStoredRecord> = {}): NewStoredRecord => ({
   sessionId,
@@ -70,6 +70,22 @@ export function transcriptCases(h: Current): void {
     await Promise.all(writes);
     assert.equal(count, 20);
     assert.deepEqual(all.map((r) => r.recordId), Array.from({ length: 20 }, (_, i) => `q${i}`));
+  });
+
+  it('a failing transaction takes nothing of the calls issued beside it, and reads see the writes issued before them', async () => {
+    await withSessions(h(), 's1');
+    const { transcript, meta, sessions } = h().repos;
+    await transcript.append([rec('s1', 'dup')]);
+    const failing = transcript.append([rec('s1', 'one'), rec('s1', 'two'), rec('s1', 'dup')]);
+    const claimed = meta.claim('beside', 'kept');
+    const inserted = sessions.insert(session('s2'));
+    const read = sessions.get('s2');
+    await assert.rejects(failing);
+    assert.equal(await claimed, 'kept');
+    await inserted;
+    assert.equal((await read)?.id, 's2');
+    assert.equal(await meta.claim('beside', 'other'), 'kept');
+    assert.equal(await transcript.count('s1'), 1);
   });
 
   it('transcript: a damaged row comes back unreadable without hiding the others', async () => {
