@@ -16,7 +16,7 @@ const TYPES: pg.CustomTypesConfig = {
 };
 
 /**
- * One PostgreSQL connection and a FIFO of units of work on it (docs/store.md, Ordering).
+ * One PostgreSQL connection and a FIFO of units of work on it (docs/store.md, "Ordering of one daemon's queries").
  *
  * Every call enqueues its unit synchronously, when it is made, and units run one
  * at a time in that order: a write the core issued without awaiting it is on the
@@ -45,7 +45,8 @@ export class PgDb implements Queryer {
 
   /** Opens one connection to `url` (postgres://…). */
   static async connect(url: string): Promise<PgDb> {
-    const client = new pg.Client({ connectionString: url, types: TYPES });
+    // application_name lets an operator tell Berth's connection apart in pg_stat_activity.
+    const client = new pg.Client({ connectionString: url, types: TYPES, application_name: 'berth', keepAlive: true });
     await client.connect();
     return new PgDb(client);
   }
