@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { MIGRATIONS } from './migrations/all.js';
-import type { Migration } from './migration.js';
+import { SCHEMA_MIGRATIONS_SQL, type Migration } from './migration.js';
 import { privateFile, secureHome, tightenExisting } from './home-mode.js';
 import type { Db } from './sqlite.js';
 
@@ -43,9 +43,7 @@ export function openStore(home: string, migrations: readonly Migration[] = MIGRA
 }
 
 export function migrate(db: Db, migrations: readonly Migration[]): void {
-  db.exec(
-    'CREATE TABLE IF NOT EXISTS schema_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
-  );
+  db.exec(SCHEMA_MIGRATIONS_SQL);
   const applied = new Set(
     (db.prepare('SELECT id FROM schema_migrations').all() as { id: number }[]).map((r) => r.id),
   );

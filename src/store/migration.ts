@@ -4,3 +4,7 @@ export interface Migration {
   readonly name: string;
   readonly sql: string;
 }
+
+/** The table both engines record applied migrations in (SQLite text; PostgreSQL runs it through store/pg/dialect.ts). */
+export const SCHEMA_MIGRATIONS_SQL =
+  'CREATE TABLE IF NOT EXISTS schema_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)';

@@ -1,0 +1,78 @@
+import type { Async } from '../async.js';
+import type { SqliteGatewayCallRepository, StoredGatewayCall, StoredGatewayCallStart } from '../repos/gateway-calls.js';
+import type { PgDb } from './db.js';
+
+interface Raw {
+  id: string;
+  workspace_id: string;
+  session_id: string;
+  tool: string;
+  args: string;
+  token_id: string;
+  state: StoredGatewayCall['state'];
+  result: string | null;
+  sends: number;
+  sent_at: number;
+  settled_at: number | null;
+}
+
+const fromRaw = (r: Raw): StoredGatewayCall => ({
+  id: r.id,
+  workspaceId: r.workspace_id,
+  sessionId: r.session_id,
+  tool: r.tool,
+  args: r.args,
+  tokenId: r.token_id,
+  state: r.state,
+  result: r.result,
+  sends: r.sends,
+  sentAt: r.sent_at,
+  settledAt: r.settled_at,
+});
+
+/** The outgoing-call journal in PostgreSQL. */
+export class PgGatewayCallRepository implements Async<SqliteGatewayCallRepository> {
+  constructor(private readonly db: PgDb) {}
+
+  async insert(s: StoredGatewayCallStart): Promise<void> {
+    await this.db.run(
+      `INSERT INTO gateway_calls (id, workspace_id, session_id, tool, args, token_id, state, sent_at)
+       VALUES ($1, $2, $3, $4, $5, $6, 'sent', $7)`,
+      [s.id, s.workspaceId, s.sessionId, s.tool, s.args, s.tokenId, s.sentAt],
+    );
+  }
+
+  async resent(id: string): Promise<void> {
+    await this.db.run(`UPDATE gateway_calls SET sends = sends + 1 WHERE id = $1 AND state = 'sent'`, [id]);
+  }
+
+  /** True when this answer settled the call; a late answer to an abandoned call is kept beside it. */
+  answer(id: string, result: string, at: number): Promise<boolean> {
+    return this.db.unit(async (q) => {
+      const answered = await q.run(
+        `UPDATE gateway_calls SET state = 'answered', result = $1, settled_at = $2 WHERE id = $3 AND state = 'sent'`,
+        [result, at, id],
+      );
+      if (answered === 1) return true;
+      await q.run(`UPDATE gateway_calls SET result = $1 WHERE id = $2 AND state = 'abandoned' AND result IS NULL`, [result, id]);
+      return false;
+    });
+  }
+
+  async abandon(id: string, at: number): Promise<boolean> {
+    return (await this.db.run(`UPDATE gateway_calls SET state = 'abandoned', settled_at = $1 WHERE id = $2 AND state = 'sent'`, [at, id])) === 1;
+  }
+
+  async find(id: string): Promise<StoredGatewayCall | undefined> {
+    const [row] = await this.db.rows<Raw>('SELECT * FROM gateway_calls WHERE id = $1', [id]);
+    return row ? fromRaw(row) : undefined;
+  }
+
+  abandonAllSent(at: number): Promise<number> {
+    return this.db.run(`UPDATE gateway_calls SET state = 'abandoned', settled_at = $1 WHERE state = 'sent'`, [at]);
+  }
+
+  pruneSettledBefore(time: number): Promise<number> {
+    return this.db.run(`DELETE FROM gateway_calls WHERE state != 'sent' AND settled_at < $1`, [time]);
+  }
+}

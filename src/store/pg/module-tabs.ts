@@ -1,0 +1,50 @@
+import type { Async } from '../async.js';
+import type { SqliteModuleTabRepository } from '../repos/module-tabs.js';
+import type { PgDb, Queryer } from './db.js';
+
+type Tab = { tab: number; workspaceId: string };
+
+const findTab = async (q: Queryer, sessionId: string): Promise<Tab | undefined> =>
+  (await q.rows<Tab>('SELECT tab, workspace_id AS "workspaceId" FROM module_tabs WHERE session_id = $1', [sessionId]))[0];
+
+/** Tab numbers and module-token hashes in PostgreSQL. */
+export class PgModuleTabRepository implements Async<SqliteModuleTabRepository> {
+  constructor(private readonly db: PgDb) {}
+
+  find(sessionId: string): Promise<Tab | undefined> {
+    return this.db.unit((q) => findTab(q, sessionId));
+  }
+
+  /** The session's tab, given the next free number of its workspace on first ask. */
+  assign(sessionId: string, workspaceId: string, now: number): Promise<number> {
+    return this.db.transaction(async (q) => {
+      // SQLite's BEGIN IMMEDIATE: another daemon's assign waits, so MAX(tab) + 1 is not handed out twice.
+      await q.script('LOCK TABLE module_tabs IN SHARE ROW EXCLUSIVE MODE');
+      const existing = await findTab(q, sessionId);
+      if (existing !== undefined) return existing.tab;
+      const [next] = await q.rows<{ tab: number }>('SELECT COALESCE(MAX(tab), 0) + 1 AS tab FROM module_tabs WHERE workspace_id = $1', [workspaceId]);
+      await q.run('INSERT INTO module_tabs (session_id, workspace_id, tab, created_at) VALUES ($1, $2, $3, $4)', [sessionId, workspaceId, next!.tab, now]);
+      return next!.tab;
+    });
+  }
+
+  async sessionsForToken(hash: string): Promise<string[]> {
+    const rows = await this.db.rows<{ session_id: string }>('SELECT session_id FROM module_tokens WHERE hash = $1 ORDER BY session_id COLLATE "C"', [hash]);
+    return rows.map((r) => r.session_id);
+  }
+
+  async hasToken(sessionId: string): Promise<boolean> {
+    return (await this.db.rows('SELECT 1 FROM module_tokens WHERE session_id = $1 LIMIT 1', [sessionId])).length > 0;
+  }
+
+  async addToken(hash: string, sessionId: string, now: number): Promise<void> {
+    await this.db.run('INSERT INTO module_tokens (hash, session_id, created_at) VALUES ($1, $2, $3)', [hash, sessionId, now]);
+  }
+
+  replaceTokens(hash: string, sessionIds: readonly string[], now: number): Promise<void> {
+    return this.db.transaction(async (q) => {
+      for (const id of sessionIds) await q.run('DELETE FROM module_tokens WHERE session_id = $1', [id]);
+      for (const id of sessionIds) await q.run('INSERT INTO module_tokens (hash, session_id, created_at) VALUES ($1, $2, $3)', [hash, id, now]);
+    });
+  }
+}

@@ -1,0 +1,64 @@
+import type { Async } from '../async.js';
+import type { SqlitePromptRepository, StoredPrompt } from '../repos/prompts.js';
+import type { PgDb } from './db.js';
+
+interface Raw {
+  id: string;
+  session_id: string;
+  content: string;
+  originator_client_id: string | null;
+  queued_at: number;
+  started_at: number | null;
+  settled_at: number | null;
+  terminal: string | null;
+  stop_reason: string | null;
+  error_code: string | null;
+}
+
+const fromRaw = <Terminal extends string>(r: Raw): StoredPrompt<Terminal> => ({
+  id: r.id,
+  sessionId: r.session_id,
+  content: JSON.parse(r.content) as unknown[],
+  originatorClientId: r.originator_client_id,
+  queuedAt: r.queued_at,
+  startedAt: r.started_at,
+  settledAt: r.settled_at,
+  terminal: r.terminal as Terminal | null,
+  stopReason: r.stop_reason,
+  errorCode: r.error_code,
+});
+
+/** The durable prompt ledger in PostgreSQL. */
+export class PgPromptRepository<Terminal extends string = string> implements Async<SqlitePromptRepository<Terminal>> {
+  constructor(private readonly db: PgDb) {}
+
+  async admit(row: Pick<StoredPrompt<Terminal>, 'id' | 'sessionId' | 'content' | 'originatorClientId' | 'queuedAt'>): Promise<void> {
+    await this.db.run(
+      'INSERT INTO prompts (id, session_id, content, originator_client_id, queued_at) VALUES ($1, $2, $3, $4, $5)',
+      [row.id, row.sessionId, JSON.stringify(row.content), row.originatorClientId, row.queuedAt],
+    );
+  }
+
+  async started(id: string, at: number): Promise<void> {
+    await this.db.run('UPDATE prompts SET started_at = $1 WHERE id = $2', [at, id]);
+  }
+
+  async settle(id: string, at: number, terminal: Terminal, stopReason: string | null, errorCode: string | null): Promise<void> {
+    await this.db.run(
+      'UPDATE prompts SET settled_at = $1, terminal = $2, stop_reason = $3, error_code = $4 WHERE id = $5 AND settled_at IS NULL',
+      [at, terminal, stopReason, errorCode, id],
+    );
+  }
+
+  async unsettled(sessionId?: string): Promise<StoredPrompt<Terminal>[]> {
+    const rows = sessionId
+      ? await this.db.rows<Raw>('SELECT * FROM prompts WHERE settled_at IS NULL AND session_id = $1 ORDER BY queued_at', [sessionId])
+      : await this.db.rows<Raw>('SELECT * FROM prompts WHERE settled_at IS NULL ORDER BY queued_at');
+    return rows.map((r) => fromRaw<Terminal>(r));
+  }
+
+  async settled(sessionId: string): Promise<StoredPrompt<Terminal>[]> {
+    const rows = await this.db.rows<Raw>('SELECT * FROM prompts WHERE settled_at IS NOT NULL AND session_id = $1 ORDER BY queued_at', [sessionId]);
+    return rows.map((r) => fromRaw<Terminal>(r));
+  }
+}

@@ -1,0 +1,57 @@
+import type { Async } from '../async.js';
+import type { SqliteReceiptRepository, StoredReceipt, StoredReceiptStart } from '../repos/receipts.js';
+import type { PgDb } from './db.js';
+
+interface Raw {
+  namespace: string;
+  call_id: string;
+  tool_name: string;
+  args_digest: string;
+  status: 'executing' | 'completed';
+  outcome: string | null;
+  started_at: number;
+  finished_at: number | null;
+}
+
+const fromRaw = <Outcome>(r: Raw): StoredReceipt<Outcome> => ({
+  namespace: r.namespace,
+  callId: r.call_id,
+  toolName: r.tool_name,
+  argsDigest: r.args_digest,
+  status: r.status,
+  outcome: r.outcome === null ? null : (JSON.parse(r.outcome) as Outcome),
+  startedAt: r.started_at,
+  finishedAt: r.finished_at,
+});
+
+/** Receipts in PostgreSQL. */
+export class PgReceiptRepository<Outcome = unknown> implements Async<SqliteReceiptRepository<Outcome>> {
+  constructor(private readonly db: PgDb) {}
+
+  async find(namespace: string, callId: string): Promise<StoredReceipt<Outcome> | undefined> {
+    const [row] = await this.db.rows<Raw>('SELECT * FROM receipts WHERE namespace = $1 AND call_id = $2', [namespace, callId]);
+    return row ? fromRaw<Outcome>(row) : undefined;
+  }
+
+  /** The claim: of two racing callers (even on two daemons) exactly one inserts and resolves true. */
+  async begin(s: StoredReceiptStart): Promise<boolean> {
+    const changed = await this.db.run(
+      `INSERT INTO receipts (namespace, call_id, tool_name, args_digest, status, started_at)
+       VALUES ($1, $2, $3, $4, 'executing', $5) ON CONFLICT (namespace, call_id) DO NOTHING`,
+      [s.namespace, s.callId, s.toolName, s.argsDigest, s.startedAt],
+    );
+    return changed === 1;
+  }
+
+  async complete(namespace: string, callId: string, outcome: Outcome, finishedAt: number): Promise<void> {
+    await this.db.run(
+      `UPDATE receipts SET status = 'completed', outcome = $1, finished_at = $2
+       WHERE namespace = $3 AND call_id = $4 AND status = 'executing'`,
+      [JSON.stringify(outcome), finishedAt, namespace, callId],
+    );
+  }
+
+  pruneCompletedBefore(time: number): Promise<number> {
+    return this.db.run(`DELETE FROM receipts WHERE status = 'completed' AND finished_at < $1`, [time]);
+  }
+}

@@ -1,0 +1,103 @@
+import type { Async } from '../async.js';
+import type { SqliteSessionRepository, StoredSession, StoredSessionPatch } from '../repos/sessions.js';
+import type { PgDb } from './db.js';
+
+interface Raw {
+  id: string;
+  workspace_id: string;
+  scope: 'single' | 'thread';
+  created_at: number;
+  updated_at: number;
+  display_name: string | null;
+  title_source: string | null;
+  prs: string;
+  model_id: string | null;
+  approval_mode: string;
+  source_type: string | null;
+  source_id: string | null;
+  worktree: string | null;
+  branch: string | null;
+  current_cwd: string | null;
+  closed_at: number | null;
+  close_reason: string | null;
+}
+
+const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
+
+const fromRaw = (r: Raw): StoredSession => ({
+  id: r.id,
+  workspaceId: r.workspace_id,
+  scope: r.scope,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+  displayName: r.display_name,
+  titleSource: r.title_source,
+  prs: JSON.parse(r.prs) as unknown[],
+  modelId: r.model_id,
+  approvalMode: r.approval_mode,
+  sourceType: r.source_type,
+  sourceId: r.source_id,
+  worktree: r.worktree ? (JSON.parse(r.worktree) as Record<string, unknown>) : null,
+  branch: r.branch ? (JSON.parse(r.branch) as Record<string, unknown>) : null,
+  currentCwd: r.current_cwd,
+  closedAt: r.closed_at,
+  closeReason: r.close_reason,
+});
+
+const PATCH_COLUMNS: Record<keyof StoredSessionPatch, string> = {
+  displayName: 'display_name',
+  titleSource: 'title_source',
+  prs: 'prs',
+  modelId: 'model_id',
+  approvalMode: 'approval_mode',
+  closedAt: 'closed_at',
+  closeReason: 'close_reason',
+};
+
+const COLUMNS =
+  'id, workspace_id, scope, created_at, updated_at, display_name, title_source, prs, model_id, approval_mode, ' +
+  'source_type, source_id, worktree, branch, current_cwd, closed_at, close_reason';
+
+/** Sessions in PostgreSQL; `rowid` (dialect.ts) stands for SQLite's rowid as the paging position. */
+export class PgSessionRepository implements Async<SqliteSessionRepository> {
+  constructor(private readonly db: PgDb) {}
+
+  async insert(row: StoredSession): Promise<void> {
+    await this.db.run(
+      `INSERT INTO sessions (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
+      [
+        row.id, row.workspaceId, row.scope, row.createdAt, row.updatedAt, row.displayName, row.titleSource, JSON.stringify(row.prs),
+        row.modelId, row.approvalMode, row.sourceType, row.sourceId, json(row.worktree), json(row.branch), row.currentCwd,
+        row.closedAt, row.closeReason,
+      ],
+    );
+  }
+
+  async get(id: string): Promise<StoredSession | undefined> {
+    const [r] = await this.db.rows<Raw>(`SELECT ${COLUMNS} FROM sessions WHERE id = $1`, [id]);
+    return r ? fromRaw(r) : undefined;
+  }
+
+  async update(id: string, patch: StoredSessionPatch, now: number): Promise<void> {
+    const params: unknown[] = [id, now];
+    const sets: string[] = ['updated_at = $2'];
+    for (const [key, column] of Object.entries(PATCH_COLUMNS) as [keyof StoredSessionPatch, string][]) {
+      if (!(key in patch)) continue;
+      params.push(key === 'prs' ? JSON.stringify(patch.prs) : patch[key]);
+      sets.push(`${column} = $${params.length}`);
+    }
+    await this.db.run(`UPDATE sessions SET ${sets.join(', ')} WHERE id = $1`, params);
+  }
+
+  async listAfter(after: number, limit: number): Promise<{ row: StoredSession; position: number }[]> {
+    const rows = await this.db.rows<Raw & { position: number }>(
+      `SELECT rowid AS position, ${COLUMNS} FROM sessions WHERE rowid > $1 ORDER BY rowid LIMIT $2`,
+      [after, limit],
+    );
+    return rows.map((r) => ({ row: fromRaw(r), position: r.position }));
+  }
+
+  closeAllOpen(reason: string, now: number): Promise<number> {
+    return this.db.run('UPDATE sessions SET closed_at = $1, close_reason = $2, updated_at = $3 WHERE closed_at IS NULL', [now, reason, now]);
+  }
+}

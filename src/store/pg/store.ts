@@ -1,0 +1,65 @@
+import { MIGRATIONS } from '../migrations/all.js';
+import { SCHEMA_MIGRATIONS_SQL, type Migration } from '../migration.js';
+import { PgDb } from './db.js';
+import { toPostgres } from './dialect.js';
+
+/** The daemon's PostgreSQL store (docs/store.md): one connection, migrated on open. */
+export interface PgStore {
+  readonly db: PgDb;
+  close(): Promise<void>;
+}
+
+/** Whether `url` names a PostgreSQL server (`postgres://…` or `postgresql://…`). */
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(url);
+}
+
+export async function openPgStore(url: string, migrations: readonly Migration[] = MIGRATIONS): Promise<PgStore> {
+  if (!isPostgresUrl(url)) throw new Error('a PostgreSQL store URL starts with postgres:// or postgresql://');
+  const db = await PgDb.connect(url);
+  try {
+    await migratePg(db, migrations);
+  } catch (err) {
+    await db.close().catch(() => undefined);
+    throw err;
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    db,
+    close() {
+      closing ??= db.close();
+      return closing;
+    },
+  };
+}
+
+/** Any fixed number: the advisory lock that keeps two daemons starting on one database from migrating at once. */
+const MIGRATION_LOCK = 0x6265_7274;
+
+/**
+ * Applies the migrations not yet in schema_migrations, in id order, each in its own
+ * transaction (PostgreSQL's schema changes are transactional), as `migrate` does on SQLite.
+ */
+export async function migratePg(db: PgDb, migrations: readonly Migration[]): Promise<void> {
+  await db.unit(async (q) => {
+    await q.rows('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    try {
+      await q.script(toPostgres(SCHEMA_MIGRATIONS_SQL));
+      const applied = new Set((await q.rows<{ id: number }>('SELECT id FROM schema_migrations')).map((r) => r.id));
+      for (const m of [...migrations].sort((a, b) => a.id - b.id)) {
+        if (applied.has(m.id)) continue;
+        await q.script('BEGIN');
+        try {
+          await q.script(toPostgres(m.sql));
+          await q.run('INSERT INTO schema_migrations (id, name, applied_at) VALUES ($1, $2, $3)', [m.id, m.name, Date.now()]);
+          await q.script('COMMIT');
+        } catch (err) {
+          await q.script('ROLLBACK').catch(() => undefined);
+          throw err;
+        }
+      }
+    } finally {
+      await q.rows('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+    }
+  });
+}

@@ -1,0 +1,124 @@
+import type { Async } from '../async.js';
+import type { NewStoredRecord, SqliteTranscriptRepository, StoredRecord } from '../repos/transcript.js';
+import type { PgDb, Queryer } from './db.js';
+
+interface Raw {
+  session_id: string;
+  seq: number;
+  record_id: string;
+  kind: string;
+  prompt_id: string | null;
+  at: number;
+  data: string;
+}
+
+function parseData(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One damaged row must not hide the rest of a transcript: it comes back marked `unreadable`. */
+const fromRaw = (r: Raw): StoredRecord => {
+  const data = parseData(r.data);
+  const base = { sessionId: r.session_id, seq: r.seq, recordId: r.record_id, kind: r.kind, promptId: r.prompt_id, at: r.at };
+  return data ? { ...base, data } : { ...base, data: {}, unreadable: true };
+};
+
+const MAX_SEQ = 'SELECT COALESCE(MAX(seq), 0) AS n FROM transcript WHERE session_id = $1';
+const INSERT = 'INSERT INTO transcript (session_id, seq, record_id, kind, prompt_id, at, data) VALUES ($1, $2, $3, $4, $5, $6, $7)';
+const INSERT_OVERFLOW = 'INSERT INTO transcript_overflow (record_id, session_id, data) VALUES ($1, $2, $3)';
+
+/**
+ * Transcripts in PostgreSQL, as in SQLite: a per-session seq cache that advances only
+ * on commit. Every method, `count` included, is a unit of the connection's queue, so
+ * it sees the appends submitted before it.
+ */
+export class PgTranscriptRepository implements Async<SqliteTranscriptRepository> {
+  private readonly nextSeq = new Map<string, number>();
+
+  constructor(private readonly db: PgDb) {}
+
+  private async seqFor(q: Queryer, sessionId: string): Promise<number> {
+    let next = this.nextSeq.get(sessionId);
+    if (next === undefined) {
+      next = (await q.rows<{ n: number }>(MAX_SEQ, [sessionId]))[0]!.n + 1;
+      this.nextSeq.set(sessionId, next);
+    }
+    return next;
+  }
+
+  append(records: readonly NewStoredRecord[]): Promise<StoredRecord[]> {
+    if (records.length === 0) return Promise.resolve([]);
+    const pending = new Map<string, number>();
+    const write = async (q: Queryer): Promise<StoredRecord[]> => {
+      const stored: StoredRecord[] = [];
+      for (const r of records) {
+        const seq = pending.get(r.sessionId) ?? (await this.seqFor(q, r.sessionId));
+        await q.run(INSERT, [r.sessionId, seq, r.recordId, r.kind, r.promptId, r.at, JSON.stringify(r.data)]);
+        // The whole record beside its preview, in the same transaction: never one without the other.
+        if (r.overflow !== undefined) await q.run(INSERT_OVERFLOW, [r.recordId, r.sessionId, r.overflow]);
+        pending.set(r.sessionId, seq + 1);
+        const { overflow: _kept, ...rest } = r;
+        stored.push({ ...rest, seq });
+      }
+      return stored;
+    };
+    // After COMMIT, before the next unit runs: a failed write leaves no gap, and the next append sees the new seq.
+    const committed = () => {
+      for (const [sessionId, next] of pending) this.nextSeq.set(sessionId, next);
+    };
+    // One INSERT commits alone, atomically: the common one-record append saves BEGIN's and COMMIT's round trips.
+    if (records.length === 1 && records[0]!.overflow === undefined) {
+      return this.db.unit(async (q) => {
+        const stored = await write(q);
+        committed();
+        return stored;
+      });
+    }
+    return this.db.transaction(write, committed);
+  }
+
+  count(sessionId: string): Promise<number> {
+    return this.db.unit(async (q) => (await this.seqFor(q, sessionId)) - 1);
+  }
+
+  async range(sessionId: string, fromSeq: number, toSeq: number): Promise<StoredRecord[]> {
+    const rows = await this.db.rows<Raw>(
+      'SELECT * FROM transcript WHERE session_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq',
+      [sessionId, fromSeq, toSeq],
+    );
+    return rows.map(fromRaw);
+  }
+
+  all(sessionId: string): Promise<StoredRecord[]> {
+    return this.range(sessionId, 1, Number.MAX_SAFE_INTEGER);
+  }
+
+  async seqOf(recordId: string): Promise<{ sessionId: string; seq: number } | undefined> {
+    const [r] = await this.db.rows<{ session_id: string; seq: number }>('SELECT session_id, seq FROM transcript WHERE record_id = $1', [recordId]);
+    return r ? { sessionId: r.session_id, seq: r.seq } : undefined;
+  }
+
+  async lastSeq(sessionId: string): Promise<number> {
+    return (await this.db.rows<{ n: number }>(MAX_SEQ, [sessionId]))[0]!.n;
+  }
+
+  async recordIdAt(sessionId: string, seq: number): Promise<string | undefined> {
+    const [r] = await this.db.rows<{ record_id: string }>('SELECT record_id FROM transcript WHERE session_id = $1 AND seq = $2', [sessionId, seq]);
+    return r?.record_id;
+  }
+
+  async overflowOf(recordId: string): Promise<string | undefined> {
+    const [r] = await this.db.rows<{ data: string }>('SELECT data FROM transcript_overflow WHERE record_id = $1', [recordId]);
+    return r?.data;
+  }
+
+  async ofKind(sessionId: string, kind: string, toSeq: number): Promise<StoredRecord[]> {
+    const rows = await this.db.rows<Raw>('SELECT * FROM transcript WHERE session_id = $1 AND kind = $2 AND seq <= $3 ORDER BY seq', [sessionId, kind, toSeq]);
+    return rows.map(fromRaw);
+  }
+}
