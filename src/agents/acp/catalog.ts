@@ -92,6 +92,16 @@ export class AgentCatalog {
     return driver;
   }
 
+  /**
+   * Loads the driver and the ACP SDK now when sessions run an agent by
+   * default (`--agent`), so the first agent session does not wait for them;
+   * without a default agent they still load with the first agent session.
+   */
+  async warmUp(): Promise<void> {
+    if (this.settings.defaultAgent === null) return;
+    await Promise.all([import('./driver.js'), import('./session-record.js'), import('./host.js')]);
+  }
+
   /** Kills every agent process group and waits for them (daemon shutdown). */
   async shutdown(): Promise<void> {
     await Promise.all([...this.processes].map((p) => p.kill()));
