@@ -94,12 +94,14 @@ export class AgentCatalog {
 
   /**
    * Loads the driver and the ACP SDK now when sessions run an agent by
-   * default (`--agent`), so the first agent session does not wait for them;
-   * without a default agent they still load with the first agent session.
+   * default (`--agent`), and rehearses one exchange so the SDK's message
+   * checks are built, so the first agent session waits for neither; without
+   * a default agent they still load with the first agent session.
    */
   async warmUp(): Promise<void> {
     if (this.settings.defaultAgent === null) return;
-    await Promise.all([import('./driver.js'), import('./session-record.js'), import('./host.js')]);
+    const [{ rehearseAcp }] = await Promise.all([import('./warm-up.js'), import('./driver.js'), import('./session-record.js'), import('./host.js')]);
+    await rehearseAcp();
   }
 
   /** Kills every agent process group and waits for them (daemon shutdown). */
