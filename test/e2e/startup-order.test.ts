@@ -70,3 +70,37 @@ describe('start-up order', { timeout: 120_000 }, () => {
     assert.deepEqual(loaded, []);
   });
 });
+
+describe('start-up order with a default agent', { timeout: 120_000 }, () => {
+  let dir: string;
+  let logFile: string;
+  let daemon: SpawnedDaemon;
+  before(async () => {
+    dir = tempDir('berth-startup-order-agent-');
+    mkdirSync(join(dir, 'ws'));
+    logFile = join(dir, 'loads.log');
+    writeFileSync(logFile, '');
+    // `--agent` with a command that is never run: no session asks for the agent here.
+    daemon = await spawnDaemon(['--home', join(dir, 'home'), '--workspace', join(dir, 'ws'), '--agent', 'warm', '--agent-command', process.execPath], {
+      BERTH_LOAD_LOG: logFile,
+      NODE_OPTIONS: `--import ${preload}`,
+    });
+  });
+  after(async () => {
+    await daemon?.stop();
+    removeDir(dir);
+  });
+
+  it('loads the ACP SDK after the port opens, before any agent session asks for it', async () => {
+    const lines = () => readFileSync(logFile, 'utf8').split('\n').filter(Boolean);
+    const acpSdk = /\/node_modules\/@agentclientprotocol\/sdk\//;
+    let log = lines();
+    for (let i = 0; i < 200 && !log.some((l) => acpSdk.test(l)); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      log = lines();
+    }
+    const listening = log.findIndex((l) => l.startsWith('listening '));
+    const sdk = log.findIndex((l) => acpSdk.test(l));
+    assert.ok(listening > 0 && sdk > listening, `the ACP SDK loads after the port opens (line ${sdk}, port at ${listening})`);
+  });
+});
