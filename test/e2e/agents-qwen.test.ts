@@ -63,6 +63,17 @@ describe('qwen --acp as an external agent', { timeout: 600_000 }, () => {
     s.events.close();
   });
 
+  it('runs one qwen, not a second copy relaunched under the first (qwen serve runs it the same way)', async () => {
+    const s = await qwenSession();
+    model.enqueue({ kind: 'reply', text: 'one' });
+    const res = await submit(d, s.sessionId, 'Say hello');
+    assert.equal((await s.events.terminal(res.body.promptId)).type, 'turn_complete');
+    const { agentPids } = await import('../support/agent-pids.js');
+    // The bin entry runs the CLI (`cli.js`) once; without QWEN_CODE_NO_RELAUNCH that CLI starts itself again.
+    assert.equal(agentPids(d.home, '/cli.js').length, 1);
+    s.events.close();
+  });
+
   it('writes a file through Berth fs after the permission is approved', async () => {
     const s = await qwenSession();
     const target = join(d.workspace, 'notes', 'qwen.txt');

@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { spawnDaemon, type SpawnedDaemon } from '../support/daemon.js';
+import { packageLoads } from '../support/load-order/packages.js';
 import { removeDir, tempDir } from '../support/tmp.js';
 
 /**
@@ -10,53 +11,75 @@ import { removeDir, tempDir } from '../support/tmp.js';
  * (test/support/load-order) writes every module the daemon loads and the
  * moment its TCP port listens into one file, in order; nothing here looks at
  * a clock. The daemon is the built command, as `npm install` ships it: the
- * bundle of scripts/bundle.mjs, which keeps these packages outside it.
+ * bundle of scripts/bundle.mjs, whose chunks are told apart by the packages
+ * esbuild's metafile says they hold.
  */
-const HEAVY = /\/node_modules\/(openai|@agentclientprotocol\/sdk|@modelcontextprotocol\/sdk|sharp|pdfjs-dist)\//;
+const HEAVY = ['openai', '@agentclientprotocol/sdk', '@modelcontextprotocol/sdk', 'sharp', 'pdfjs-dist'];
 const preload = new URL('../support/load-order/preload.mjs', import.meta.url).href;
+const packagesOf = packageLoads(new URL('../..', import.meta.url).pathname);
+
+/** The daemon's load log, and helpers to find where in it something happened. */
+function loadLog(file: string) {
+  const lines = () => readFileSync(file, 'utf8').split('\n').filter(Boolean);
+  const loads = (log: readonly string[], pkg: string) => log.flatMap((l, i) => (l.startsWith('load ') && packagesOf(l).has(pkg) ? [i] : []));
+  return {
+    lines,
+    loads,
+    listening: (log: readonly string[]) => log.findIndex((l) => l.startsWith('listening ')),
+    /** Polls until `pkg` has loaded (up to 10 s), then the whole log. */
+    async after(pkg: string) {
+      let log = lines();
+      for (let i = 0; i < 200 && loads(log, pkg).length === 0; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        log = lines();
+      }
+      return log;
+    },
+  };
+}
+
+async function startLogged(dir: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ daemon: SpawnedDaemon; file: string }> {
+  mkdirSync(join(dir, 'ws'));
+  const file = join(dir, 'loads.log');
+  writeFileSync(file, '');
+  const daemon = await spawnDaemon(
+    ['--home', join(dir, 'home'), '--workspace', join(dir, 'ws'), ...args],
+    { BERTH_LOAD_LOG: file, NODE_OPTIONS: `--import ${preload}`, ...env },
+    true,
+  );
+  return { daemon, file };
+}
 
 describe('start-up order', { timeout: 120_000 }, () => {
   let dir: string;
-  let logFile: string;
   let daemon: SpawnedDaemon;
+  let log: ReturnType<typeof loadLog>;
   before(async () => {
     dir = tempDir('berth-startup-order-');
-    mkdirSync(join(dir, 'ws'));
-    logFile = join(dir, 'loads.log');
-    writeFileSync(logFile, '');
-    daemon = await spawnDaemon(['--home', join(dir, 'home'), '--workspace', join(dir, 'ws')], {
-      BERTH_LOAD_LOG: logFile,
-      NODE_OPTIONS: `--import ${preload}`,
-      // A model service, so there is a model client to load: nothing asks it anything.
-      OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
-      OPENAI_MODEL: 'scripted',
-    }, true);
+    // A model service, so there is a model client to load: nothing asks it anything.
+    const started = await startLogged(dir, [], { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OPENAI_MODEL: 'scripted' });
+    daemon = started.daemon;
+    log = loadLog(started.file);
   });
   after(async () => {
     await daemon?.stop();
     removeDir(dir);
   });
 
-  const lines = () => readFileSync(logFile, 'utf8').split('\n').filter(Boolean);
-
   it('answers /health before the model client, agent and MCP SDKs and the image and PDF libraries are loaded', async () => {
     assert.equal((await fetch(`${daemon.url}/health`)).status, 200);
-    const log = lines();
-    const listening = log.findIndex((l) => l.startsWith('listening '));
-    assert.ok(listening > 0, `the preload saw the port open: ${log.length} lines`);
-    assert.ok(log.slice(0, listening).some((l) => /\/dist\/bundle\/main\.js$/.test(l)), 'loads are recorded (the bundle came before the port)');
-    const early = log.slice(0, listening).filter((l) => HEAVY.test(l));
+    const lines = log.lines();
+    const listening = log.listening(lines);
+    assert.ok(listening > 0, `the preload saw the port open: ${lines.length} lines`);
+    assert.ok(log.loads(lines.slice(0, listening), 'fastify').length > 0, 'loads are recorded (fastify came before the port)');
+    const early = HEAVY.filter((pkg) => log.loads(lines.slice(0, listening), pkg).length > 0);
     assert.deepEqual(early, [], 'nothing heavy loads before the port opens');
   });
 
   it('loads the model client right after, without waiting for a prompt', async () => {
-    let log = lines();
-    for (let i = 0; i < 200 && !log.some((l) => /\/node_modules\/openai\//.test(l)); i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      log = lines();
-    }
-    const listening = log.findIndex((l) => l.startsWith('listening '));
-    const openai = log.findIndex((l) => /\/node_modules\/openai\//.test(l));
+    const lines = await log.after('openai');
+    const openai = log.loads(lines, 'openai')[0] ?? -1;
+    const listening = log.listening(lines);
     assert.ok(openai > listening, `the openai package loads after the port opens (line ${openai}, port at ${listening})`);
   });
 
@@ -67,7 +90,32 @@ describe('start-up order', { timeout: 120_000 }, () => {
       body: JSON.stringify({ cwd: join(dir, 'ws') }),
     });
     assert.equal(res.status, 200, await res.clone().text());
-    const loaded = lines().filter((l) => /\/node_modules\/(@agentclientprotocol\/sdk|@modelcontextprotocol\/sdk)\//.test(l));
-    assert.deepEqual(loaded, []);
+    const lines = log.lines();
+    assert.deepEqual(log.loads(lines, '@agentclientprotocol/sdk'), []);
+    assert.deepEqual(log.loads(lines, '@modelcontextprotocol/sdk'), []);
+  });
+});
+
+describe('start-up order with a default agent', { timeout: 120_000 }, () => {
+  let dir: string;
+  let daemon: SpawnedDaemon;
+  let log: ReturnType<typeof loadLog>;
+  before(async () => {
+    dir = tempDir('berth-startup-order-agent-');
+    // `--agent` with a command that is never run: no session asks for the agent here.
+    const started = await startLogged(dir, ['--agent', 'warm', '--agent-command', process.execPath], {});
+    daemon = started.daemon;
+    log = loadLog(started.file);
+  });
+  after(async () => {
+    await daemon?.stop();
+    removeDir(dir);
+  });
+
+  it('loads the ACP SDK after the port opens, before any agent session asks for it', async () => {
+    const lines = await log.after('@agentclientprotocol/sdk');
+    const listening = log.listening(lines);
+    const sdk = log.loads(lines, '@agentclientprotocol/sdk')[0] ?? -1;
+    assert.ok(listening > 0 && sdk > listening, `the ACP SDK loads after the port opens (line ${sdk}, port at ${listening})`);
   });
 });

@@ -92,6 +92,18 @@ export class AgentCatalog {
     return driver;
   }
 
+  /**
+   * Loads the driver and the ACP SDK now when sessions run an agent by
+   * default (`--agent`), and rehearses one exchange so the SDK's message
+   * checks are built, so the first agent session waits for neither; without
+   * a default agent they still load with the first agent session.
+   */
+  async warmUp(): Promise<void> {
+    if (this.settings.defaultAgent === null) return;
+    const [{ rehearseAcp }] = await Promise.all([import('./warm-up.js'), import('./driver.js'), import('./session-record.js'), import('./host.js')]);
+    await rehearseAcp();
+  }
+
   /** Kills every agent process group and waits for them (daemon shutdown). */
   async shutdown(): Promise<void> {
     await Promise.all([...this.processes].map((p) => p.kill()));

@@ -6,6 +6,7 @@ import type { Logger } from '../../log.js';
 import type { LocalWorkspace } from '../../workspace/types.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import type { CommandConfinement } from '../../tools/builtin/commands/confinement.js';
+import { programEnv } from './known-programs.js';
 import type { AgentModuleAccess, AgentModules } from './modules.js';
 
 /** Everything needed to start one agent process. */
@@ -53,7 +54,8 @@ export function remoteStandIn(berthHome: string, agentId: string, workspaceId: s
 /**
  * How one agent process of a local workspace starts: its command found on
  * PATH (a clear error naming it otherwise), a scrubbed environment with a
- * private HOME, the spec's own variables, the module protocol's variables
+ * private HOME, what its program needs to run as under its own daemon
+ * (known-programs.ts), the spec's own variables, the module protocol's variables
  * (its socket reachable inside the sandbox), and the same sandbox as the
  * workspace's commands when one is available.
  */
@@ -76,7 +78,7 @@ export function agentLaunch(
   mkdirSync(home, { recursive: true, mode: 0o700 });
   const start = spec.cwdMode === 'home' ? home : cwd;
   const base = ctx.confinement.agentLaunch(workspace, start, home, [command, ...spec.args], modules?.reach ?? []);
-  const env: NodeJS.ProcessEnv = { ...base.env, ...spec.env, ...extraEnv, HOME: home, XDG_CONFIG_HOME: join(home, '.config') };
+  const env: NodeJS.ProcessEnv = { ...base.env, ...programEnv(command, spec.args), ...spec.env, ...extraEnv, HOME: home, XDG_CONFIG_HOME: join(home, '.config') };
   for (const name of Object.keys(env)) if (name.startsWith('BERTH_') && !(name in extraEnv)) delete env[name];
   return { command, args: spec.args, cwd: start, env, wrapper: base.wrapper };
 }
