@@ -63,7 +63,7 @@ describe('a daemon started with a smaller --max-frame-bytes', { timeout: 60_000 
   });
 
   test('the gateway channel reads a frame at the limit and closes on a larger one (1009)', async () => {
-    const dialled = await dialChannel(host.b.url, channelPathFor(), { authorization: `Bearer ${channelToken(host.b)}` });
+    const dialled = await dialChannel(host.b.url, channelPathFor(), { authorization: `Bearer ${await channelToken(host.b)}` });
     assert.ok(dialled.ok);
     if (!dialled.ok) return;
     const { channel } = dialled;
