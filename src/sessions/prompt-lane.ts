@@ -103,10 +103,14 @@ export class PromptLane {
     } finally {
       this.admitting--;
     }
-    if (ports.isClosing()) {
-      // The session closed while the row was written: the prompt never joins the FIFO.
+    try {
+      // Asked again: the session may have closed, or a rewind begun, while the row was written.
+      if (ports.isClosing()) throw new BerthError('session_not_found', `No session with id "${ports.sessionId}"`, { sessionId: ports.sessionId });
+      ports.admitting();
+    } catch (err) {
+      // The prompt never joins the FIFO; its row says so.
       ports.writes.submit('prompt settle', () => ports.prompts.settle(entry.promptId, now, 'removed', null, null));
-      throw new BerthError('session_not_found', `No session with id "${ports.sessionId}"`, { sessionId: ports.sessionId });
+      throw err;
     }
     const busy = this.queue.size > 0;
     this.queue.push(entry);
