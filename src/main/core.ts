@@ -127,7 +127,7 @@ export async function buildCore(config: Config, log: Logger, clock: Clock, sandb
     clock,
     workspaces,
     // A live session's reads wait for what it has submitted (the store is asynchronous).
-    written: (sessionId) => sessions.find(sessionId)?.flushWrites() ?? Promise.resolve(),
+    written: (sessionId) => sessions.written(sessionId),
   });
 
   const core: Core = {

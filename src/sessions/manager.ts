@@ -67,7 +67,7 @@ export class SessionManager {
    * and the cursor of the next page when there may be more (`GET /sessions`, docs/client-api.md §5.11).
    */
   async stored(query: SessionListQuery): Promise<{ readonly sessions: { row: SessionRow; live: boolean }[]; readonly nextCursor?: string }> {
-    await Promise.all([...[...this.live.values()].map((s) => s.flushWrites()), ...this.draining]); // rows as sessions left them
+    await this.written(); // the rows as the sessions left them
     const found = await this.deps.stores.sessions.listAfter(query.after, query.limit + 1);
     const page = found.slice(0, query.limit);
     const sessions = page.map(({ row }) => {
@@ -75,6 +75,12 @@ export class SessionManager {
       return { row, live: live !== undefined && !live.closed };
     });
     return found.length > query.limit ? { sessions, nextCursor: sessionListCursor(page.at(-1)!.position) } : { sessions };
+  }
+
+  /** Resolves once submitted writes are stored: one session's (live, or closed a moment ago), or every session's. */
+  written(id?: string): Promise<unknown> {
+    const live = id === undefined ? [...this.live.values()] : [this.find(id)].filter((s) => s !== undefined);
+    return Promise.all([...live.map((s) => s.flushWrites()), ...this.draining]);
   }
 
   /** The live session, or 404 `session_not_found`. */
@@ -108,10 +114,7 @@ export class SessionManager {
     let id: string | undefined;
     if (req.sessionId !== undefined && req.sessionId !== null) {
       if (!isSessionId(req.sessionId)) {
-        throw new BerthError(
-          'invalid_session_id',
-          '`sessionId` must be an RFC UUID v1-v5 (e.g. "550e8400-e29b-41d4-a716-446655440000")',
-        );
+        throw new BerthError('invalid_session_id', '`sessionId` must be an RFC UUID v1-v5 (e.g. "550e8400-e29b-41d4-a716-446655440000")');
       }
       id = req.sessionId.toLowerCase();
       await this.checkIdFree(id);
@@ -152,17 +155,14 @@ export class SessionManager {
     requestedClientId: string | undefined,
   ): Promise<CreatedSession> {
     const wantsGit = req.worktree !== undefined || req.branch !== undefined;
-    let id = requestedId;
     this.checkCapacity();
-    id ??= newSessionId();
+    const id = requestedId ?? newSessionId();
     let cwd: string | null = workspace.kind === 'local' ? workspace.root : null;
     let worktree: SessionInit['worktree'] = null;
     let branch: SessionInit['branch'] = null;
     let prepared: WorktreeResult | null = null;
     if (wantsGit) {
-      if (workspace.kind !== 'local') {
-        throw new BerthError('invalid_worktree', 'worktree and branch are only available on local workspaces');
-      }
+      if (workspace.kind !== 'local') throw new BerthError('invalid_worktree', 'worktree and branch are only available on local workspaces');
       prepared = await prepareWorktree(workspace.root, this.deps.config.home, workspace.id, id, req);
       ({ worktree, branch, cwd } = prepared);
     }

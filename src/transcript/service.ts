@@ -47,7 +47,7 @@ export class TranscriptService {
       readonly clock: Clock;
       readonly workspaces: WorkspaceRegistry;
       /** Resolves once a live session's submitted writes are stored (main wires the live sessions); reads await it first. */
-      readonly written?: (sessionId: string) => Promise<void>;
+      readonly written?: (sessionId: string) => Promise<unknown>;
     },
   ) {
     this.stores = deps.stores;
