@@ -49,7 +49,7 @@ export async function run({ quick = false } = {}) {
   let owner;
   try {
     const tokenFile = join(scratch, 'a-home', 'channel.token');
-    writeFileSync(tokenFile, b.core.tokens.createChannelToken(WORKSPACE_ID).token, { mode: 0o600 });
+    writeFileSync(tokenFile, (await b.core.tokens.createChannelToken(WORKSPACE_ID)).token, { mode: 0o600 });
     owner = await startOwnerProcess(b.url, project, join(scratch, 'a-home'), tokenFile);
 
     const sessionId = randomUUID();

@@ -175,7 +175,7 @@ async function generatedHistory(modelUrl, plan, log) {
     const db = new Database(join(daemon.scratch, 'berth-home', 'berth.db'));
     const sessionId = randomUUID();
     const now = Date.now();
-    new SqliteSessionRepository(db).insert({
+    await new SqliteSessionRepository(db).insert({
       id: sessionId, workspaceId, scope: 'thread', createdAt: now, updatedAt: now, displayName: null, titleSource: null, prs: [],
       modelId: null, approvalMode: 'default', sourceType: null, sourceId: null, worktree: null, branch: null, currentCwd: null,
       closedAt: now, closeReason: 'client_close',
@@ -184,7 +184,7 @@ async function generatedHistory(modelUrl, plan, log) {
     let records = 0;
     for (let n = 0; records < plan.generatedRecords; n++) {
       const turn = generatedTurn(sessionId, n, now + records).slice(0, plan.generatedRecords - records);
-      repo.append(turn);
+      await repo.append(turn);
       records += turn.length;
     }
     db.close();

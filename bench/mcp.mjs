@@ -63,7 +63,7 @@ export async function run({ quick = false } = {}) {
     const agent = daemon.core.tools.toolSet({ workspace: primary, sessionId, namespace: `session:${sessionId}`, permission: allowWithoutAsking });
     const direct = await sdkClient(process.execPath, [ECHO_SERVER]);
     clients.push(direct);
-    const env = daemon.core.messaging.externalAgentEnv(tabSession);
+    const env = await daemon.core.messaging.externalAgentEnv(tabSession);
     const tabs = await sdkClient(process.execPath, [join(berthDir(), 'bin', 'berth.js'), 'mcp'], { ...env, BERTH_LOG_LEVEL: 'warn' });
     clients.push(tabs);
     // The same tab's token (externalAgentEnv issued it above) as the bearer of its HTTP MCP endpoint.

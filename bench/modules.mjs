@@ -40,7 +40,7 @@ export async function run({ quick = false } = {}) {
     const socket = messaging.socketPath(daemon.core.workspaces.primary().id);
     const openTab = async () => {
       const { session } = await sessions.create({ sessionScope: 'thread' }, undefined);
-      return { sessionId: session.id, tab: messaging.tab(session.id).tab, token: messaging.issueToken(session.id) };
+      return { sessionId: session.id, tab: messaging.tab(session.id).tab, token: await messaging.issueToken(session.id) };
     };
     // `list` first, among 8 tabs (one per client), before the sender tabs the pace rule calls for exist.
     const listers = [];
@@ -70,7 +70,7 @@ export async function run({ quick = false } = {}) {
       const latency = await measureLatency(once, { warmup, samples });
       rows.push({ op, ...latency, opsPerSecond: await measureThroughput(once, { callers: CLIENTS, calls: throughputOps }) });
     }
-    const waiting = daemon.core.messaging.describe(receiver.sessionId).waiting;
+    const waiting = (await daemon.core.messaging.describe(receiver.sessionId)).waiting;
     const text =
       formatTable(
         ['question', 'median ms', 'p90 ms', 'p99 ms', 'CPU µs/op', `ops/s (${CLIENTS} clients)`, 'samples'],

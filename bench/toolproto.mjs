@@ -36,7 +36,7 @@ export async function run({ quick = false } = {}) {
   let app;
   try {
     const tokenFile = join(scratch, 'app.token');
-    writeFileSync(tokenFile, daemon.core.tokens.createAppToken('bench', 'write').token, { mode: 0o600 });
+    writeFileSync(tokenFile, (await daemon.core.tokens.createAppToken('bench', 'write')).token, { mode: 0o600 });
     app = await startApp(daemon.url, tokenFile);
     const primary = daemon.core.workspaces.primary();
     const link = await waitFor(() => daemon.core.tools.applications.list(primary.id).length === 2 && daemon.core.tools.applications.link(primary.id, 'bench'));

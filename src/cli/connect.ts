@@ -46,7 +46,7 @@ export function registerConnect(program: Command): void {
       const maxPolicy = policyFlag('--max-policy', flags.maxPolicy, ['read', 'write', 'critical']);
       const approve = flags.approve === undefined ? null : (policyFlag('--approve', flags.approve, ['write', 'critical']) as 'write' | 'critical');
       const status = (line: string) => process.stderr.write(`berth connect: ${line}\n`);
-      const owner = startOwner({
+      const owner = await startOwner({
         hostUrl,
         workspaceId: flags.workspaceId,
         project: flags.project,

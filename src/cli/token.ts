@@ -19,7 +19,7 @@ export function registerToken(program: Command): void {
     .option('--max-policy <policy>', 'highest tool policy the application may publish: read, write or critical', 'read')
     .option('--home <dir>', 'state folder (default: $BERTH_HOME or ~/.berth)')
     .option('--out <file>', 'write the token to this new file, readable by you only (0600), instead of printing it')
-    .action((opts: { channel?: boolean; workspace?: string; app?: string; maxPolicy: string; home?: string; out?: string }) => {
+    .action(async (opts: { channel?: boolean; workspace?: string; app?: string; maxPolicy: string; home?: string; out?: string }) => {
       if (Boolean(opts.channel) === Boolean(opts.app)) {
         throw new ConfigError('token create needs exactly one of --channel or --app');
       }
@@ -36,7 +36,7 @@ export function registerToken(program: Command): void {
           if (!REMOTE_WORKSPACE_ID.test(opts.workspace)) {
             throw new ConfigError('--workspace takes the remote workspace id: 1-128 chars of [A-Za-z0-9._-]');
           }
-          created = service.createChannelToken(opts.workspace);
+          created = await service.createChannelToken(opts.workspace);
         } else {
           if (!['read', 'write', 'critical'].includes(opts.maxPolicy)) {
             throw new ConfigError('--max-policy must be read, write or critical');
@@ -44,7 +44,7 @@ export function registerToken(program: Command): void {
           if (!/^[A-Za-z0-9._-]{1,64}$/.test(opts.app!)) {
             throw new ConfigError('--app names are 1-64 chars of [A-Za-z0-9._-]');
           }
-          created = service.createAppToken(opts.app!, opts.maxPolicy as Policy);
+          created = await service.createAppToken(opts.app!, opts.maxPolicy as Policy);
         }
         if (opts.out === undefined) process.stdout.write(created.token + '\n');
         else {

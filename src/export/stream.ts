@@ -22,17 +22,17 @@ export interface ExportStore {
   /** The last record position when the export began; records added later are not part of it. */
   readonly lastSeq: number;
   /** Records with seq in [fromSeq, toSeq), ascending, each with its seq. */
-  range(fromSeq: number, toSeq: number): readonly (ExportRecord & { readonly seq: number })[];
+  range(fromSeq: number, toSeq: number): Promise<readonly (ExportRecord & { readonly seq: number })[]>;
   /** The whole data (JSON) of a record the transcript keeps as a preview (src/transcript/bound-record.ts). */
-  overflowOf(recordId: string): string | undefined;
+  overflowOf(recordId: string): Promise<string | undefined>;
 }
 
 const giveBack = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** A record whose data the transcript holds as a preview, made whole again; unchanged otherwise. */
-function whole(store: ExportStore, r: ExportRecord): ExportRecord {
+async function whole(store: ExportStore, r: ExportRecord): Promise<ExportRecord> {
   if (r.unreadable || r.data._truncated === undefined) return r;
-  const text = store.overflowOf(r.recordId);
+  const text = await store.overflowOf(r.recordId);
   if (text === undefined) return r;
   try {
     const data: unknown = JSON.parse(text);
@@ -44,7 +44,7 @@ function whole(store: ExportStore, r: ExportRecord): ExportRecord {
 
 async function* batches(store: ExportStore): AsyncGenerator<readonly (ExportRecord & { readonly seq: number })[]> {
   for (let from = 1; from <= store.lastSeq; from += EXPORT_BATCH_RECORDS) {
-    yield store.range(from, Math.min(from + EXPORT_BATCH_RECORDS, store.lastSeq + 1));
+    yield await store.range(from, Math.min(from + EXPORT_BATCH_RECORDS, store.lastSeq + 1));
     await giveBack();
   }
 }
@@ -83,8 +83,8 @@ export async function* exportChunks(store: ExportStore, format: ExportFormat): A
     for (const r of batch) {
       // A completion is applied with the entry it completes (below), not where it is stored.
       if (!r.unreadable && (r.kind === 'tool_result' || r.kind === 'permission_outcome')) continue;
-      for (const e of builder.add(whole(store, r))) {
-        complete(store, builder, e, r.seq, completions);
+      for (const e of builder.add(await whole(store, r))) {
+        await complete(store, builder, e, r.seq, completions);
         out(writer.entry(e, count++, meta));
         builder.forget(e);
       }
@@ -102,11 +102,11 @@ export async function* exportChunks(store: ExportStore, format: ExportFormat): A
 }
 
 /** Reads the stored result of a call (or decision of a request) and applies it to its entry. */
-function complete(store: ExportStore, builder: ExportEntries, e: ExportEntry, at: number, completions: ReadonlyMap<string, number>): void {
+async function complete(store: ExportStore, builder: ExportEntries, e: ExportEntry, at: number, completions: ReadonlyMap<string, number>): Promise<void> {
   const key = e.kind === 'tool' ? `tool:${e.toolCallId}` : e.kind === 'permission' ? `permission:${e.requestId}` : null;
   const seq = key === null ? undefined : completions.get(key);
   // As in the whole document: a completion stored before its entry completes nothing.
   if (seq === undefined || seq <= at) return;
-  const [r] = store.range(seq, seq + 1);
-  if (r) builder.add(whole(store, r));
+  const [r] = await store.range(seq, seq + 1);
+  if (r) builder.add(await whole(store, r));
 }

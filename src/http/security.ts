@@ -15,12 +15,12 @@ const CORS_EXPOSE_HEADERS = 'Retry-After, X-Qwen-Event-Epoch, X-Qwen-SSE-Stream-
  * (docs/architecture.md: a channel token is refused everywhere else). With an owner token
  * configured, only it may — except `GET /health` on a plain loopback bind (docs/client-api.md §2.5).
  */
-export function authorizeClientApi(
+export async function authorizeClientApi(
   headers: IncomingHttpHeaders,
   path: string,
   ctx: SecurityContext,
-): BerthError | null {
-  const who = identify(headers, ctx);
+): Promise<BerthError | null> {
+  const who = await identify(headers, ctx);
   if (who !== null && who.scope !== 'owner') {
     return new BerthError('token_scope_denied', `A ${who.scope} token cannot use the client API`);
   }
@@ -73,7 +73,7 @@ export function installSecurity(app: FastifyInstance, ctx: SecurityContext, webA
       queryCredentials(request.url) ??
       ((webApp && isPublicWebRequest(request.method, request.url.split('?')[0]!, request.headers.accept)) || ownsBearer(request.routeOptions.config)
         ? null
-        : authorizeClientApi(request.headers, request.url.split('?')[0]!, ctx));
+        : await authorizeClientApi(request.headers, request.url.split('?')[0]!, ctx));
     if (failure) return sendError(reply, failure);
     return undefined;
   });

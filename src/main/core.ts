@@ -48,7 +48,7 @@ export interface BuiltCore {
 }
 
 /** Opens the store and builds the core services on it; no face is started here. */
-export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: SandboxProbe): BuiltCore {
+export async function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: SandboxProbe): Promise<BuiltCore> {
   const shutdownSteps: Array<() => Promise<void> | void> = [];
   const store = openStore(config.home);
   const repos = sqliteRepositories(store.db);
@@ -60,7 +60,7 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
     // Discovery failure is not fatal (the service keeps its default model); say so once per attempt.
     onDiscoveryFailed: (modelServiceId, error) => log.warn({ modelServiceId, error }, 'model discovery failed'),
   });
-  const tools = new ToolService({ journal: openReceiptJournal(repos.receipts, clock.now()), clock });
+  const tools = new ToolService({ journal: await openReceiptJournal(repos.receipts, clock.now()), clock });
   const confinement = confineCommands(config, workspaces, sandbox);
   const commands = new CommandManager({ clock, confinement });
   const localTools = localWorkspaceTools({ commands, execWaitMs: DEFAULT_EXEC_WAIT_MS });
@@ -93,7 +93,7 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
     checkpoints: repos.checkpoints,
   };
   // Before anything can run: settle what a crashed (or stopped) predecessor left open.
-  const recovered = recoverInterrupted({ ...sessionStores, clock, receipts: repos.receipts });
+  const recovered = await recoverInterrupted({ ...sessionStores, clock, receipts: repos.receipts });
   if (recovered.interruptedTurns + recovered.unstartedPrompts + recovered.lostSessions > 0) {
     log.info(recovered, 'recovered sessions and prompts left by the previous run');
   }
@@ -115,8 +115,8 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
         messaging.closed(sessionId);
         void commands.releaseSession(sessionId);
       },
-      sessionOpened: (session) => {
-        messaging.opened(session);
+      sessionOpened: async (session) => {
+        await messaging.opened(session);
         // Seed 004's network rule: a tab reaches the network only if its commands' sandbox does.
         messaging.declare(session.id, { network: confinement.networkOf(session.workspace.id) });
       },
@@ -126,9 +126,11 @@ export function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: S
   health.contribute(() => sessionCounters(sessions.list(), clock.now()));
   const transcripts = new TranscriptService({
     stores: sessionStores,
-    tokens: new TranscriptTokens(transcriptSecret(repos.meta)),
+    tokens: new TranscriptTokens(await transcriptSecret(repos.meta)),
     clock,
     workspaces,
+    // A live session's reads wait for what it has submitted (the store is asynchronous).
+    written: (sessionId) => sessions.written(sessionId),
   });
 
   const core: Core = {

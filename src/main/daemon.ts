@@ -60,7 +60,7 @@ async function startOnLockedHome(options: DaemonOptions, lock: HomeLock): Promis
   const { config } = options;
   const log = options.log ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
-  const { core, store, repos, localTools, confinement, shutdown } = buildCore(config, log, clock, options.sandbox);
+  const { core, store, repos, localTools, confinement, shutdown } = await buildCore(config, log, clock, options.sandbox);
 
   // The module protocol: one Unix socket per local workspace; shutdown runs in reverse, so it stops taking questions before sessions close.
   const moduleSockets = await startModuleSockets(core);

@@ -77,7 +77,7 @@ function ownerMcpServers(options: OwnerOptions): McpServerSpec[] {
  * intention, then dials B and answers its calls with the local workspace
  * tools, its own receipts, guard and approval.
  */
-export function startOwner(options: OwnerOptions): RunningOwner {
+export async function startOwner(options: OwnerOptions): Promise<RunningOwner> {
   const url = channelUrl(options.hostUrl, options.workspaceId);
   const clock = options.clock ?? systemClock;
   const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_FRAME_BYTES;
@@ -85,7 +85,7 @@ export function startOwner(options: OwnerOptions): RunningOwner {
   const repos = sqliteRepositories(store.db);
   let pin;
   try {
-    pin = pinProject(repos.meta, options.workspaceId, options.project, options.intention);
+    pin = await pinProject(repos.meta, options.workspaceId, options.project, options.intention);
   } catch (err) {
     store.close();
     throw err;
@@ -100,7 +100,7 @@ export function startOwner(options: OwnerOptions): RunningOwner {
   const report = confinement.report();
   if (report.sandbox === null) options.log.warn({ reason: report.reason }, 'commands run without a sandbox');
   const commands = new CommandManager({ clock, confinement });
-  const tools = new ToolService({ journal: openReceiptJournal(repos.receipts, clock.now()), clock });
+  const tools = new ToolService({ journal: await openReceiptJournal(repos.receipts, clock.now()), clock });
   const localTools = localWorkspaceTools({ commands });
   tools.setHostTools('local', () => localTools);
   // The owner's MCP servers (its home config and the project's .berth/mcp.json) answer B's

@@ -41,7 +41,7 @@ export class SessionMcpCatalog {
   async call(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<McpResult> {
     const route = this.routes().get(name);
     if (!route) throw new BerthError('unknown_tool', `No tool named ${name} for this session; list the tools to see them`, { tool: name });
-    if (route.kind === 'tab') return tabResult(this.deps.messaging.ask(this.session.id, tabRequest(name, args)!));
+    if (route.kind === 'tab') return tabResult(await this.deps.messaging.ask(this.session.id, tabRequest(name, args)!));
     const toolCallId = `mcp_${randomUUID()}`;
     const call =
       route.kind === 'session' ? { toolCallId, name, args } : { toolCallId, name: APPLICATION_CALL, args: { name, arguments: args } };

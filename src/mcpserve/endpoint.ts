@@ -40,7 +40,7 @@ export function mcpEndpoint(deps: McpEndpointDeps): HttpMount {
         return refuse(response, new BerthError('method_not_allowed', 'The MCP endpoint answers POST only (stateless streamable HTTP)'), { allow: 'POST' });
       }
       const bearer = bearerOf(header(request, 'authorization'));
-      if (bearer === null || !deps.messaging.speaksFor(bearer, sessionId)) {
+      if (bearer === null || !(await deps.messaging.speaksFor(bearer, sessionId))) {
         return refuse(response, new BerthError('unauthorized', 'The MCP endpoint takes a tab token of this session as the bearer'), {
           'www-authenticate': 'Bearer',
         });

@@ -81,7 +81,7 @@ export const MESSAGING_TOOL_DEFINITIONS: readonly ToolDefinition[] = [
 /** Runs one operation as the calling session; a refusal becomes a failed call carrying the words and the code. */
 async function answer(messaging: MessagingService, ctx: ToolContext, request: Request): Promise<ToolResult> {
   if (ctx.sessionId === null) throw new BerthError('policy_denied', 'Messaging tools act as a session; this caller has none');
-  const result: Answer = messaging.ask(ctx.sessionId, request);
+  const result: Answer = await messaging.ask(ctx.sessionId, request);
   if (!result.ok) {
     const code = result.code !== undefined && isErrorCode(result.code) ? result.code : 'invalid_request';
     throw new BerthError(code, result.text, result.sent ? { sent: result.sent } : {});

@@ -11,10 +11,26 @@ import type { Tab } from './tabs.js';
  * works. Nothing is lost on the way: the message leaves the inbox only after
  * the session admitted its prompt (a crash between the two offers it again).
  */
-export function offerNext(ctx: MessagingContext, tab: Tab, now: number): InboxMessage | undefined {
+export function offerNext(ctx: MessagingContext, tab: Tab, now: number): Promise<InboxMessage | undefined> {
+  // One offer of a tab at a time: two offers reading the same oldest message must not both submit it.
+  const offer = tab.offering.then(() => offerOnce(ctx, tab, now));
+  tab.offering = offer.then(
+    () => undefined,
+    () => undefined,
+  );
+  return offer;
+}
+
+/** `offerNext` from a step that does not wait for it (a session opened or went idle): a failure is logged. */
+export function offerLater(ctx: MessagingContext, tab: Tab, now: number): void {
+  offerNext(ctx, tab, now).catch((err: unknown) => ctx.log.error({ err, sessionId: tab.session.id }, 'module message offer failed'));
+}
+
+async function offerOnce(ctx: MessagingContext, tab: Tab, now: number): Promise<InboxMessage | undefined> {
   const { session } = tab;
   if (tab.delivery !== 'prompt' || session.closed || session.hasActivePrompt) return undefined;
-  const message = ctx.inbox.oldest(session.id);
+  const message = await ctx.inbox.oldest(session.id);
+  if (session.closed || session.hasActivePrompt) return undefined;
   if (!message) {
     tab.trouble = null;
     return undefined;
@@ -22,13 +38,13 @@ export function offerNext(ctx: MessagingContext, tab: Tab, now: number): InboxMe
   let promptId: string;
   try {
     // A prompt authored by the daemon: no client id; the header says who wrote it.
-    promptId = session.submit(messagePrompt(message), {}).promptId;
+    promptId = (await session.submit(messagePrompt(message), {})).promptId;
   } catch (err) {
     tab.trouble = troubleOf(err);
     ctx.log.debug({ sessionId: session.id, err }, 'module message not delivered');
     return undefined;
   }
-  ctx.inbox.take(message.id);
+  await ctx.inbox.take(message.id);
   tab.trouble = null;
   handedOver(ctx, tab, [message], now, promptId);
   return message;

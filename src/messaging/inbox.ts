@@ -11,8 +11,8 @@ import type { Answer, Received } from './types.js';
  * its event stream and transcript. Works for a session that is not open, so
  * an agent can collect what waited for it across a daemon restart.
  */
-export function takeInbox(ctx: MessagingContext, sessionId: string, now: number): Answer {
-  const messages = ctx.inbox.takeAll(sessionId);
+export async function takeInbox(ctx: MessagingContext, sessionId: string, now: number): Promise<Answer> {
+  const messages = await ctx.inbox.takeAll(sessionId);
   const tab = ctx.tabs.get(sessionId);
   handedOver(ctx, tab, messages, now);
   if (tab) tab.trouble = null;
@@ -20,8 +20,8 @@ export function takeInbox(ctx: MessagingContext, sessionId: string, now: number)
 }
 
 /** docs/modules.md `peek`: the same messages, left where they are. */
-export function peekInbox(ctx: MessagingContext, sessionId: string): Answer {
-  return answerWith(ctx.inbox.list(sessionId), 'left in the inbox');
+export async function peekInbox(ctx: MessagingContext, sessionId: string): Promise<Answer> {
+  return answerWith(await ctx.inbox.list(sessionId), 'left in the inbox');
 }
 
 function answerWith(messages: readonly InboxMessage[], how: string): Answer {

@@ -9,7 +9,7 @@ import type { Answer, Listed, You } from './types.js';
  * open tab of its workspace, with what a sender needs: network, how it reads
  * messages, how many wait, and what stops them.
  */
-export function list(ctx: MessagingContext, asker: Tab): Answer {
+export async function list(ctx: MessagingContext, asker: Tab): Promise<Answer> {
   const you: You = {
     tab: String(asker.tab),
     title: titleOf(asker),
@@ -17,17 +17,16 @@ export function list(ctx: MessagingContext, asker: Tab): Answer {
     profile: profileOf(asker),
     workspace: asker.session.workspace.displayName,
   };
-  const tabs: Listed[] = ctx.tabs
-    .inWorkspace(asker.session.workspace.id)
-    .filter((t) => t !== asker)
-    .map((t) => ({
+  const others = ctx.tabs.inWorkspace(asker.session.workspace.id).filter((t) => t !== asker);
+  const waiting = await Promise.all(others.map((t) => ctx.inbox.count(t.session.id)));
+  const tabs: Listed[] = others.map((t, i) => ({
       tab: String(t.tab),
       title: titleOf(t),
       harness: harnessOf(t),
       profile: profileOf(t),
       network: t.network,
       inbox: t.delivery === 'inbox',
-      waiting: ctx.inbox.count(t.session.id),
+      waiting: waiting[i]!,
       trouble: t.trouble,
     }));
   const head = `You are ${nameOf(you)} in workspace ${you.workspace} (${you.harness}, ${you.profile}).`;

@@ -22,30 +22,30 @@ export interface InboxMessage {
 
 /** Tab inboxes. */
 export interface ModuleInboxRepository {
-  add(message: InboxMessage): void;
+  add(message: InboxMessage): Promise<void>;
   /** The session's messages, oldest first, without taking them. */
-  list(sessionId: string): InboxMessage[];
+  list(sessionId: string): Promise<InboxMessage[]>;
   /** The oldest message, without taking it. */
-  oldest(sessionId: string): InboxMessage | undefined;
-  count(sessionId: string): number;
+  oldest(sessionId: string): Promise<InboxMessage | undefined>;
+  count(sessionId: string): Promise<number>;
   /** Takes every message of the session, oldest first. */
-  takeAll(sessionId: string): InboxMessage[];
+  takeAll(sessionId: string): Promise<InboxMessage[]>;
   /** Takes one message by id; false when it was already gone. */
-  take(id: string): boolean;
+  take(id: string): Promise<boolean>;
 }
 
 /** Tab numbers and module-token hashes. */
 export interface ModuleTabRepository {
   /** The session's tab number and workspace, or undefined when it never had a tab. */
-  find(sessionId: string): { tab: number; workspaceId: string } | undefined;
+  find(sessionId: string): Promise<{ tab: number; workspaceId: string } | undefined>;
   /** Gives the session the next free number of its workspace (numbers are never reused); idempotent. */
-  assign(sessionId: string, workspaceId: string, now: number): number;
+  assign(sessionId: string, workspaceId: string, now: number): Promise<number>;
   /** Sessions a token hash speaks for. */
-  sessionsForToken(hash: string): string[];
+  sessionsForToken(hash: string): Promise<string[]>;
   /** Whether the session holds any token. */
-  hasToken(sessionId: string): boolean;
+  hasToken(sessionId: string): Promise<boolean>;
   /** Makes `hash` speak for each of `sessionIds`, after dropping what they held before. */
-  replaceTokens(hash: string, sessionIds: readonly string[], now: number): void;
+  replaceTokens(hash: string, sessionIds: readonly string[], now: number): Promise<void>;
   /** Makes `hash` speak for `sessionId` as well; the tokens it held keep working. */
-  addToken(hash: string, sessionId: string, now: number): void;
+  addToken(hash: string, sessionId: string, now: number): Promise<void>;
 }

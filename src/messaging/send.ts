@@ -19,8 +19,8 @@ export interface SendRequest {
  * answer and a `module_message` event on the sender's stream say what
  * happened, refusals included.
  */
-export function send(ctx: MessagingContext, from: Tab, request: SendRequest, now: number): Answer {
-  const answer = decide(ctx, from, request, now);
+export async function send(ctx: MessagingContext, from: Tab, request: SendRequest, now: number): Promise<Answer> {
+  const answer = await decide(ctx, from, request, now);
   from.session.publish({
     type: 'module_message',
     ...runningPrompt(from),
@@ -39,7 +39,7 @@ export function send(ctx: MessagingContext, from: Tab, request: SendRequest, now
   return answer;
 }
 
-function decide(ctx: MessagingContext, from: Tab, request: SendRequest, now: number): Answer {
+async function decide(ctx: MessagingContext, from: Tab, request: SendRequest, now: number): Promise<Answer> {
   const length = codePoints(request.text);
   if (request.text.trim() === '') return refused('invalid_request', 'Refused: a message needs some text.');
   if (length > MODULE_MOST_TEXT) {
@@ -58,23 +58,24 @@ function decide(ctx: MessagingContext, from: Tab, request: SendRequest, now: num
   const verdict = ctx.rules.check({ key: from.session.id, network: from.network }, { key: target.session.id, network: target.network }, now);
   if (!verdict.ok) return refused(verdict.code, verdict.text);
   ctx.rules.recordSent(from.session.id, now);
-  return done(deliver(ctx, from, target, request, verdict.hop, now));
+  return done(await deliver(ctx, from, target, request, verdict.hop, now));
 }
 
-function sendToAll(ctx: MessagingContext, from: Tab, others: readonly Tab[], request: SendRequest, now: number): Answer {
+async function sendToAll(ctx: MessagingContext, from: Tab, others: readonly Tab[], request: SendRequest, now: number): Promise<Answer> {
   const verdict: Verdict = ctx.rules.checkSender(from.session.id, now);
   if (!verdict.ok) return refused(verdict.code, verdict.text);
+  const allowed = others.map((to) => networkAllows({ key: from.session.id, network: from.network }, { key: to.session.id, network: to.network }));
+  const reached = allowed.filter(Boolean).length;
+  // docs/modules.md pace: a message to every tab counts once, and only when it reached one (counted before
+  // the deliveries are stored, so a concurrent send sees it).
+  if (reached > 0) ctx.rules.recordSent(from.session.id, now);
   const sent: Outcome[] = [];
-  for (const to of others) {
+  for (const [i, to] of others.entries()) {
     const base = { tab: String(to.tab), title: titleOf(to) };
-    const allowed = networkAllows({ key: from.session.id, network: from.network }, { key: to.session.id, network: to.network });
-    sent.push(allowed ? { ...base, ok: true, text: deliver(ctx, from, to, request, verdict.hop, now) } : { ...base, ok: false, text: NETWORK_REFUSAL.text });
+    sent.push(allowed[i] ? { ...base, ok: true, text: await deliver(ctx, from, to, request, verdict.hop, now) } : { ...base, ok: false, text: NETWORK_REFUSAL.text });
   }
-  const reached = sent.filter((o) => o.ok).length;
   const lines = sent.map((o) => `- ${nameOf(o)}: ${o.text}`).join('\n');
   if (reached === 0) return { ...refused('network_rule', `Refused at every tab:\n${lines}`), sent };
-  // docs/modules.md pace: a message to every tab counts once, and only when it reached one.
-  ctx.rules.recordSent(from.session.id, now);
   return done(`Sent to ${reached} of ${sent.length} tabs:\n${lines}`, { sent });
 }
 
@@ -94,9 +95,9 @@ function resolveTab(from: Tab, others: readonly Tab[], name: string): Tab | Answ
 }
 
 /** Puts the message in the receiver's inbox, offers it at once when it can, and says what became of it. */
-function deliver(ctx: MessagingContext, from: Tab, to: Tab, request: SendRequest, hop: number, now: number): string {
+async function deliver(ctx: MessagingContext, from: Tab, to: Tab, request: SendRequest, hop: number, now: number): Promise<string> {
   const id = ctx.newId();
-  ctx.inbox.add({
+  await ctx.inbox.add({
     id,
     toSessionId: to.session.id,
     fromSessionId: from.session.id,
@@ -109,10 +110,10 @@ function deliver(ctx: MessagingContext, from: Tab, to: Tab, request: SendRequest
   });
   const name = tabName(to);
   if (to.delivery === 'inbox') {
-    return `Left in ${name}'s inbox; it reads it when it asks (${ctx.inbox.count(to.session.id)} waiting).`;
+    return `Left in ${name}'s inbox; it reads it when it asks (${await ctx.inbox.count(to.session.id)} waiting).`;
   }
-  if (offerNext(ctx, to, now)?.id === id) return `Delivered: ${name} gets it as its next prompt now.`;
-  const waiting = ctx.inbox.count(to.session.id);
+  if ((await offerNext(ctx, to, now))?.id === id) return `Delivered: ${name} gets it as its next prompt now.`;
+  const waiting = await ctx.inbox.count(to.session.id);
   if (to.trouble !== null) return `Waiting in ${name}'s inbox (${waiting} waiting): ${to.trouble}.`;
   return `Waiting: ${name} is working; it gets the message as a prompt once it stops (${waiting} waiting).`;
 }

@@ -9,7 +9,7 @@ import { moduleEnvironment } from './agent-env.js';
 import { AgentTokens } from './agent-tokens.js';
 import { refused } from './answer.js';
 import type { MessagingContext } from './context.js';
-import { offerNext } from './delivery.js';
+import { offerLater } from './delivery.js';
 import { peekInbox, takeInbox } from './inbox.js';
 import { list, notOpen } from './list.js';
 import { mintModuleToken, moduleTokenHash } from './module-tokens.js';
@@ -68,18 +68,18 @@ export class MessagingService {
   // ── session life (hooks the session manager calls) ─────────────────────────
 
   /** A session became live: it is a tab now, and what waited for it is offered once it is idle. */
-  opened(session: Session): void {
-    const tab = this.directory.open(session, this.deps.clock.now());
+  async opened(session: Session): Promise<void> {
+    const tab = await this.directory.open(session, this.deps.clock.now());
     // After the creating request has its answer; the session may have work queued by then.
     setImmediate(() => {
-      if (this.directory.get(session.id) === tab) offerNext(this.ctx, tab, this.deps.clock.now());
+      if (this.directory.get(session.id) === tab) offerLater(this.ctx, tab, this.deps.clock.now());
     });
   }
 
   /** A session finished its queued prompts: offer it the next waiting message. */
   idle(session: Session): void {
     const tab = this.directory.get(session.id);
-    if (tab) offerNext(this.ctx, tab, this.deps.clock.now());
+    if (tab) offerLater(this.ctx, tab, this.deps.clock.now());
   }
 
   /** A session closed: it leaves the tab list; its inbox stays in the store. */
@@ -93,7 +93,7 @@ export class MessagingService {
     this.directory.declare(sessionId, declaration);
     const tab = this.directory.get(sessionId);
     // A tab that starts taking prompts gets what already waits for it.
-    if (tab && declaration.delivery === 'prompt') offerNext(this.ctx, tab, this.deps.clock.now());
+    if (tab && declaration.delivery === 'prompt') offerLater(this.ctx, tab, this.deps.clock.now());
   }
 
   /** The live tab of a session. */
@@ -102,7 +102,7 @@ export class MessagingService {
   }
 
   /** A session's tab as its owner sees it (`GET /session/{id}/module`), or undefined when it is not open. */
-  describe(sessionId: string): TabView | undefined {
+  async describe(sessionId: string): Promise<TabView | undefined> {
     const tab = this.directory.get(sessionId);
     if (!tab) return undefined;
     const workspaceId = tab.session.workspace.id;
@@ -115,7 +115,7 @@ export class MessagingService {
       profile: profileOf(tab),
       network: tab.network,
       delivery: tab.delivery,
-      waiting: this.deps.inbox.count(sessionId),
+      waiting: await this.deps.inbox.count(sessionId),
       trouble: tab.trouble,
       socket: this.socketPath(workspaceId),
     };
@@ -125,21 +125,20 @@ export class MessagingService {
    * Every open tab of a workspace as its owner sees it, by number, with the
    * messages waiting in its inbox — left there, as `peek` leaves them.
    */
-  tabsOf(workspaceId: string): Array<TabView & { readonly inbox: readonly InboxMessage[] }> {
-    return this.directory
-      .inWorkspace(workspaceId)
-      .map((t) => ({ ...this.describe(t.session.id)!, inbox: this.deps.inbox.list(t.session.id) }));
+  async tabsOf(workspaceId: string): Promise<Array<TabView & { readonly inbox: readonly InboxMessage[] }>> {
+    const tabs = this.directory.inWorkspace(workspaceId);
+    return Promise.all(tabs.map(async (t) => ({ ...(await this.describe(t.session.id))!, inbox: await this.deps.inbox.list(t.session.id) })));
   }
 
   /** Whether a presented secret is a module token (so other faces can refuse it by name). */
-  isModuleToken(token: string): boolean {
-    return token !== '' && this.sessionsForToken(moduleTokenHash(token)).length > 0;
+  async isModuleToken(token: string): Promise<boolean> {
+    return token !== '' && (await this.sessionsForToken(moduleTokenHash(token))).length > 0;
   }
 
   /** Whether a presented module token speaks for this session (the MCP endpoint's bearer, src/mcpserve). */
-  speaksFor(token: string, sessionId: string): boolean {
+  async speaksFor(token: string, sessionId: string): Promise<boolean> {
     if (token === '') return false;
-    return this.deps.tabs.sessionsForToken(moduleTokenHash(token)).includes(sessionId.toLowerCase());
+    return (await this.deps.tabs.sessionsForToken(moduleTokenHash(token))).includes(sessionId.toLowerCase());
   }
 
   // ── sockets and tokens ─────────────────────────────────────────────────────
@@ -154,12 +153,12 @@ export class MessagingService {
     return this.sockets.get(workspaceId) ?? null;
   }
 
-  hasToken(sessionId: string): boolean {
+  hasToken(sessionId: string): Promise<boolean> {
     return this.deps.tabs.hasToken(sessionId);
   }
 
   /** A new token for one session; the one it held before stops working. Shown to the caller only. */
-  issueToken(sessionId: string): string {
+  issueToken(sessionId: string): Promise<string> {
     return this.shareToken([sessionId]);
   }
 
@@ -168,12 +167,12 @@ export class MessagingService {
    * (issue 11): the tokens it already holds — its agent's, another
    * terminal's — keep working. Shown to the caller only.
    */
-  joinToken(sessionId: string): string {
-    if (this.directory.stored(sessionId) === undefined) {
+  async joinToken(sessionId: string): Promise<string> {
+    if ((await this.directory.stored(sessionId)) === undefined) {
       throw new BerthError('session_not_found', `Session ${sessionId} is not a tab of any workspace`, { sessionId });
     }
     const token = mintModuleToken();
-    this.deps.tabs.addToken(moduleTokenHash(token), sessionId, this.deps.clock.now());
+    await this.deps.tabs.addToken(moduleTokenHash(token), sessionId, this.deps.clock.now());
     return token;
   }
 
@@ -182,13 +181,14 @@ export class MessagingService {
    * speaks for every tab of its profile with one token; its questions name the
    * tab with `session`).
    */
-  shareToken(sessionIds: readonly string[]): string {
-    const workspaces = new Set(sessionIds.map((id) => this.directory.stored(id)?.workspaceId));
+  async shareToken(sessionIds: readonly string[]): Promise<string> {
+    const stored = await Promise.all(sessionIds.map((id) => this.directory.stored(id)));
+    const workspaces = new Set(stored.map((s) => s?.workspaceId));
     if (sessionIds.length === 0 || workspaces.has(undefined) || workspaces.size !== 1) {
       throw new BerthError('invalid_request', 'A module token speaks for one or more open or known tabs of one workspace');
     }
     const token = mintModuleToken();
-    this.deps.tabs.replaceTokens(moduleTokenHash(token), sessionIds, this.deps.clock.now());
+    await this.deps.tabs.replaceTokens(moduleTokenHash(token), sessionIds, this.deps.clock.now());
     return token;
   }
 
@@ -197,13 +197,13 @@ export class MessagingService {
    * The socket: external agents find the socket path and their token there). Issues
    * the session a fresh token, so call it once per agent process.
    */
-  externalAgentEnv(sessionId: string): Record<string, string> {
+  async externalAgentEnv(sessionId: string): Promise<Record<string, string>> {
     const tab = this.directory.get(sessionId);
     const socket = tab ? this.socketPath(tab.session.workspace.id) : null;
     if (!tab || socket === null) {
       throw new BerthError('session_not_found', `Session ${sessionId} is not open on a workspace with a module socket`, { sessionId });
     }
-    return moduleEnvironment({ socket, token: this.issueToken(sessionId), sessionId });
+    return moduleEnvironment({ socket, token: await this.issueToken(sessionId), sessionId });
   }
 
   /**
@@ -216,18 +216,18 @@ export class MessagingService {
   // ── questions ──────────────────────────────────────────────────────────────
 
   /** One line from a workspace socket, answered (docs/modules.md `parse`, then the operation). */
-  answerQuestion(line: Uint8Array | string, workspaceId: string): Answer {
+  async answerQuestion(line: Uint8Array | string, workspaceId: string): Promise<Answer> {
     const question = parseQuestion(line);
     if (isMalformed(question)) {
       return refused('malformed', `Malformed question (${question.reason}); nothing in it was acted on.`);
     }
-    const who = this.authenticate(question, workspaceId);
+    const who = await this.authenticate(question, workspaceId);
     if ('ok' in who) return who;
     return this.ask(who.sessionId, question.request);
   }
 
   /** An operation for a session already known (the built-in agent's tools, or an authenticated line). */
-  ask(sessionId: string, request: Request): Answer {
+  ask(sessionId: string, request: Request): Promise<Answer> {
     const now = this.deps.clock.now();
     switch (request.op) {
       case 'inbox':
@@ -236,25 +236,25 @@ export class MessagingService {
         return peekInbox(this.ctx, sessionId);
       case 'list': {
         const tab = this.directory.get(sessionId);
-        return tab ? list(this.ctx, tab) : notOpen();
+        return tab ? list(this.ctx, tab) : Promise.resolve(notOpen());
       }
       case 'send': {
         const tab = this.directory.get(sessionId);
-        return tab ? send(this.ctx, tab, { to: request.tab, text: request.text, kind: request.kind }, now) : notOpen();
+        return tab ? send(this.ctx, tab, { to: request.tab, text: request.text, kind: request.kind }, now) : Promise.resolve(notOpen());
       }
     }
   }
 
   /** The sessions a token hash speaks for: an owner-issued token's (stored), or an agent process's. */
-  private sessionsForToken(hash: string): string[] {
-    const stored = this.deps.tabs.sessionsForToken(hash);
+  private async sessionsForToken(hash: string): Promise<string[]> {
+    const stored = await this.deps.tabs.sessionsForToken(hash);
     return stored.length > 0 ? stored : this.agentTokens.sessionsFor(hash);
   }
 
   /** Which session a question speaks for: its token, narrowed by `session` when the token is shared. */
-  private authenticate(question: Question, workspaceId: string): { sessionId: string } | Answer {
+  private async authenticate(question: Question, workspaceId: string): Promise<{ sessionId: string } | Answer> {
     const wrong = refused('unauthorized', 'Refused: this token is not one Berth gave to a tab of this workspace.');
-    const sessions = question.token === '' ? [] : this.sessionsForToken(moduleTokenHash(question.token));
+    const sessions = question.token === '' ? [] : await this.sessionsForToken(moduleTokenHash(question.token));
     let sessionId: string | undefined;
     if (question.session !== undefined) {
       sessionId = sessions.find((id) => id === question.session!.toLowerCase());
@@ -266,7 +266,7 @@ export class MessagingService {
     }
     if (sessionId === undefined) return wrong;
     // A token opens only its own workspace's socket.
-    if (this.directory.stored(sessionId)?.workspaceId !== workspaceId) return wrong;
+    if ((await this.directory.stored(sessionId))?.workspaceId !== workspaceId) return wrong;
     return { sessionId };
   }
 }

@@ -19,6 +19,8 @@ export interface Tab {
   delivery: Delivery;
   /** Why its waiting messages could not be delivered, or null. */
   trouble: string | null;
+  /** The offer of its next message under way (delivery.ts keeps one at a time). */
+  offering: Promise<void>;
 }
 
 /** What a driver says about itself when it knows better than the defaults. */
@@ -41,15 +43,17 @@ export class TabDirectory {
 
   constructor(private readonly repo: ModuleTabRepository) {}
 
-  open(session: Session, now: number): Tab {
+  async open(session: Session, now: number): Promise<Tab> {
     const existing = this.live.get(session.id);
     if (existing) return existing;
-    const tab: Tab = {
+    const number = await this.repo.assign(session.id, session.workspace.id, now);
+    const tab: Tab = this.live.get(session.id) ?? {
       session,
-      tab: this.repo.assign(session.id, session.workspace.id, now),
+      tab: number,
       network: true,
       delivery: 'prompt',
       trouble: null,
+      offering: Promise.resolve(),
     };
     this.live.set(session.id, tab);
     return tab;
@@ -76,7 +80,7 @@ export class TabDirectory {
   }
 
   /** The number and workspace a session was given, live or not. */
-  stored(sessionId: string): { tab: number; workspaceId: string } | undefined {
+  async stored(sessionId: string): Promise<{ tab: number; workspaceId: string } | undefined> {
     const live = this.live.get(sessionId);
     return live ? { tab: live.tab, workspaceId: live.session.workspace.id } : this.repo.find(sessionId);
   }

@@ -5,8 +5,8 @@ export interface ConnectionOptions {
   readonly maxLineBytes: number;
   /** The whole question must arrive within this long. */
   readonly readTimeoutMs: number;
-  /** Answers one question line (its bytes, without the newline). Never throws. */
-  answer(line: Buffer): string;
+  /** Answers one question line (its bytes, without the newline). Never rejects. */
+  answer(line: Buffer): Promise<string>;
   /** The line written to a question over `maxLineBytes`. */
   readonly tooLong: string;
   /** The line written when no whole question arrived in time. */
@@ -28,6 +28,8 @@ export function serveConnection(socket: Socket, options: ConnectionOptions): voi
   const chunks: Buffer[] = [];
   let size = 0;
   let answered = false;
+  /** The whole question is in: what follows is dropped while its answer is looked up. */
+  let asked = false;
   const deadline = performance.now() + options.readTimeoutMs;
   const arm = (ms: number, then: () => void) => {
     const t = setTimeout(then, ms);
@@ -49,17 +51,22 @@ export function serveConnection(socket: Socket, options: ConnectionOptions): voi
     }
   };
 
+  const ask = () => {
+    asked = true;
+    void options.answer(Buffer.concat(chunks, size)).then(finish);
+  };
+
   socket.on('data', (chunk: Buffer) => {
-    if (answered) return;
+    if (answered || asked) return;
     const newline = chunk.indexOf(0x0a);
     const upTo = newline < 0 ? chunk.length : newline;
     if (size + upTo > options.maxLineBytes) return finish(options.tooLong);
     chunks.push(upTo === chunk.length ? chunk : chunk.subarray(0, upTo));
     size += upTo;
-    if (newline >= 0) finish(options.answer(Buffer.concat(chunks, size)));
+    if (newline >= 0) ask();
   });
   socket.on('end', () => {
-    if (!answered) finish(options.answer(Buffer.concat(chunks, size)));
+    if (!answered && !asked) ask();
   });
   socket.on('error', () => socket.destroy());
   socket.on('close', () => clearTimeout(timer));

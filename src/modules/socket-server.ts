@@ -12,7 +12,7 @@ export interface ModuleSocketOptions {
   readonly place: SocketPlace;
   readonly log: Logger;
   /** Answers one question line for this workspace (the messaging core). */
-  answer(line: Buffer): Answer;
+  answer(line: Buffer): Promise<Answer>;
   readonly maxConnections?: number;
   readonly readTimeoutMs?: number;
 }
@@ -44,9 +44,9 @@ export async function listenModuleSocket(options: ModuleSocketOptions): Promise<
     code: 'malformed',
     text: `No whole question arrived within ${readTimeoutMs} ms; nothing was acted on.`,
   });
-  const answer = (line: Buffer): string => {
+  const answer = async (line: Buffer): Promise<string> => {
     try {
-      return answerLine(options.answer(line));
+      return answerLine(await options.answer(line));
     } catch (err) {
       log.error({ err, socket: place.path }, 'module question failed');
       return answerLine({ ok: false, code: 'internal_error', text: 'Berth could not answer this question; see the daemon log.' });

@@ -84,7 +84,7 @@ export function queryCredentials(url: string): BerthError | null {
 }
 
 /** Who presented which bearer: null when none (or unknown on an anonymous daemon). */
-export function identify(headers: IncomingHttpHeaders, ctx: SecurityContext): TokenIdentity | null {
+export async function identify(headers: IncomingHttpHeaders, ctx: SecurityContext): Promise<TokenIdentity | null> {
   const bearer = bearerOf(header(headers, 'authorization'));
   return bearer === null ? null : ctx.tokens.identify(bearer);
 }

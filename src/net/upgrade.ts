@@ -7,7 +7,7 @@ import { errorBody } from './errors.js';
  * WebSocket faces (gateway channel, tool protocol) share the HTTP listener.
  * Each registers the paths it owns; an upgrade for any other path is refused.
  */
-export type UpgradeHandler = (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
+export type UpgradeHandler = (request: IncomingMessage, socket: Duplex, head: Buffer) => void | Promise<void>;
 
 export interface UpgradeRoute {
   readonly name: string;
@@ -43,6 +43,9 @@ export function dispatchUpgrade(routes: readonly UpgradeRoute[]): UpgradeHandler
       rejectUpgrade(socket, 404, { error: 'No WebSocket endpoint at this path', code: 'route_not_found', status: 404 });
       return;
     }
-    route.handle(request, socket, head);
+    // A route checks its bearer against the (asynchronous) store; what it does not refuse itself ends the socket.
+    void Promise.resolve()
+      .then(() => route.handle(request, socket, head))
+      .catch(() => socket.destroy());
   };
 }

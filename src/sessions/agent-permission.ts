@@ -26,7 +26,7 @@ export async function decideAgentPermission(
   if (!policyAllows(session.guard(), request.policy)) return pick(false);
   if (!session.mustAsk(request.policy)) return pick(true);
   const key = `agent:${request.rememberAs}`;
-  const known = session.grants.verdict([key], [rejectKey(key)]);
+  const known = await session.grants.verdict([key], [rejectKey(key)]);
   if (known !== undefined) return pick(known.choice === 'allow');
   const toolCall = request.toolCall;
   const resolution = await session.interactions.ask({
@@ -39,10 +39,10 @@ export async function decideAgentPermission(
   });
   switch (resolution.kind) {
     case 'allow_always':
-      session.grants.record({ scope: 'session', keys: [key], choice: 'allow', label: `always allowed for ${request.rememberAs} in this session` });
+      await session.grants.record({ scope: 'session', keys: [key], choice: 'allow', label: `always allowed for ${request.rememberAs} in this session` });
       return pick(true);
     case 'reject_always':
-      session.grants.record({ scope: 'session', keys: [rejectKey(key)], choice: 'reject', label: `always rejected for ${request.rememberAs} in this session` });
+      await session.grants.record({ scope: 'session', keys: [rejectKey(key)], choice: 'reject', label: `always rejected for ${request.rememberAs} in this session` });
       return pick(false);
     case 'allow_once':
     case 'reject_once':

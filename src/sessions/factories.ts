@@ -44,7 +44,7 @@ export interface SessionFactories {
   /** Told when a live session has closed (e.g. to stop the commands it started). */
   sessionClosed?(sessionId: string): void;
   /** Told when a session has become live (fresh or restored), e.g. to give it a module tab. */
-  sessionOpened?(session: Session): void;
+  sessionOpened?(session: Session): Promise<void> | void;
   /** Told when a live session has run all its queued prompts, e.g. to offer it a waiting module message. */
   sessionIdle?(session: Session): void;
   /** The tool layer for this session; `workspace` is where tools run (a worktree has its own root). */

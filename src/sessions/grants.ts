@@ -15,22 +15,22 @@ export interface GrantRow {
 /** Where "always" choices persist (docs/architecture.md, Persistence); they survive a restart. */
 export interface PermissionGrantRepository {
   /** Every grant that applies to a session: its own, its workspace's, and the user's. */
-  applying(sessionId: string, workspaceId: string): GrantRow[];
+  applying(sessionId: string, workspaceId: string): Promise<GrantRow[]>;
   /** Records a grant; a later choice for the same scope and key replaces the earlier one. */
-  put(row: GrantRow): void;
+  put(row: GrantRow): Promise<void>;
 }
 
 /** For embedders and tests without a store: grants last as long as the process. */
 export class MemoryGrantRepository implements PermissionGrantRepository {
   private readonly rows = new Map<string, GrantRow>();
 
-  applying(sessionId: string, workspaceId: string): GrantRow[] {
+  async applying(sessionId: string, workspaceId: string): Promise<GrantRow[]> {
     return [...this.rows.values()].filter(
       (r) => (r.scope === 'session' && r.scopeId === sessionId) || (r.scope === 'workspace' && r.scopeId === workspaceId) || r.scope === 'user',
     );
   }
 
-  put(row: GrantRow): void {
+  async put(row: GrantRow): Promise<void> {
     this.rows.set(`${row.scope}\0${row.scopeId}\0${row.key}`, row);
   }
 }
@@ -51,8 +51,8 @@ export class SessionGrants {
   ) {}
 
   /** A reject of any key wins; an allow needs every key allowed. */
-  verdict(keys: readonly string[] | null, rejectKeys: readonly string[]): GrantVerdict | undefined {
-    const rows = this.repo.applying(this.sessionId, this.workspaceId);
+  async verdict(keys: readonly string[] | null, rejectKeys: readonly string[]): Promise<GrantVerdict | undefined> {
+    const rows = await this.repo.applying(this.sessionId, this.workspaceId);
     const rejected = rows.find((r) => r.choice === 'reject' && rejectKeys.includes(r.key));
     if (rejected) return { choice: 'reject', label: rejected.label };
     if (keys === null || keys.length === 0) return undefined;
@@ -61,9 +61,9 @@ export class SessionGrants {
     return { choice: 'allow', label: allowed.map((r) => r!.label).join('; ') };
   }
 
-  record(grant: Grant): void {
+  async record(grant: Grant): Promise<void> {
     const scopeId = grant.scope === 'session' ? this.sessionId : grant.scope === 'workspace' ? this.workspaceId : '';
     const createdAt = this.clock.now();
-    for (const key of grant.keys) this.repo.put({ scope: grant.scope, scopeId, key, choice: grant.choice, label: grant.label, createdAt });
+    for (const key of grant.keys) await this.repo.put({ scope: grant.scope, scopeId, key, choice: grant.choice, label: grant.label, createdAt });
   }
 }

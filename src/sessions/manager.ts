@@ -14,7 +14,6 @@ import { SessionRestorer, type RestoreOutcome, type RestoreRequest } from './res
 import type { Session, SessionInit } from './session.js';
 import { spawnSession, type SpawnOptions, type Spawned } from './spawn.js';
 import { prepareWorktree, undoWorktree, type WorktreeResult } from './worktree.js';
-
 export type { CreateSessionRequest, CreatedSession, DriverRequest, DriverResult, SessionFactories, SessionStores } from './factories.js';
 
 /**
@@ -29,6 +28,8 @@ export class SessionManager {
   private readonly shared = new Map<string, string>();
   /** Creations of a workspace's shared session under way, so concurrent `single` creates coalesce. */
   private readonly creatingShared = new Map<string, Promise<CreatedSession>>();
+  /** Closed sessions' last writes (row, transcript) still being stored: shutdown awaits them before the store closes. */
+  private readonly draining = new Set<Promise<void>>();
   private readonly restorer: SessionRestorer;
 
   constructor(
@@ -65,14 +66,21 @@ export class SessionManager {
    * One page of stored sessions in the order they were stored, each with whether it is live now,
    * and the cursor of the next page when there may be more (`GET /sessions`, docs/client-api.md §5.11).
    */
-  stored(query: SessionListQuery): { readonly sessions: { readonly row: SessionRow; readonly live: boolean }[]; readonly nextCursor?: string } {
-    const found = this.deps.stores.sessions.listAfter(query.after, query.limit + 1);
+  async stored(query: SessionListQuery): Promise<{ readonly sessions: { row: SessionRow; live: boolean }[]; readonly nextCursor?: string }> {
+    await this.written(); // the rows as the sessions left them
+    const found = await this.deps.stores.sessions.listAfter(query.after, query.limit + 1);
     const page = found.slice(0, query.limit);
     const sessions = page.map(({ row }) => {
       const live = this.live.get(row.id);
       return { row, live: live !== undefined && !live.closed };
     });
     return found.length > query.limit ? { sessions, nextCursor: sessionListCursor(page.at(-1)!.position) } : { sessions };
+  }
+
+  /** Resolves once submitted writes are stored: one session's (live, or closed a moment ago), or every session's. */
+  written(id?: string): Promise<unknown> {
+    const live = id === undefined ? [...this.live.values()] : [this.find(id)].filter((s) => s !== undefined);
+    return Promise.all([...live.map((s) => s.flushWrites()), ...this.draining]);
   }
 
   /** The live session, or 404 `session_not_found`. */
@@ -106,13 +114,10 @@ export class SessionManager {
     let id: string | undefined;
     if (req.sessionId !== undefined && req.sessionId !== null) {
       if (!isSessionId(req.sessionId)) {
-        throw new BerthError(
-          'invalid_session_id',
-          '`sessionId` must be an RFC UUID v1-v5 (e.g. "550e8400-e29b-41d4-a716-446655440000")',
-        );
+        throw new BerthError('invalid_session_id', '`sessionId` must be an RFC UUID v1-v5 (e.g. "550e8400-e29b-41d4-a716-446655440000")');
       }
       id = req.sessionId.toLowerCase();
-      this.checkIdFree(id);
+      await this.checkIdFree(id);
     }
     // A caller id, a worktree or a branch always mean a fresh session (docs/client-api.md §5.1).
     const scope = id !== undefined || wantsGit ? 'thread' : (req.sessionScope ?? 'single');
@@ -150,17 +155,14 @@ export class SessionManager {
     requestedClientId: string | undefined,
   ): Promise<CreatedSession> {
     const wantsGit = req.worktree !== undefined || req.branch !== undefined;
-    let id = requestedId;
     this.checkCapacity();
-    id ??= newSessionId();
+    const id = requestedId ?? newSessionId();
     let cwd: string | null = workspace.kind === 'local' ? workspace.root : null;
     let worktree: SessionInit['worktree'] = null;
     let branch: SessionInit['branch'] = null;
     let prepared: WorktreeResult | null = null;
     if (wantsGit) {
-      if (workspace.kind !== 'local') {
-        throw new BerthError('invalid_worktree', 'worktree and branch are only available on local workspaces');
-      }
+      if (workspace.kind !== 'local') throw new BerthError('invalid_worktree', 'worktree and branch are only available on local workspaces');
       prepared = await prepareWorktree(workspace.root, this.deps.config.home, workspace.id, id, req);
       ({ worktree, branch, cwd } = prepared);
     }
@@ -214,14 +216,14 @@ export class SessionManager {
     };
   }
 
-  private checkIdFree(id: string): void {
+  private async checkIdFree(id: string): Promise<void> {
     if (this.live.has(id)) {
       throw new BerthError('session_id_conflict', `Session "${id}" already exists or is being created.`, {
         sessionId: id,
         conflict: 'live',
       });
     }
-    if (this.deps.stores.sessions.get(id)) {
+    if (await this.deps.stores.sessions.get(id)) {
       throw new BerthError('session_id_conflict', `Session "${id}" already exists.`, { sessionId: id, conflict: 'persisted' });
     }
   }
@@ -266,12 +268,14 @@ export class SessionManager {
     // A single-scope session (fresh, or restored after a restart) is its workspace's shared one
     // unless another already took that place.
     if (init.scope === 'single' && !this.shared.has(init.workspace.id)) this.shared.set(init.workspace.id, init.id);
-    factories.sessionOpened?.(session);
+    await factories.sessionOpened?.(session);
     return spawned;
   }
 
   private forget(session: Session): void {
     this.live.delete(session.id);
+    const written = session.flushWrites().finally(() => this.draining.delete(written));
+    this.draining.add(written);
     this.deps.factories.sessionClosed?.(session.id);
     if (this.shared.get(session.workspace.id) === session.id) this.shared.delete(session.workspace.id);
   }
@@ -285,12 +289,12 @@ export class SessionManager {
 
   /** Finds which live session holds an open interaction (the legacy vote route, docs/client-api.md §9.4). */
   findByRequest(requestId: string): Session | undefined {
-    for (const s of this.live.values()) if (s.interactions.has(requestId)) return s;
-    return undefined;
+    return [...this.live.values()].find((s) => s.interactions.has(requestId));
   }
 
-  /** Daemon shutdown: every prompt ends with `daemon_shutdown`, every stream gets its terminal frame. */
-  shutdown(): void {
+  /** Daemon shutdown: every prompt ends with `daemon_shutdown`, every stream gets its terminal frame, every write is stored. */
+  async shutdown(): Promise<void> {
     for (const s of [...this.live.values()]) s.close('daemon_shutdown', null, 'daemon_shutdown');
+    await Promise.all(this.draining);
   }
 }

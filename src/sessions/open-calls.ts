@@ -5,7 +5,7 @@ import { outcomeUpdate } from './tool-events.js';
 
 /** How recovery asks what became of one call: the receipt store, read only. */
 export interface ReceiptLookup {
-  find(namespace: string, callId: string): Pick<Receipt, 'status' | 'outcome'> | undefined;
+  find(namespace: string, callId: string): Promise<Pick<Receipt, 'status' | 'outcome'> | undefined>;
 }
 
 /** The receipt namespace of a session's calls (src/tools/service.ts). */
@@ -23,22 +23,23 @@ const namespaceOf = (sessionId: string) => `session:${sessionId}`;
  *   it is ever tried again (docs/architecture.md, Receipt).
  * - none: the call never reached its effect — failed with `daemon_lost`.
  */
-export function settlementsOf(
+export async function settlementsOf(
   transcript: TranscriptRepository,
   receipts: ReceiptLookup | undefined,
   sessionId: string,
   promptId: string,
   now: number,
-): NewTranscriptRecord[] {
-  const last = transcript.lastSeq(sessionId);
-  const ofTurn = (kind: string) => transcript.ofKind(sessionId, kind, last).filter((r) => r.promptId === promptId && !r.unreadable);
-  const settled = new Set(ofTurn('tool_result').map((r) => String(r.data.toolCallId)));
+): Promise<NewTranscriptRecord[]> {
+  const last = await transcript.lastSeq(sessionId);
+  const ofTurn = async (kind: string) =>
+    (await transcript.ofKind(sessionId, kind, last)).filter((r) => r.promptId === promptId && !r.unreadable);
+  const settled = new Set((await ofTurn('tool_result')).map((r) => String(r.data.toolCallId)));
   const out: NewTranscriptRecord[] = [];
-  for (const call of ofTurn('tool_call')) {
+  for (const call of await ofTurn('tool_call')) {
     const toolCallId = String(call.data.toolCallId ?? '');
     if (toolCallId === '' || settled.has(toolCallId)) continue;
     settled.add(toolCallId);
-    const receipt = receipts?.find(namespaceOf(sessionId), toolCallId);
+    const receipt = await receipts?.find(namespaceOf(sessionId), toolCallId);
     const update =
       receipt?.status === 'completed' && receipt.outcome
         ? outcomeUpdate(receipt.outcome)

@@ -26,7 +26,8 @@ export type { SessionToolAccess as SessionTools } from '../tools/service.js';
 /** Where a session's transcript goes: every published event, plus each prompt as admitted. */
 export interface TranscriptSink {
   observe(envelope: EventEnvelope): void;
-  flush(): void;
+  /** Writes out what is buffered; resolves once storage holds every record observed so far. */
+  flush(): Promise<void>;
   /** True once a write failed (docs/client-api.md §7.6 `session_snapshot.recordingDegraded`). */
   readonly recordingDegraded: boolean;
 }

@@ -7,6 +7,7 @@ import { newPromptId, newRecordId } from './ids.js';
 import { PromptQueue, promptText, type PromptEntry } from './prompt-queue.js';
 import type { PromptRepository } from './records.js';
 import type { PromptAccepted, TurnErrorInfo } from './session-init.js';
+import type { WriteChain } from '../write-chain.js';
 
 /** A prompt's one terminal: a stop reason, or an error. */
 export type PromptTerminalInput = { stopReason: string } | { error: TurnErrorInfo };
@@ -17,6 +18,8 @@ export interface PromptLanePorts {
   readonly clock: Clock;
   readonly log: Logger;
   readonly prompts: PromptRepository;
+  /** The session's ordered writes: a prompt's settlement is recorded behind its turn's events. */
+  readonly writes: WriteChain;
   readonly maxPending: number;
   /** The server's prompt deadline, or null for none. */
   readonly deadlineMs: number | null;
@@ -45,6 +48,8 @@ export interface PromptLanePorts {
 export class PromptLane {
   private readonly queue: PromptQueue;
   private pumping = false;
+  /** Prompts whose row is being written: they hold a place in the FIFO already. */
+  private admitting = 0;
 
   constructor(private readonly ports: PromptLanePorts) {
     this.queue = new PromptQueue(ports.sessionId, ports.maxPending);
@@ -63,10 +68,11 @@ export class PromptLane {
     return this.queue.running();
   }
 
-  submit(content: readonly ContentBlock[], opts: { clientId?: string; deadlineMs?: number }): PromptAccepted {
+  /** Admits a prompt: its row is stored before this resolves (and so before the 202). */
+  async submit(content: readonly ContentBlock[], opts: { clientId?: string; deadlineMs?: number }): Promise<PromptAccepted> {
     const { ports } = this;
     ports.admitting();
-    this.queue.checkRoom();
+    this.queue.checkRoom(this.admitting);
     const now = ports.clock.now();
     const configured = ports.deadlineMs;
     // docs/client-api.md §6.2: a request may shorten the server deadline, never create or extend one.
@@ -85,13 +91,27 @@ export class PromptLane {
     // Captured before any event of this prompt exists: every event of the turn has a larger id.
     const cursor = ports.cursor();
     const accepted: PromptAccepted = { promptId: entry.promptId, lastEventId: cursor.lastEventId, eventEpoch: cursor.eventEpoch };
-    ports.prompts.admit({
-      id: entry.promptId,
-      sessionId: ports.sessionId,
-      content,
-      originatorClientId: opts.clientId ?? null,
-      queuedAt: now,
-    });
+    this.admitting++;
+    try {
+      await ports.prompts.admit({
+        id: entry.promptId,
+        sessionId: ports.sessionId,
+        content,
+        originatorClientId: opts.clientId ?? null,
+        queuedAt: now,
+      });
+    } finally {
+      this.admitting--;
+    }
+    try {
+      // Asked again: the session may have closed, or a rewind begun, while the row was written.
+      if (ports.isClosing()) throw new BerthError('session_not_found', `No session with id "${ports.sessionId}"`, { sessionId: ports.sessionId });
+      ports.admitting();
+    } catch (err) {
+      // The prompt never joins the FIFO; its row says so.
+      ports.writes.submit('prompt settle', () => ports.prompts.settle(entry.promptId, now, 'removed', null, null));
+      throw err;
+    }
     const busy = this.queue.size > 0;
     this.queue.push(entry);
     if (deadline !== null) {
@@ -151,7 +171,8 @@ export class PromptLane {
       const branchPoint = terminal.stopReason === 'end_turn' ? { branchPoint: { assistantRecordUuid: newRecordId(), checkpointUuid: newRecordId() } } : {};
       ports.publish({ type: 'turn_complete', ...stamp, data: { ...base, stopReason: terminal.stopReason, ...branchPoint, ...extra } });
       const cancelled = terminal.stopReason === 'cancelled';
-      ports.prompts.settle(entry.promptId, now, cancelled ? 'cancelled' : 'completed', terminal.stopReason, null);
+      const settled = cancelled ? 'cancelled' : 'completed';
+      ports.writes.submit('prompt settle', () => ports.prompts.settle(entry.promptId, now, settled, terminal.stopReason, null));
     } else {
       const { message, code, errorKind } = terminal.error;
       ports.failed(terminal.error);
@@ -160,7 +181,7 @@ export class PromptLane {
         ...stamp,
         data: { ...base, message, ...(code ? { code } : {}), ...(errorKind ? { errorKind } : {}), ...extra },
       });
-      ports.prompts.settle(entry.promptId, now, 'error', null, code ?? null);
+      ports.writes.submit('prompt settle', () => ports.prompts.settle(entry.promptId, now, 'error', null, code ?? null));
     }
     if (entry.waited) {
       ports.publish({

@@ -42,12 +42,14 @@ export class PromptQueue {
   ) {}
 
   /** Throws `prompt_queue_full` (503, body fields the SDK reads) when the cap is reached. */
-  checkRoom(): void {
-    if (this.entries.length >= this.cap) {
+  /** Throws `prompt_queue_full` unless one more fits beside `reserved` prompts still being admitted. */
+  checkRoom(reserved = 0): void {
+    const pending = this.entries.length + reserved;
+    if (pending >= this.cap) {
       throw new BerthError(
         'prompt_queue_full',
-        `Prompt queue full for session "${this.sessionId}" (${this.entries.length}/${this.cap} pending)`,
-        { sessionId: this.sessionId, limit: this.cap, pendingCount: this.entries.length },
+        `Prompt queue full for session "${this.sessionId}" (${pending}/${this.cap} pending)`,
+        { sessionId: this.sessionId, limit: this.cap, pendingCount: pending },
       );
     }
   }

@@ -1,10 +1,10 @@
 import type { Clock } from '../clock.js';
 import type { EventEnvelope } from '../events/types.js';
-import type { Logger } from '../log.js';
 import type { NewTranscriptRecord, TranscriptRepository } from '../transcript/records.js';
 import { boundRecord } from '../transcript/bound-record.js';
 import { newRecordId } from './ids.js';
 import type { TranscriptSink } from './ports.js';
+import type { WriteChain } from '../write-chain.js';
 
 /** Streamed text waits at most this long before it is written, so a crash loses little of it. */
 const TEXT_FLUSH_MS = 250;
@@ -41,7 +41,8 @@ export class TranscriptRecorder implements TranscriptSink {
     private readonly sessionId: string,
     private readonly repo: TranscriptRepository,
     private readonly clock: Clock,
-    private readonly log: Logger,
+    /** The session's ordered writes: events are recorded in the order they were published. */
+    private readonly writes: WriteChain,
     /** Told once when a write fails, so the session can publish `session_recording_degraded`. */
     private readonly onWriteFailed: () => void = () => {},
   ) {}
@@ -135,7 +136,7 @@ export class TranscriptRecorder implements TranscriptSink {
     const content = update.content as Record<string, unknown> | undefined;
     const meta = (update._meta ?? {}) as Record<string, unknown>;
     const p = this.pending;
-    if (p && (p.kind !== kind || p.promptId !== promptId)) this.flush();
+    if (p && (p.kind !== kind || p.promptId !== promptId)) this.writeBuffered();
     const cur: Pending = (this.pending ??= { kind, promptId, at: this.clock.now(), text: '', blocks: [], meta: {} });
     if (kind === 'user_prompt') {
       if (content) cur.blocks.push(content);
@@ -144,13 +145,18 @@ export class TranscriptRecorder implements TranscriptSink {
     }
     if (meta.usage) cur.meta.usage = meta.usage;
     if (!this.timer) {
-      this.timer = setTimeout(() => this.flush(), TEXT_FLUSH_MS);
+      this.timer = setTimeout(() => this.writeBuffered(), TEXT_FLUSH_MS);
       this.timer.unref?.();
     }
   }
 
-  /** Writes what is buffered (the message so far). */
-  flush(): void {
+  /** Writes what is buffered (the message so far); resolves once every write submitted so far has settled. */
+  flush(): Promise<void> {
+    this.writeBuffered();
+    return this.writes.flush();
+  }
+
+  private writeBuffered(): void {
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = null;
@@ -165,20 +171,23 @@ export class TranscriptRecorder implements TranscriptSink {
   }
 
   private write(kind: string, promptId: string | null, data: Record<string, unknown>, recordId = newRecordId()): void {
-    this.flush();
+    this.writeBuffered();
     this.append({ sessionId: this.sessionId, recordId, kind, promptId, at: this.clock.now(), data });
   }
 
   private append(record: NewTranscriptRecord): void {
-    try {
-      this.repo.append([boundRecord(record)]);
-    } catch (err) {
-      this.log.error({ err, sessionId: this.sessionId }, 'transcript write failed');
-      if (!this.degraded) {
-        this.degraded = true;
-        this.onWriteFailed();
+    const bounded = boundRecord(record);
+    this.writes.submit('transcript write', async () => {
+      try {
+        await this.repo.append([bounded]);
+      } catch (err) {
+        if (!this.degraded) {
+          this.degraded = true;
+          this.onWriteFailed();
+        }
+        throw err;
       }
-    }
+    });
   }
 
   get recordingDegraded(): boolean {

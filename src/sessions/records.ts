@@ -1,7 +1,7 @@
 /**
  * What the sessions module keeps durably, and the repositories it keeps it in.
  * The interfaces are the sessions module's own; `store/` implements them
- * (SQLite today, a shared server database later), synchronously.
+ * (SQLite today, a shared server database later); every method returns a promise.
  */
 
 /** A session as persisted: everything needed to list it and bring it back after a restart. */
@@ -30,16 +30,16 @@ export type SessionPatch = Partial<
 >;
 
 export interface SessionRepository {
-  insert(row: SessionRow): void;
-  get(id: string): SessionRow | undefined;
-  update(id: string, patch: SessionPatch, now: number): void;
+  insert(row: SessionRow): Promise<void>;
+  get(id: string): Promise<SessionRow | undefined>;
+  update(id: string, patch: SessionPatch, now: number): Promise<void>;
   /**
    * Up to `limit` sessions stored after position `after` (0 = from the first), in the order
    * they were stored, each with its position: what a `GET /sessions` page continues from.
    */
-  listAfter(after: number, limit: number): { readonly row: SessionRow; readonly position: number }[];
+  listAfter(after: number, limit: number): Promise<{ readonly row: SessionRow; readonly position: number }[]>;
   /** Marks every session not yet closed as closed at `now` for `reason`; returns how many. */
-  closeAllOpen(reason: string, now: number): number;
+  closeAllOpen(reason: string, now: number): Promise<number>;
 }
 
 /** How an admitted prompt ended (the durable prompt ledger, docs/client-api.md §5.3 `promptTerminals`). */
@@ -59,9 +59,9 @@ export interface PromptRow {
 }
 
 export interface PromptRepository {
-  admit(row: Pick<PromptRow, 'id' | 'sessionId' | 'content' | 'originatorClientId' | 'queuedAt'>): void;
-  started(id: string, at: number): void;
-  settle(id: string, at: number, terminal: PromptTerminal, stopReason: string | null, errorCode: string | null): void;
-  unsettled(sessionId?: string): PromptRow[];
-  settled(sessionId: string): PromptRow[];
+  admit(row: Pick<PromptRow, 'id' | 'sessionId' | 'content' | 'originatorClientId' | 'queuedAt'>): Promise<void>;
+  started(id: string, at: number): Promise<void>;
+  settle(id: string, at: number, terminal: PromptTerminal, stopReason: string | null, errorCode: string | null): Promise<void>;
+  unsettled(sessionId?: string): Promise<PromptRow[]>;
+  settled(sessionId: string): Promise<PromptRow[]>;
 }

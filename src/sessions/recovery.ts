@@ -36,25 +36,25 @@ export interface RecoveryReport {
  *
  * Runs before the daemon listens, so no live session can race it.
  */
-export function recoverInterrupted(stores: {
+export async function recoverInterrupted(stores: {
   readonly sessions: SessionRepository;
   readonly transcript: TranscriptRepository;
   readonly prompts: PromptRepository;
   readonly clock: Clock;
   readonly receipts?: ReceiptLookup;
-}): RecoveryReport {
+}): Promise<RecoveryReport> {
   const now = stores.clock.now();
   let interruptedTurns = 0;
   let unstartedPrompts = 0;
   let settledCalls = 0;
-  for (const p of stores.prompts.unsettled()) {
+  for (const p of await stores.prompts.unsettled()) {
     const started = p.startedAt !== null;
     const message = started
       ? 'The daemon stopped while this turn was running; it was not finished'
       : 'The daemon stopped before this queued prompt started; it was not run';
-    const settlements = started ? settlementsOf(stores.transcript, stores.receipts, p.sessionId, p.id, now) : [];
+    const settlements = started ? await settlementsOf(stores.transcript, stores.receipts, p.sessionId, p.id, now) : [];
     settledCalls += settlements.length;
-    stores.transcript.append([
+    await stores.transcript.append([
       ...settlements,
       {
         sessionId: p.sessionId,
@@ -70,11 +70,11 @@ export function recoverInterrupted(stores: {
         },
       },
     ]);
-    stores.prompts.settle(p.id, now, 'interrupted', null, DAEMON_LOST);
+    await stores.prompts.settle(p.id, now, 'interrupted', null, DAEMON_LOST);
     if (started) interruptedTurns += 1;
     else unstartedPrompts += 1;
   }
   // One statement, not a read of every session ever stored: start-up time must not grow with history.
-  const lostSessions = stores.sessions.closeAllOpen(DAEMON_LOST, now);
+  const lostSessions = await stores.sessions.closeAllOpen(DAEMON_LOST, now);
   return { interruptedTurns, unstartedPrompts, lostSessions, settledCalls };
 }

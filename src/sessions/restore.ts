@@ -83,13 +83,13 @@ export class SessionRestorer {
 
   async restore(req: RestoreRequest): Promise<RestoreOutcome> {
     const outcome = await this.restoreLive(req);
-    return { ...outcome, settled: this.deps.stores.prompts.settled(outcome.session.id) };
+    return { ...outcome, settled: await this.deps.stores.prompts.settled(outcome.session.id) };
   }
 
   private async restoreLive(req: RestoreRequest): Promise<Omit<RestoreOutcome, 'settled'>> {
     const id = this.normalize(req.sessionId);
     if (req.approvalMode !== undefined) parseApprovalMode(req.approvalMode);
-    if (req.cwd !== undefined && req.cwd !== '') this.checkWorkspace(id, req.cwd);
+    if (req.cwd !== undefined && req.cwd !== '') await this.checkWorkspace(id, req.cwd);
     const live = this.deps.live.find(id);
     if (live && !live.closed) return this.attach(live, req);
     const pending = this.underway.get(id);
@@ -122,12 +122,15 @@ export class SessionRestorer {
     const id = sessionId.toLowerCase();
     const live = this.deps.live.find(id);
     if (live && !live.closed) return;
+    const row = this.underway.has(id) ? undefined : await this.deps.stores.sessions.get(id);
+    // Looked at again after the read: another reopen may have started meanwhile.
     const pending = this.underway.get(id);
     if (pending) {
       await pending.done;
       return;
     }
-    const row = this.deps.stores.sessions.get(id);
+    const again = this.deps.live.find(id);
+    if (again && !again.closed) return;
     if (!row || row.closeReason === null || !REOPENABLE_CLOSE_REASONS.has(row.closeReason)) return;
     await this.track(id, 'reopen', () => this.cold(id, { action: 'resume', sessionId: id }));
   }
@@ -148,9 +151,9 @@ export class SessionRestorer {
     return sessionId.toLowerCase();
   }
 
-  private checkWorkspace(id: string, cwd: string): void {
+  private async checkWorkspace(id: string, cwd: string): Promise<void> {
     const wanted = this.deps.workspaces.select(cwd);
-    const row = this.deps.stores.sessions.get(id);
+    const row = await this.deps.stores.sessions.get(id);
     if (row && row.workspaceId !== wanted.id) {
       throw new BerthError('workspace_mismatch', `Session ${id} belongs to another workspace than ${cwd}`, {
         sessionId: id,
@@ -165,7 +168,7 @@ export class SessionRestorer {
     return ws?.kind === 'local' ? ws.root : workspaceId;
   }
 
-  private attach(session: Session, req: RestoreRequest): Omit<RestoreOutcome, 'settled'> {
+  private async attach(session: Session, req: RestoreRequest): Promise<Omit<RestoreOutcome, 'settled'>> {
     if (session.closed) throw notFound(session.id);
     const now = this.deps.clock.now();
     const clientId = session.clients.attach(req.requestedClientId, now);
@@ -173,8 +176,8 @@ export class SessionRestorer {
     const base = { session, attached: true, clientId, lastEventId: session.bus.lastEventId, artifactWarnings: [] };
     if (req.action !== 'load') return base;
     // What the live session has recorded so far: settled turns are the compacted part, the running one the journal.
-    session.flushTranscript();
-    const records = this.deps.stores.transcript.all(session.id);
+    await session.flushTranscript();
+    const records = await this.deps.stores.transcript.all(session.id);
     const inFlight = new Set(session.pendingPrompts().map((e) => e.promptId));
     const isLive = (r: TranscriptRecord) => r.promptId !== null && inFlight.has(r.promptId);
     return {
@@ -205,14 +208,14 @@ export class SessionRestorer {
   /** Restores a session that is not live: driver context from every record, a new bus, the stored settings. */
   private async cold(id: string, req: RestoreRequest): Underway['done'] {
     const { stores, live } = this.deps;
-    const row = stores.sessions.get(id);
+    const row = await stores.sessions.get(id);
     if (!row) throw notFound(id);
     const workspace = this.deps.workspaces.byId(row.workspaceId);
     if (!workspace) {
       throw new BerthError('session_conflict', `The workspace of session ${id} is no longer registered`, { sessionId: id });
     }
     const approvalMode = approvalFor(row.approvalMode, req.approvalMode);
-    const records = stores.transcript.all(id);
+    const records = await stores.transcript.all(id);
     const warnings: string[] = [];
     const init = this.initFrom(row, workspace, approvalMode, warnings);
     // A cold load numbers its snapshot 1..N on the new bus; live ids continue at N+1 (docs/client-api.md §5.3, §7.4).

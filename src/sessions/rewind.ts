@@ -41,7 +41,8 @@ export interface RewindPorts {
   /** Whether a prompt is running or queued. */
   busy(): boolean;
   publish(input: PublishInput): void;
-  flushTranscript(): void;
+  /** Resolves once storage holds every record published so far. */
+  flushTranscript(): Promise<void>;
 }
 
 const NEVER_ABORTED = new AbortController().signal;
@@ -59,8 +60,8 @@ export async function rewindSession(ports: RewindPorts, target: RewindTarget, cl
       ...(running ? { promptId: running } : {}),
     });
   }
-  ports.flushTranscript();
-  const all = ports.transcript.all(ports.sessionId);
+  await ports.flushTranscript();
+  const all = await ports.transcript.all(ports.sessionId);
   const live = liveRecords(all).filter((r) => !viaCommand || r.promptId !== running);
   const cut = cutIndex(live, all, target);
   const targetTurnIndex = live.slice(0, cut).filter((r) => r.kind === 'user_prompt').length;
@@ -70,9 +71,9 @@ export async function rewindSession(ports: RewindPorts, target: RewindTarget, cl
   const rewindId = randomUUID();
   let report: RestoreReport = { filesChanged: [], filesFailed: [] };
   if (target.rewindFiles !== false) {
-    const plan = planRestore(ports.checkpoints, undone);
+    const plan = await planRestore(ports.checkpoints, undone);
     report = await restoreFiles(ports.tools, ports.checkpoints, plan, rewindId, NEVER_ABORTED);
-    ports.checkpoints.markUndone(plan.effectIds, rewindId);
+    await ports.checkpoints.markUndone(plan.effectIds, rewindId);
   }
   ports.publish({
     type: 'session_rewound',
@@ -91,8 +92,8 @@ export async function rewindSession(ports: RewindPorts, target: RewindTarget, cl
       toRecordId: all.at(-1)!.recordId,
     },
   });
-  ports.flushTranscript();
-  ports.driver.restore(historyFromRecords(ports.transcript.all(ports.sessionId)));
+  await ports.flushTranscript();
+  ports.driver.restore(historyFromRecords(await ports.transcript.all(ports.sessionId)));
   return { rewound: true, targetTurnIndex, ...report };
 }
 

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { SessionPatch, SessionRepository } from './records.js';
 import type { SessionInit } from './session-init.js';
+import type { WriteChain } from '../write-chain.js';
 
 /**
  * The one writer of a session's stored row. Only its `Session` holds it, so
@@ -11,11 +12,13 @@ export class SessionRowWriter {
     private readonly id: string,
     private readonly repo: SessionRepository,
     private readonly clock: Clock,
+    /** The session's ordered writes, shared with its transcript recorder. */
+    private readonly writes: WriteChain,
   ) {}
 
-  /** Writes the row of a fresh session (a restored one has its row already). */
-  created(init: SessionInit, modelId: string | null): void {
-    this.repo.insert({
+  /** Writes the row of a fresh session (a restored one has its row already); awaited, so a failure refuses the session. */
+  created(init: SessionInit, modelId: string | null): Promise<void> {
+    return this.repo.insert({
       id: init.id,
       workspaceId: init.workspace.id,
       scope: init.scope,
@@ -36,7 +39,8 @@ export class SessionRowWriter {
     });
   }
 
+  /** Submits a change of the row behind the session's earlier writes (a failure is logged). */
   changed(patch: SessionPatch, now: number = this.clock.now()): void {
-    this.repo.update(this.id, patch, now);
+    this.writes.submit('session row write', () => this.repo.update(this.id, patch, now));
   }
 }

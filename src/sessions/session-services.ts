@@ -7,6 +7,7 @@ import type { SessionBus, SessionTools, TranscriptSink } from './ports.js';
 import type { PromptRepository, SessionRepository } from './records.js';
 import type { SessionRewinder } from './rewind.js';
 import type { Session } from './session.js';
+import type { WriteChain } from '../write-chain.js';
 
 /** What a live session is built on; the manager supplies it (session-spawn.ts). */
 export interface SessionServices {
@@ -17,6 +18,8 @@ export interface SessionServices {
   readonly driver: AgentDriver;
   readonly tools: SessionTools;
   readonly transcript: TranscriptSink;
+  /** The session's ordered writes from synchronous steps (its row, its transcript, prompt settlements). */
+  readonly writes: WriteChain;
   readonly prompts: PromptRepository;
   readonly sessions: SessionRepository;
   readonly grants?: PermissionGrantRepository; // "always" choices (docs/client-api.md §9.6); in memory when absent

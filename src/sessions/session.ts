@@ -65,7 +65,7 @@ export class Session {
       ms: config.permissionTimeoutMs,
       outcome: config.permissionTimeoutOutcome,
     });
-    this.row = new SessionRowWriter(init.id, services.sessions, clock);
+    this.row = new SessionRowWriter(init.id, services.sessions, clock, services.writes);
     this.settings = new SessionSettings({ sessionId: init.id, row: this.row, driver: services.driver, publish }, init);
     const turn = (this.ports = this.turnPorts(publish));
     this.lane = new PromptLane({
@@ -73,6 +73,7 @@ export class Session {
       clock,
       log: services.log,
       prompts: services.prompts,
+      writes: services.writes,
       maxPending: config.maxPendingPromptsPerSession,
       deadlineMs: config.promptDeadlineMs,
       cursor: () => ({ lastEventId: services.bus.lastEventId, eventEpoch: services.bus.epoch }),
@@ -201,9 +202,9 @@ export class Session {
   }
 
   /** Admits a prompt into the FIFO (docs/client-api.md §6); it runs after the reply is on its way. */
-  submit(content: readonly ContentBlock[], opts: { clientId?: string; deadlineMs?: number }): PromptAccepted {
+  async submit(content: readonly ContentBlock[], opts: { clientId?: string; deadlineMs?: number }): Promise<PromptAccepted> {
     this.assertOpen();
-    const accepted = this.lane.submit(content, opts);
+    const accepted = await this.lane.submit(content, opts);
     this.touch();
     return accepted;
   }
@@ -250,8 +251,8 @@ export class Session {
   }
 
   /** Writes the stored row of a fresh session. */
-  recordCreated(): void {
-    this.row.created(this.init, this.models().currentModelId);
+  recordCreated(): Promise<void> {
+    return this.row.created(this.init, this.models().currentModelId);
   }
 
   /** A restored session takes up its stored row again, its driver's model context rebuilt from the transcript. */
@@ -262,9 +263,14 @@ export class Session {
     this.touch();
   }
 
-  /** Writes out what the transcript recorder still holds, so storage shows everything published so far. */
-  flushTranscript(): void {
-    this.services.transcript.flush();
+  /** Writes out what the transcript recorder still holds; resolves once storage shows everything published so far. */
+  flushTranscript(): Promise<void> {
+    return this.services.transcript.flush();
+  }
+
+  /** Resolves once every write the session submitted so far (row, transcript, prompts) has settled. */
+  flushWrites(): Promise<void> {
+    return this.services.writes.flush();
   }
 
   /**
@@ -281,7 +287,8 @@ export class Session {
     // An external agent's process died (issue 12): `session_died` ends the streams; the next prompt reopens the session.
     const closed = { type: 'session_closed', originatorClientId: closedBy ?? undefined, data: { sessionId: this.id, reason, closedBy } };
     this.publish(died ? { type: 'session_died', data: { sessionId: this.id, ...died } } : closed);
-    this.services.transcript.flush();
+    // Submitted in order behind the events above; `flushWrites` awaits them (shutdown does).
+    void this.services.transcript.flush();
     const now = this.services.clock.now();
     this.row.changed({ closedAt: now, closeReason: reason }, now);
     this.services.bus.close();

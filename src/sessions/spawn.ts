@@ -11,6 +11,7 @@ import { CHECKPOINT_BUDGET_BYTES } from '../tools/limits.js';
 import { withCheckpoints } from '../tools/checkpoints/capture.js';
 import { CheckpointBook } from '../tools/checkpoints/records.js';
 import { MemoryCheckpointRepository } from '../tools/checkpoints/memory.js';
+import { WriteChain } from '../write-chain.js';
 
 export interface SpawnOptions {
   readonly modelServiceId?: string;
@@ -62,7 +63,8 @@ export async function spawnSession(host: SpawnHost, init: SessionInit, options: 
   }
   const bus = factories.createBus(options.lastEventId ? { lastEventId: options.lastEventId } : undefined);
   let session!: Session;
-  const transcript = new TranscriptRecorder(init.id, stores.transcript, clock, log, () => {
+  const writes = new WriteChain(log, { sessionId: init.id });
+  const transcript = new TranscriptRecorder(init.id, stores.transcript, clock, writes, () => {
     session.publish({ type: 'session_recording_degraded', data: { sessionId: init.id, reason: 'write_failed' } });
   });
   // Every file effect of the session is checkpointed at the tool layer; a rewind puts files back without it.
@@ -88,13 +90,14 @@ export async function spawnSession(host: SpawnHost, init: SessionInit, options: 
     tools: withCheckpoints(tools, checkpoints, () => session.runningPromptId(), clock),
     rewinder: new SessionRewinder(rewindPorts),
     transcript,
+    writes,
     prompts: stores.prompts,
     sessions: stores.sessions,
     ...(stores.grants ? { grants: stores.grants } : {}),
     onClosed: (s) => host.onClosed(s),
     onIdle: (s) => factories.sessionIdle?.(s),
   });
-  if (!options.persisted) session.recordCreated();
+  if (!options.persisted) await session.recordCreated();
   // After the turn it broke has settled with its own turn_error (issue 12: turn_error, then session_died).
   driverResult.driver.onUpdate?.((update) => session.publish({ type: 'session_update', data: { sessionId: init.id, update } }));
   driverResult.driver.onExit?.((exit) => setImmediate(() => session.close(AGENT_DIED, null, 'session_closed', exit)));

@@ -106,7 +106,7 @@ async function decide(
   if (!session.mustAsk(ask.tool.policy)) return { allow: true };
   const tool = ask.tool.name;
   const offer = optionsFor(tool, ask.args);
-  const known = session.grants.verdict(offer.keys, [rejectKey(tool)]);
+  const known = await session.grants.verdict(offer.keys, [rejectKey(tool)]);
   if (known?.choice === 'reject') return { allow: false, reason: `Calls of ${tool} are rejected: ${known.label}` };
   if (known?.choice === 'allow') return { allow: true, reason: `remembered choice: ${known.label}` };
   const listed = allowedByRule(session.allowRules, tool, ask.args);
@@ -127,7 +127,7 @@ async function decide(
     },
   });
   const chosen = resolution.outcome.outcome === 'selected' ? offer.grants.get(resolution.outcome.optionId) : undefined;
-  if (chosen) session.grants.record(chosen);
+  if (chosen) await session.grants.record(chosen);
   switch (resolution.kind) {
     case 'allow_always':
       return { allow: true, ...(chosen ? { reason: `the owner chose: ${chosen.label}` } : {}) };

@@ -21,9 +21,9 @@ export interface StoredToken {
 
 /** Where minted tokens are kept (the store implements it). */
 export interface TokenRepository {
-  insert(token: StoredToken, createdAt: number): void;
+  insert(token: StoredToken, createdAt: number): Promise<void>;
   /** The token with this hash, unless revoked. */
-  findActive(hash: string): StoredToken | undefined;
+  findActive(hash: string): Promise<StoredToken | undefined>;
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest();
@@ -47,32 +47,32 @@ export class TokenService {
     return this.ownerToken !== null;
   }
 
-  createChannelToken(workspaceId: string, now = Date.now()): { id: string; token: string } {
+  createChannelToken(workspaceId: string, now = Date.now()): Promise<{ id: string; token: string }> {
     return this.insert('berth_ch_', { scope: 'channel', workspaceId, appName: null, maxPolicy: null }, now);
   }
 
-  createAppToken(appName: string, maxPolicy: Policy, now = Date.now()): { id: string; token: string } {
+  createAppToken(appName: string, maxPolicy: Policy, now = Date.now()): Promise<{ id: string; token: string }> {
     return this.insert('berth_app_', { scope: 'app', workspaceId: null, appName, maxPolicy }, now);
   }
 
-  private insert(
+  private async insert(
     prefix: string,
     grant: Omit<StoredToken, 'id' | 'hash'>,
     now: number,
-  ): { id: string; token: string } {
+  ): Promise<{ id: string; token: string }> {
     const token = prefix + randomBytes(32).toString('base64url');
     const hash = sha256(token).toString('hex');
     const id = hash.slice(0, 12);
-    this.repo.insert({ id, hash, ...grant }, now);
+    await this.repo.insert({ id, hash, ...grant }, now);
     return { id, token };
   }
 
   /** Recognises a presented bearer token, or returns null when it is nobody's. */
-  identify(bearer: string): TokenIdentity | null {
+  async identify(bearer: string): Promise<TokenIdentity | null> {
     if (this.ownerToken !== null && secretsEqual(bearer, this.ownerToken)) return { scope: 'owner' };
     // Lookup by hash: the stored value is a digest, so the comparison leaks nothing about the token.
     const hash = sha256(bearer).toString('hex');
-    const row = this.repo.findActive(hash);
+    const row = await this.repo.findActive(hash);
     if (!row) return null;
     if (row.scope === 'channel') return { scope: 'channel', tokenId: row.id, workspaceId: row.workspaceId! };
     return { scope: 'app', tokenId: row.id, appName: row.appName!, maxPolicy: row.maxPolicy! };

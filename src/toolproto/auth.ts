@@ -19,7 +19,7 @@ export interface AppAdmission {
  * credential, so the query is fine), the primary workspace by default.
  * Only application tokens are admitted.
  */
-export function admitApplication(request: IncomingMessage, ctx: SecurityContext, bind: WorkspaceBinder): AppAdmission {
+export async function admitApplication(request: IncomingMessage, ctx: SecurityContext, bind: WorkspaceBinder): Promise<AppAdmission> {
   if (checkOrigin(request.headers, ctx).kind === 'denied') throw new BerthError('cors_denied');
   const url = request.url ?? '/';
   const refused = checkHost(request.headers, ctx) ?? queryCredentials(url);
@@ -28,7 +28,7 @@ export function admitApplication(request: IncomingMessage, ctx: SecurityContext,
   if (bearer === null) {
     throw new BerthError('token_required', 'Connect with an application token: Authorization: Bearer <token>, or the berth.bearer.<token> subprotocol');
   }
-  const who = ctx.tokens.identify(bearer);
+  const who = await ctx.tokens.identify(bearer);
   if (who === null) throw new BerthError('unauthorized');
   if (who.scope !== 'app') throw new BerthError('token_scope_denied', `A ${who.scope} token cannot connect an application; create one with berth token create --app`);
   const workspace = new URL(url, 'http://localhost').searchParams.get('workspace');

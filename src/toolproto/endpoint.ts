@@ -52,11 +52,12 @@ export function toolProtocolEndpoint(deps: ToolEndpointDeps): ToolEndpoint {
   }, APP_PING_INTERVAL_MS);
   heartbeat.unref();
 
-  const handle = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+  const handle = async (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     let admission;
     try {
       deps.host.assertRoom();
-      admission = admitApplication(request, deps.security, deps.bindWorkspace);
+      admission = await admitApplication(request, deps.security, deps.bindWorkspace);
+      deps.host.assertRoom(); // again: another application may have taken the last place meanwhile
     } catch (err) {
       rejectUpgradeWithError(socket, asBerthError(err));
       return;

@@ -132,16 +132,16 @@ export class ToolExecutor {
   ): Promise<ToolOutcome> {
     const { namespace, journal, clock } = this.deps;
     const argsDigest = sha256Revision(call.args);
-    const earlier = this.earlierOutcome(call, argsDigest);
+    const earlier = await this.earlierOutcome(call, argsDigest);
     if (earlier) return earlier;
     await permit();
 
     const start = { namespace, callId: call.callId, toolName: call.name, argsDigest, startedAt: clock.now() };
-    const running = journal.claim(start, async () => {
+    const outcome = await journal.claim(start, async () => {
       let outcome = await this.run(tool, args, call.callId, signal);
       try {
         // docs/gateway.md constraints: "persist its result before acknowledging it".
-        journal.complete(namespace, call.callId, outcome, clock.now());
+        await journal.complete(namespace, call.callId, outcome, clock.now());
       } catch (err) {
         outcome = failure(
           new BerthError('uncertain_effect', `The call ran but its result could not be recorded: ${asBerthError(err).message}`),
@@ -149,33 +149,40 @@ export class ToolExecutor {
       }
       return outcome;
     });
+    if (outcome) return outcome;
     // Losing the claim means a concurrent caller wrote the receipt between our lookup and now.
-    return running ?? this.earlierOutcome(call, argsDigest) ?? failure(new BerthError('internal_error', 'Receipt claim lost'));
+    return (await this.earlierOutcome(call, argsDigest)) ?? failure(new BerthError('internal_error', 'Receipt claim lost'));
   }
 
   /**
    * What an earlier attempt of this call id settles to: its stored outcome
-   * (replayed), the promise of the same call still running here, or
+   * (replayed), the outcome of the same call still running here, or
    * `uncertain_effect` when a receipt says `executing` and nobody here runs it.
    */
-  private earlierOutcome(call: ToolCall, argsDigest: string): Promise<ToolOutcome> | undefined {
+  private async earlierOutcome(call: ToolCall, argsDigest: string): Promise<ToolOutcome | undefined> {
     const { namespace, journal } = this.deps;
-    const receipt = journal.find(namespace, call.callId);
-    if (!receipt) return undefined;
-    if (receipt.toolName !== call.name || receipt.argsDigest !== argsDigest) {
+    const receipt = await journal.find(namespace, call.callId);
+    // A claim made here whose `executing` row is still being written counts as the receipt.
+    const running = journal.runningCall(namespace, call.callId);
+    const known = receipt ?? running?.start;
+    if (!known) return undefined;
+    if (known.toolName !== call.name || known.argsDigest !== argsDigest) {
       throw new BerthError(
         'call_id_reused',
-        `Call id ${call.callId} was already used for ${receipt.toolName} with other arguments`,
-        { callId: call.callId, tool: receipt.toolName },
+        `Call id ${call.callId} was already used for ${known.toolName} with other arguments`,
+        { callId: call.callId, tool: known.toolName },
       );
     }
-    if (receipt.status === 'completed' && receipt.outcome) return Promise.resolve(replayed(receipt.outcome));
-    const running = journal.runningCall(namespace, call.callId);
-    if (running) return running.then(replayed);
+    if (receipt?.status === 'completed' && receipt.outcome) return replayed(receipt.outcome);
+    if (running) {
+      const outcome = await running.outcome;
+      // That claim lost to another holder: its receipt answers.
+      return outcome ? replayed(outcome) : this.earlierOutcome(call, argsDigest);
+    }
     throw new BerthError(
       'uncertain_effect',
-      `Call ${call.callId} (${receipt.toolName}) started before and never recorded a result; it is not run again. Inspect its effects before retrying with a new call id.`,
-      { callId: call.callId, tool: receipt.toolName, startedAt: receipt.startedAt },
+      `Call ${call.callId} (${known.toolName}) started before and never recorded a result; it is not run again. Inspect its effects before retrying with a new call id.`,
+      { callId: call.callId, tool: known.toolName, startedAt: known.startedAt },
     );
   }
 

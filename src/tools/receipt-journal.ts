@@ -19,13 +19,13 @@ export type ReceiptStart = Pick<Receipt, 'namespace' | 'callId' | 'toolName' | '
 
 /** Receipt storage behind an interface, so a shared server database can serve it later (docs/architecture.md, Persistence). */
 export interface ReceiptRepository {
-  find(namespace: string, callId: string): Receipt | undefined;
+  find(namespace: string, callId: string): Promise<Receipt | undefined>;
   /** Writes an `executing` receipt; false (and nothing written) when one exists for this key. */
-  begin(start: ReceiptStart): boolean;
+  begin(start: ReceiptStart): Promise<boolean>;
   /** Records the outcome of an executing receipt. */
-  complete(namespace: string, callId: string, outcome: ToolOutcome, finishedAt: number): void;
+  complete(namespace: string, callId: string, outcome: ToolOutcome, finishedAt: number): Promise<void>;
   /** Deletes completed receipts finished before `time`; executing ones are kept (they answer uncertain). */
-  pruneCompletedBefore(time: number): number;
+  pruneCompletedBefore(time: number): Promise<number>;
 }
 
 
@@ -39,33 +39,36 @@ export interface ReceiptRepository {
  * of one daemon shares one journal.
  */
 export class ReceiptJournal {
-  private readonly running = new Map<string, Promise<ToolOutcome>>();
+  private readonly running = new Map<string, { readonly start: ReceiptStart; readonly outcome: Promise<ToolOutcome | undefined> }>();
 
   constructor(private readonly repo: ReceiptRepository) {}
 
-  find(namespace: string, callId: string): Receipt | undefined {
+  find(namespace: string, callId: string): Promise<Receipt | undefined> {
     return this.repo.find(namespace, callId);
   }
 
   /**
-   * Claims the call: writes `executing` and registers `run()`'s promise in the
-   * same synchronous step, so no duplicate can see the receipt without the
-   * promise. Returns undefined when someone else holds the claim.
+   * Claims the call: registers the claim here first (so no duplicate can see the
+   * receipt without it), writes `executing`, and only once that is stored runs `run()`.
+   * Resolves undefined, running nothing, when someone else holds the claim.
    */
-  claim(start: ReceiptStart, run: () => Promise<ToolOutcome>): Promise<ToolOutcome> | undefined {
-    if (!this.repo.begin(start)) return undefined;
+  claim(start: ReceiptStart, run: () => Promise<ToolOutcome>): Promise<ToolOutcome | undefined> {
     const key = keyOf(start.namespace, start.callId);
-    const running = run().finally(() => this.running.delete(key));
-    this.running.set(key, running);
-    return running;
+    if (this.running.has(key)) return Promise.resolve(undefined);
+    const outcome = this.repo
+      .begin(start)
+      .then((won) => (won ? run() : undefined))
+      .finally(() => this.running.delete(key));
+    this.running.set(key, { start, outcome });
+    return outcome;
   }
 
-  complete(namespace: string, callId: string, outcome: ToolOutcome, finishedAt: number): void {
-    this.repo.complete(namespace, callId, outcome, finishedAt);
+  complete(namespace: string, callId: string, outcome: ToolOutcome, finishedAt: number): Promise<void> {
+    return this.repo.complete(namespace, callId, outcome, finishedAt);
   }
 
-  /** The promise of a call running in this process, if any. */
-  runningCall(namespace: string, callId: string): Promise<ToolOutcome> | undefined {
+  /** The claim of a call made in this process, if any: its start, and its outcome (undefined if the claim was lost). */
+  runningCall(namespace: string, callId: string): { readonly start: ReceiptStart; readonly outcome: Promise<ToolOutcome | undefined> } | undefined {
     return this.running.get(keyOf(namespace, callId));
   }
 }
@@ -73,7 +76,7 @@ export class ReceiptJournal {
 const keyOf = (namespace: string, callId: string) => `${namespace}\u0000${callId}`;
 
 /** The journal on a process's receipts, after pruning completed receipts older than RECEIPT_RETENTION_MS. */
-export function openReceiptJournal(repo: ReceiptRepository, now: number): ReceiptJournal {
-  repo.pruneCompletedBefore(now - RECEIPT_RETENTION_MS);
+export async function openReceiptJournal(repo: ReceiptRepository, now: number): Promise<ReceiptJournal> {
+  await repo.pruneCompletedBefore(now - RECEIPT_RETENTION_MS);
   return new ReceiptJournal(repo);
 }

@@ -41,9 +41,9 @@ export class TranscriptPages {
   ) {}
 
   /** The transcript as it stands now: what a first page freezes. */
-  current(sessionId: string): FrozenTranscript {
-    const size = this.store.lastSeq(sessionId);
-    return { sessionId, size, fingerprint: size > 0 ? (this.store.recordIdAt(sessionId, size) ?? '') : '' };
+  async current(sessionId: string): Promise<FrozenTranscript> {
+    const size = await this.store.lastSeq(sessionId);
+    return { sessionId, size, fingerprint: size > 0 ? ((await this.store.recordIdAt(sessionId, size)) ?? '') : '' };
   }
 
   /** A signed snapshot token of the transcript as it stands now (the turn index hands it out). */
@@ -52,15 +52,15 @@ export class TranscriptPages {
   }
 
   /** Decodes a snapshot token of this session and checks storage still holds it (409 when it moved). */
-  openSnapshot(sessionId: string, token: string): FrozenTranscript {
+  openSnapshot(sessionId: string, token: string): Promise<FrozenTranscript> {
     const t = this.tokens.verify(token);
     if (t?.kind !== 'snapshot' || t.sessionId !== sessionId) throw badToken('snapshot');
     return this.checkFrozen(t);
   }
 
   /** The page as the JSON text of a `TranscriptPage`, refused with 413 past the page byte budget. */
-  page(ctx: PageContext, query: PageQuery): string {
-    const slice = this.slice(ctx.sessionId, query);
+  async page(ctx: PageContext, query: PageQuery): Promise<string> {
+    const slice = await this.slice(ctx.sessionId, query);
     const events = slice.records.flatMap(recordEvents).map(flatEnvelope);
     const unreadable = slice.records.filter((r) => r.unreadable).length;
     const hasMore = slice.direction === 'forward' ? slice.last < slice.frozen.size : slice.first > 1;
@@ -94,35 +94,35 @@ export class TranscriptPages {
     return text;
   }
 
-  private slice(sessionId: string, { limit, mode }: PageQuery): Slice {
+  private async slice(sessionId: string, { limit, mode }: PageQuery): Promise<Slice> {
     switch (mode.kind) {
       case 'first': {
-        const frozen = this.current(sessionId);
+        const frozen = await this.current(sessionId);
         return mode.direction === 'forward' ? this.forward(frozen, 1, limit) : this.backward(frozen, frozen.size + 1, limit);
       }
       case 'cursor': {
         const t = this.tokens.verify(mode.token);
         if (t?.kind !== 'cursor' || t.sessionId !== sessionId || t.position > t.size + 1) throw badToken('cursor');
-        const frozen = this.checkFrozen(t);
+        const frozen = await this.checkFrozen(t);
         return t.direction === 'forward' ? this.forward(frozen, t.position, limit) : this.backward(frozen, t.position, limit);
       }
       case 'before': {
-        const frozen = mode.snapshot !== undefined ? this.openSnapshot(sessionId, mode.snapshot) : this.current(sessionId);
-        const seq = this.seqIn(frozen, mode.recordId, 'beforeRecordId');
-        return { ...this.backward(frozen, seq, limit), target: mode.recordId };
+        const frozen = mode.snapshot !== undefined ? await this.openSnapshot(sessionId, mode.snapshot) : await this.current(sessionId);
+        const seq = await this.seqIn(frozen, mode.recordId, 'beforeRecordId');
+        return { ...(await this.backward(frozen, seq, limit)), target: mode.recordId };
       }
       case 'at': {
-        const frozen = this.openSnapshot(sessionId, mode.snapshot);
-        const seq = this.seqIn(frozen, mode.recordId, 'atRecordId');
+        const frozen = await this.openSnapshot(sessionId, mode.snapshot);
+        const seq = await this.seqIn(frozen, mode.recordId, 'atRecordId');
         // Navigation anchors are turns: the record that opened a prompt (the turn index lists them).
-        if (this.store.range(sessionId, seq, seq + 1)[0]?.kind !== 'user_prompt') throw badAnchor('atRecordId', mode.recordId);
-        return { ...this.forward(frozen, seq, limit), target: mode.recordId };
+        if ((await this.store.range(sessionId, seq, seq + 1))[0]?.kind !== 'user_prompt') throw badAnchor('atRecordId', mode.recordId);
+        return { ...(await this.forward(frozen, seq, limit)), target: mode.recordId };
       }
     }
   }
 
-  private checkFrozen(t: FrozenTranscript): FrozenTranscript {
-    if (t.size > 0 && this.store.recordIdAt(t.sessionId, t.size) !== t.fingerprint) {
+  private async checkFrozen(t: FrozenTranscript): Promise<FrozenTranscript> {
+    if (t.size > 0 && (await this.store.recordIdAt(t.sessionId, t.size)) !== t.fingerprint) {
       throw new BerthError(
         'transcript_snapshot_unavailable',
         'The stored transcript changed under this cursor (records were removed or rewritten); start again from a first page',
@@ -132,23 +132,23 @@ export class TranscriptPages {
     return { sessionId: t.sessionId, size: t.size, fingerprint: t.fingerprint };
   }
 
-  private seqIn(frozen: FrozenTranscript, recordId: string, name: string): number {
-    const at = this.store.seqOf(recordId);
+  private async seqIn(frozen: FrozenTranscript, recordId: string, name: string): Promise<number> {
+    const at = await this.store.seqOf(recordId);
     if (!at || at.sessionId !== frozen.sessionId || at.seq > frozen.size) throw badAnchor(name, recordId);
     return at.seq;
   }
 
-  private forward(frozen: FrozenTranscript, start: number, limit: number): Slice {
+  private async forward(frozen: FrozenTranscript, start: number, limit: number): Promise<Slice> {
     const last = Math.min(frozen.size, start + limit - 1);
-    const records = last >= start ? this.store.range(frozen.sessionId, start, last + 1) : [];
+    const records = last >= start ? await this.store.range(frozen.sessionId, start, last + 1) : [];
     return { frozen, records, first: start, last, direction: 'forward' };
   }
 
   /** Records strictly before `end`, the newest `limit` of them, oldest first. */
-  private backward(frozen: FrozenTranscript, end: number, limit: number): Slice {
+  private async backward(frozen: FrozenTranscript, end: number, limit: number): Promise<Slice> {
     const last = Math.min(end - 1, frozen.size);
     const first = Math.max(1, last - limit + 1);
-    const records = last >= first ? this.store.range(frozen.sessionId, first, last + 1) : [];
+    const records = last >= first ? await this.store.range(frozen.sessionId, first, last + 1) : [];
     return { frozen, records, first, last, direction: 'backward' };
   }
 }

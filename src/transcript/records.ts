@@ -25,23 +25,23 @@ export type NewTranscriptRecord = Omit<TranscriptRecord, 'seq' | 'unreadable'> &
 /** Where transcripts are kept: the transcript module's interface, which `store/` implements. */
 export interface TranscriptRepository {
   /** Appends records in order; returns them with their sequence numbers. */
-  append(records: readonly NewTranscriptRecord[]): TranscriptRecord[];
-  count(sessionId: string): number;
+  append(records: readonly NewTranscriptRecord[]): Promise<TranscriptRecord[]>;
+  count(sessionId: string): Promise<number>;
   /** Records with seq in [fromSeq, toSeq), ascending. */
-  range(sessionId: string, fromSeq: number, toSeq: number): TranscriptRecord[];
-  all(sessionId: string): TranscriptRecord[];
-  seqOf(recordId: string): { sessionId: string; seq: number } | undefined;
+  range(sessionId: string, fromSeq: number, toSeq: number): Promise<TranscriptRecord[]>;
+  all(sessionId: string): Promise<TranscriptRecord[]>;
+  seqOf(recordId: string): Promise<{ sessionId: string; seq: number } | undefined>;
   /**
    * The highest seq stored for the session, read from the table (not the append cache), so a
    * transcript page sees exactly what storage holds now.
    */
-  lastSeq(sessionId: string): number;
+  lastSeq(sessionId: string): Promise<number>;
   /** The record id stored at one position, if any: what a frozen transcript snapshot checks. */
-  recordIdAt(sessionId: string, seq: number): string | undefined;
+  recordIdAt(sessionId: string, seq: number): Promise<string | undefined>;
   /** The whole data, as JSON, of a record stored as a preview; undefined when the record was stored whole. */
-  overflowOf(recordId: string): string | undefined;
+  overflowOf(recordId: string): Promise<string | undefined>;
   /** Records of one kind with seq <= toSeq, ascending (e.g. the prompts of a turn index). */
-  ofKind(sessionId: string, kind: string, toSeq: number): TranscriptRecord[];
+  ofKind(sessionId: string, kind: string, toSeq: number): Promise<TranscriptRecord[]>;
 }
 
 /** What history reads of a stored session (the sessions module keeps the whole row). */
@@ -58,5 +58,5 @@ export interface SessionHead {
 
 /** Stored sessions as history looks them up. */
 export interface SessionHeads {
-  get(id: string): SessionHead | undefined;
+  get(id: string): Promise<SessionHead | undefined>;
 }

@@ -5,7 +5,7 @@ const KEY = 'transcript_token_secret';
 /** Where the home keeps the secret (the store's key/value table implements it). */
 export interface SecretStore {
   /** Keeps the first value stored under `key`; returns the value the key holds now. */
-  claim(key: string, value: string): string;
+  claim(key: string, value: string): Promise<string>;
 }
 
 /**
@@ -13,6 +13,6 @@ export interface SecretStore {
  * an invalid or tampered cursor is refused). Kept in the store, so cursors
  * stay valid across restarts of the same home and mean nothing to another home.
  */
-export function transcriptSecret(store: SecretStore): Buffer {
-  return Buffer.from(store.claim(KEY, randomBytes(32).toString('hex')), 'hex');
+export async function transcriptSecret(store: SecretStore): Promise<Buffer> {
+  return Buffer.from(await store.claim(KEY, randomBytes(32).toString('hex')), 'hex');
 }

@@ -46,6 +46,8 @@ export class TranscriptService {
       readonly tokens: TranscriptTokens;
       readonly clock: Clock;
       readonly workspaces: WorkspaceRegistry;
+      /** Resolves once a live session's submitted writes are stored (main wires the live sessions); reads await it first. */
+      readonly written?: (sessionId: string) => Promise<unknown>;
     },
   ) {
     this.stores = deps.stores;
@@ -56,28 +58,31 @@ export class TranscriptService {
    * The stored session, or 404 `session_not_found` (also for an id that is not a session id at all:
    * only session ids are ever stored, so the lookup itself refuses it).
    */
-  session(id: string): SessionHead {
-    const row = this.stores.sessions.get(id.toLowerCase());
+  async session(id: string): Promise<SessionHead> {
+    const row = await this.stores.sessions.get(id.toLowerCase());
     if (!row) throw new BerthError('session_not_found', `No session with id "${id}"`, { sessionId: id });
+    await this.deps.written?.(row.id);
     return row;
   }
 
-  page(id: string, query: PageQuery): string {
-    const row = this.session(id);
-    return this.pages.page(this.context(row), query);
+  async page(id: string, query: PageQuery): Promise<string> {
+    const row = await this.session(id);
+    return this.pages.page(await this.context(row), query);
   }
 
   /** The last `most` records of one kind (e.g. `module_message`), oldest first; [] for a session never stored. */
-  latestOfKind(id: string, kind: string, most: number): TranscriptRecord[] {
-    const row = this.stores.sessions.get(id.toLowerCase());
+  async latestOfKind(id: string, kind: string, most: number): Promise<TranscriptRecord[]> {
+    const row = await this.stores.sessions.get(id.toLowerCase());
     if (!row) return [];
-    const records = this.stores.transcript.ofKind(row.id, kind, this.stores.transcript.lastSeq(row.id));
+    await this.deps.written?.(row.id);
+    const { transcript } = this.stores;
+    const records = await transcript.ofKind(row.id, kind, await transcript.lastSeq(row.id));
     return records.filter((r) => !r.unreadable).slice(-most);
   }
 
   /** Sparse list of a transcript's turns (the prompts), with the snapshot `atRecordId` pages need. */
-  turnIndex(id: string, q: { snapshot?: string; start?: string; limit?: string }): TurnIndex {
-    const row = this.session(id);
+  async turnIndex(id: string, q: { snapshot?: string; start?: string; limit?: string }): Promise<TurnIndex> {
+    const row = await this.session(id);
     const start = q.start === undefined ? 0 : /^\d{1,9}$/.test(q.start) ? Number(q.start) : NaN;
     const limit = q.limit === undefined ? DEFAULT_TRANSCRIPT_LIMIT : /^\d{1,3}$/.test(q.limit) ? Number(q.limit) : NaN;
     if (!Number.isSafeInteger(start)) throw new BerthError('invalid_request', '`start` must be a non-negative integer', { field: 'start' });
@@ -86,9 +91,9 @@ export class TranscriptService {
         maxLimit: MAX_TRANSCRIPT_LIMIT,
       });
     }
-    const frozen = q.snapshot !== undefined ? this.pages.openSnapshot(row.id, q.snapshot) : this.pages.current(row.id);
-    const prompts = this.stores.transcript.ofKind(row.id, 'user_prompt', frozen.size);
-    const ctx = this.context(row);
+    const frozen = q.snapshot !== undefined ? await this.pages.openSnapshot(row.id, q.snapshot) : await this.pages.current(row.id);
+    const prompts = await this.stores.transcript.ofKind(row.id, 'user_prompt', frozen.size);
+    const ctx = await this.context(row);
     return {
       sessionId: row.id,
       snapshot: this.pages.snapshotToken(frozen),
@@ -100,14 +105,13 @@ export class TranscriptService {
     };
   }
 
-  /** The whole session in one format (docs/client-api.md §10.2), from storage only. */
   /**
    * The session's export as a stream of text chunks (docs/client-api.md §10.2): the session is looked
    * up now (an unknown one throws before anything is sent); the records are read a batch at a time
    * as the client takes the text, up to the last one stored when the export began.
    */
-  exportSession(id: string, format: ExportFormat): { contentType: string; filename: string; chunks: AsyncIterable<string> } {
-    const row = this.session(id);
+  async exportSession(id: string, format: ExportFormat): Promise<{ contentType: string; filename: string; chunks: AsyncIterable<string> }> {
+    const row = await this.session(id);
     const ws = this.deps.workspaces.byId(row.workspaceId);
     const cwd = row.currentCwd ?? (ws?.kind === 'local' ? ws.root : (ws?.id ?? null));
     const now = this.deps.clock.now();
@@ -117,7 +121,7 @@ export class TranscriptService {
         row,
         cwd,
         now,
-        lastSeq: repo.lastSeq(row.id),
+        lastSeq: await repo.lastSeq(row.id),
         range: (from, to) => repo.range(row.id, from, to),
         overflowOf: (recordId) => repo.overflowOf(recordId),
       },
@@ -126,9 +130,9 @@ export class TranscriptService {
     return { contentType: EXPORT_WRITERS[format].contentType, filename: exportFilename(row.id, new Date(now).toISOString(), format), chunks };
   }
 
-  private context(row: SessionHead): PageContext {
-    const last = this.stores.transcript.lastSeq(row.id);
-    const lastAt = last > 0 ? (this.stores.transcript.range(row.id, last, last + 1)[0]?.at ?? 0) : 0;
+  private async context(row: SessionHead): Promise<PageContext> {
+    const last = await this.stores.transcript.lastSeq(row.id);
+    const lastAt = last > 0 ? ((await this.stores.transcript.range(row.id, last, last + 1))[0]?.at ?? 0) : 0;
     return { sessionId: row.id, startTime: iso(row.createdAt), lastUpdated: iso(Math.max(row.updatedAt, lastAt)) };
   }
 }

@@ -72,7 +72,7 @@ describe('an external agent’s write through a channel cut before B has its res
     host = await startGatewayHost({ agents: withAgents().config!.agents!, channelWaitMs: 60_000 });
     dirs = ownerDirs();
     proxy = await ChannelProxy.start(host.b.url);
-    owner = spawnOwner({ url: proxy.url, token: channelToken(host.b), project: dirs.project, home: dirs.home, args: ['--approve', 'critical'] });
+    owner = spawnOwner({ url: proxy.url, token: await channelToken(host.b), project: dirs.project, home: dirs.home, args: ['--approve', 'critical'] });
     await owner.waitForLines(/channel ready/);
   });
   after(async () => {

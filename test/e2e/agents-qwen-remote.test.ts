@@ -50,7 +50,7 @@ describe('qwen --acp on a remote workspace', { timeout: 600_000 }, () => {
     });
     dirs = ownerDirs({ 'README.md': 'the owner project\n' });
     proxy = await ChannelProxy.start(stack.daemon.url);
-    token = channelToken(stack.daemon);
+    token = await channelToken(stack.daemon);
   });
   after(async () => {
     for (const owner of owners) await owner.kill('SIGKILL');

@@ -17,7 +17,7 @@ let token: string;
 let workspaceId: string;
 before(async () => {
   d = await startTestDaemon();
-  token = d.daemon.core.tokens.createAppToken('schema-attacker', 'read').token;
+  token = (await d.daemon.core.tokens.createAppToken('schema-attacker', 'read')).token;
   workspaceId = d.daemon.core.workspaces.primary().id;
 });
 after(() => d.close());

@@ -78,7 +78,7 @@ describe('contract: history routes against the seed OpenAPI', () => {
     }
     const limited = await startStack({ config: { maxSessions: 1 } });
     try {
-      const stored = storeGeneratedSession(limited.daemon, 1);
+      const stored = await storeGeneratedSession(limited.daemon, 1);
       await newSession(limited.daemon);
       for (const action of ['load', 'resume']) {
         const full = await call('POST', `/session/{id}/${action}`, stored, '', {}, limited.daemon);
@@ -91,7 +91,7 @@ describe('contract: history routes against the seed OpenAPI', () => {
   });
 
   it('answers 409 for a session whose workspace is gone, and racing loads and resumes with 200 or 409 restore_in_progress', async () => {
-    const orphan = storeGeneratedSession(d, 1, { workspaceId: 'no-such-workspace' });
+    const orphan = await storeGeneratedSession(d, 1, { workspaceId: 'no-such-workspace' });
     for (const action of ['load', 'resume']) {
       const res = await call('POST', `/session/{id}/${action}`, orphan, '', {});
       assert.equal(res.status, 409);
@@ -99,7 +99,7 @@ describe('contract: history routes against the seed OpenAPI', () => {
     }
     // Many sessions restored at once: each pair races load against resume on one id. Whichever
     // call is second while the first is still building the session gets the 409.
-    const ids = Array.from({ length: 12 }, () => storeGeneratedSession(d, 40));
+    const ids = await Promise.all(Array.from({ length: 12 }, () => storeGeneratedSession(d, 40)));
     const answers = await Promise.all(
       ids.flatMap((id) => [d.json('POST', `/session/${id}/load`, {}), d.json('POST', `/session/${id}/resume`, {})]),
     );
@@ -114,14 +114,14 @@ describe('contract: history routes against the seed OpenAPI', () => {
   });
 
   it('answers the transcript in the TranscriptPage and Error shapes, including 409 and 413', async () => {
-    const id = storeGeneratedSession(d, 3);
+    const id = await storeGeneratedSession(d, 3);
     const first = await call('GET', '/session/{id}/transcript', id, '?limit=5');
     assert.equal(first.status, 200);
     assert.equal((await call('GET', '/session/{id}/transcript', id, '?limit=0')).status, 400);
     assert.equal((await call('GET', '/session/{id}/transcript', randomUUID())).status, 404);
     d.daemon.store.db.prepare('DELETE FROM transcript WHERE session_id = ? AND seq = 18').run(id);
     assert.equal((await call('GET', '/session/{id}/transcript', id, `?cursor=${encodeURIComponent(first.body.nextCursor)}`)).status, 409);
-    const big = storeGeneratedSession(d, 0);
+    const big = await storeGeneratedSession(d, 0);
     const insert = d.daemon.store.db.prepare(
       "INSERT INTO transcript (session_id, seq, record_id, kind, prompt_id, at, data) VALUES (?, ?, ?, 'agent_message', NULL, 0, ?)",
     );
@@ -130,7 +130,7 @@ describe('contract: history routes against the seed OpenAPI', () => {
   });
 
   it('answers export with a listed content type, and refusals as Error', async () => {
-    const id = storeGeneratedSession(d, 1);
+    const id = await storeGeneratedSession(d, 1);
     for (const format of ['html', 'md', 'json', 'jsonl']) {
       const res = await d.fetch(`/session/${id}/export?format=${format}`);
       const text = await res.text();
@@ -151,7 +151,7 @@ describe('GET /sessions', () => {
     try {
       const d = s.daemon;
       const live = await newSession(d);
-      const closed = storeGeneratedSession(d, 1);
+      const closed = await storeGeneratedSession(d, 1);
       const res = await d.json('GET', '/sessions');
       assert.equal(res.status, 200);
       const byId = Object.fromEntries(res.body.sessions.map((e: any) => [e.sessionId, e]));
@@ -163,7 +163,7 @@ describe('GET /sessions', () => {
       assert.ok(Date.parse(byId[closed].closedAt) > 0);
       const anonymous = await fetch(`${d.url}/sessions`);
       assert.equal(anonymous.status, 401);
-      const channel = d.daemon.core.tokens.createChannelToken(d.daemon.core.workspaces.primary().id).token;
+      const channel = (await d.daemon.core.tokens.createChannelToken(d.daemon.core.workspaces.primary().id)).token;
       const scoped = await fetch(`${d.url}/sessions`, { headers: { authorization: `Bearer ${channel}` } });
       assert.equal(scoped.status, 403);
     } finally {

@@ -102,7 +102,7 @@ describe('contract: session routes against the seed OpenAPI', () => {
     await call('POST', '/session', {}, { sessionScope: 'nope' });
     await call('POST', '/session', {}, { sessionId: '017f22e2-79b0-7cc3-98c4-dc0c0c07398f' });
     await call('POST', '/session', {}, { sessionId: created.body.sessionId });
-    const channel = guarded.daemon.daemon.core.tokens.createChannelToken(guarded.daemon.daemon.core.workspaces.primary().id).token;
+    const channel = (await guarded.daemon.daemon.core.tokens.createChannelToken(guarded.daemon.daemon.core.workspaces.primary().id)).token;
     const forbidden = await call('POST', '/session', {}, {}, { authorization: `Bearer ${channel}` }, guarded.daemon);
     assert.equal(forbidden.status, 403);
     const limited = await startStack({ config: { maxSessions: 1 } });
@@ -209,7 +209,7 @@ describe('contract: session routes against the seed OpenAPI', () => {
       assert.equal((await call('POST', template, { id, requestId }, select('proceed_once'), { 'x-qwen-client-id': 'client_x' })).status, 400);
       assert.equal((await call('POST', template, { id }, select('proceed_once'))).status, 404);
     }
-    const channel = guarded.daemon.daemon.core.tokens.createChannelToken(guarded.daemon.daemon.core.workspaces.primary().id).token;
+    const channel = (await guarded.daemon.daemon.core.tokens.createChannelToken(guarded.daemon.daemon.core.workspaces.primary().id)).token;
     for (const template of ['/session/{id}/permission/{requestId}', '/permission/{requestId}']) {
       const refused = await call('POST', template, { id, requestId }, select('proceed_once'), { authorization: `Bearer ${channel}` }, guarded.daemon);
       assert.equal(refused.status, 403);

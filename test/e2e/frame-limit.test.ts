@@ -49,7 +49,7 @@ describe('a daemon started with a smaller --max-frame-bytes', { timeout: 60_000 
   });
 
   test('the tool protocol reads a frame at the limit and closes an application that sends a larger one (1009)', async () => {
-    const app = await RawApp.connect(host.b, host.b.daemon.core.tokens.createAppToken('frames', 'read').token);
+    const app = await RawApp.connect(host.b, (await host.b.daemon.core.tokens.createAppToken('frames', 'read')).token);
     app.ws.send(padded({ type: 'tool.catalog', id: 'at-limit', payload: {} }, 'pad', LIMIT));
     assert.equal(await readsOn(app.ws), 'pong');
     app.ws.send(padded({ type: 'tool.catalog', id: 'too-big', payload: {} }, 'pad', LIMIT + 1));
@@ -57,13 +57,13 @@ describe('a daemon started with a smaller --max-frame-bytes', { timeout: 60_000 
   });
 
   test('a frame of 100 KiB, under the 2 MiB default, closes the tool-protocol socket too', async () => {
-    const app = await RawApp.connect(host.b, host.b.daemon.core.tokens.createAppToken('frames-2', 'read').token);
+    const app = await RawApp.connect(host.b, (await host.b.daemon.core.tokens.createAppToken('frames-2', 'read')).token);
     app.ws.send(padded({ type: 'tool.catalog', id: 'big', payload: {} }, 'pad', 100 * 1024));
     assert.equal((await app.closed).code, 1009);
   });
 
   test('the gateway channel reads a frame at the limit and closes on a larger one (1009)', async () => {
-    const dialled = await dialChannel(host.b.url, channelPathFor(), { authorization: `Bearer ${channelToken(host.b)}` });
+    const dialled = await dialChannel(host.b.url, channelPathFor(), { authorization: `Bearer ${await channelToken(host.b)}` });
     assert.ok(dialled.ok);
     if (!dialled.ok) return;
     const { channel } = dialled;

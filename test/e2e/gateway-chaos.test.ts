@@ -74,7 +74,7 @@ test('1,000 effectful calls under random socket cuts and A restarts: each effect
     });
   }
   scriptPlans(host.stack.model, plans);
-  const token = channelToken(host.b);
+  const token = await channelToken(host.b);
   const startOwner = () => {
     const o = spawnOwner({ url: proxy.url, token, project: dirs.project, home: dirs.home, args: ['--approve', 'critical'] });
     owners.push(o);

@@ -40,7 +40,7 @@ describe('effects happen once or are reported uncertain when A dies or the socke
 
   before(async () => {
     host = await startGatewayHost({ channelWaitMs: 60_000 });
-    token = channelToken(host.b);
+    token = await channelToken(host.b);
     scriptPlans(host.stack.model, plans);
   });
   afterEach(async () => {

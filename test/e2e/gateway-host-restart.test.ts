@@ -26,7 +26,7 @@ before(async () => {
   spawned = await startSpawnedStack();
   ({ model, home } = spawned);
   const store = openStore(home);
-  token = new TokenService(sqliteRepositories(store.db).tokens, null).createChannelToken(WORKSPACE_ID).token;
+  token = (await new TokenService(sqliteRepositories(store.db).tokens, null).createChannelToken(WORKSPACE_ID)).token;
   store.close();
 });
 after(() => spawned.close());

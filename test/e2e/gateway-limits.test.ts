@@ -63,7 +63,7 @@ describe('gateway channel admission and limits', { timeout: 60_000 }, () => {
   });
 
   test('the fifth channel on one token is refused with 429 channel_limit_exceeded, and a closed channel frees its slot', async () => {
-    const token = channelToken(host.b);
+    const token = await channelToken(host.b);
     for (let i = 0; i < 4; i++) assert.equal((await dial(token)).ok, true, `channel ${i + 1}`);
     const fifth = await dial(token);
     assert.equal(fifth.ok, false);
@@ -82,11 +82,11 @@ describe('gateway channel admission and limits', { timeout: 60_000 }, () => {
 
   test('the twenty-first channel is refused even on a token with no channel yet', async () => {
     for (let t = 0; t < 5; t++) {
-      const token = channelToken(host.b);
+      const token = await channelToken(host.b);
       for (let i = 0; i < 4; i++) assert.equal((await dial(token)).ok, true, `token ${t + 1} channel ${i + 1}`);
     }
     assert.equal((await gatewayCounters(host.b)).gatewayChannels, 20);
-    const twentyFirst = await dial(channelToken(host.b));
+    const twentyFirst = await dial(await channelToken(host.b));
     assert.equal(twentyFirst.ok, false);
     if (twentyFirst.ok) return;
     assert.equal(twentyFirst.status, 429);
@@ -96,7 +96,7 @@ describe('gateway channel admission and limits', { timeout: 60_000 }, () => {
   });
 
   test('a token in the query string is refused with 400 credentials_in_query, with or without the header', async () => {
-    const token = channelToken(host.b);
+    const token = await channelToken(host.b);
     const withHeader = await dial(token, `${channelPathFor()}?token=${token}`);
     const queryOnly = await dialChannel(host.b.url, `${channelPathFor()}?access_token=${token}`, {});
     for (const d of [withHeader, queryOnly]) {
@@ -108,8 +108,8 @@ describe('gateway channel admission and limits', { timeout: 60_000 }, () => {
   });
 
   test('only a channel token of this workspace opens its channel', async () => {
-    const app = host.b.daemon.core.tokens.createAppToken('some-app', 'critical').token;
-    const otherWorkspace = channelToken(host.b, 'some-other-workspace');
+    const app = (await host.b.daemon.core.tokens.createAppToken('some-app', 'critical')).token;
+    const otherWorkspace = await channelToken(host.b, 'some-other-workspace');
     const cases: Array<[string, Record<string, string>, number, string]> = [
       ['no token', {}, 401, 'token_required'],
       ['an unknown token', { authorization: 'Bearer berth_ch_not-a-real-token' }, 401, 'unauthorized'],
@@ -129,7 +129,7 @@ describe('gateway channel admission and limits', { timeout: 60_000 }, () => {
   });
 
   test('a channel token is refused with 403 token_scope_denied on every client-API route', async () => {
-    const token = channelToken(host.b);
+    const token = await channelToken(host.b);
     const paths = JSON.parse(readFileSync(new URL('../../contract/openapi.json', import.meta.url), 'utf8')).paths as Record<string, object>;
     let checked = 0;
     for (const [template, operations] of Object.entries(paths)) {
@@ -149,7 +149,7 @@ describe('gateway channel admission and limits', { timeout: 60_000 }, () => {
   });
 
   test('a frame of 2 MiB + 1 byte closes the channel with 1009; a frame of exactly 2 MiB does not', async () => {
-    const token = channelToken(host.b);
+    const token = await channelToken(host.b);
     const d = await dial(token);
     assert.ok(d.ok);
     if (!d.ok) return;
@@ -173,7 +173,7 @@ describe('gateway channel admission and limits', { timeout: 60_000 }, () => {
   });
 
   test('a frame that is not JSON closes with 1007, a frame of another type with 1002', async () => {
-    const token = channelToken(host.b);
+    const token = await channelToken(host.b);
     const a = await dial(token);
     const b = await dial(token);
     assert.ok(a.ok && b.ok);
@@ -203,7 +203,7 @@ describe('calls through one workspace’s channels', { timeout: 60_000 }, () => 
   after(() => host.close());
 
   test('at most four calls are in flight per workspace; the fifth and sixth wait and are sent in order', async () => {
-    const d = await dialChannel(host.b.url, channelPathFor(), { authorization: `Bearer ${channelToken(host.b)}` });
+    const d = await dialChannel(host.b.url, channelPathFor(), { authorization: `Bearer ${await channelToken(host.b)}` });
     assert.ok(d.ok);
     if (!d.ok) return;
     const a = d.channel;
@@ -255,7 +255,7 @@ describe('calls through one workspace’s channels', { timeout: 60_000 }, () => 
   });
 
   test('an unanswered call is sent again with the same id after a reconnect, and a duplicate result is ignored', async () => {
-    const token = channelToken(host.b);
+    const token = await channelToken(host.b);
     const first = await dialChannel(host.b.url, channelPathFor(), { authorization: `Bearer ${token}` });
     assert.ok(first.ok);
     if (!first.ok) return;
@@ -300,7 +300,7 @@ describe('calls through one workspace’s channels', { timeout: 60_000 }, () => 
     const sessionId = await remoteSession(host.b);
     const turn = runTurn(host.b, sessionId, readPrompt('later'));
     await until(async () => (await gatewayCounters(host.b)).gatewayCallsWaiting === 1);
-    const d = await dialChannel(host.b.url, channelPathFor(), { authorization: `Bearer ${channelToken(host.b)}` });
+    const d = await dialChannel(host.b.url, channelPathFor(), { authorization: `Bearer ${await channelToken(host.b)}` });
     assert.ok(d.ok);
     if (!d.ok) return;
     const sent = await d.channel.call(1);

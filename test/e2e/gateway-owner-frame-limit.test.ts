@@ -28,7 +28,7 @@ describe('an owner given a smaller frame limit', { timeout: 30_000 }, () => {
   before(async () => {
     host = await FakeHost.start({ workspaceId: WORKSPACE_ID, sessionId: randomUUID(), intention: INTENTION });
     dirs = ownerDirs({ 'notes.txt': 'hello\n' });
-    owner = startOwner({
+    owner = await startOwner({
       hostUrl: host.url,
       workspaceId: WORKSPACE_ID,
       project: dirs.project,
@@ -63,7 +63,7 @@ describe('an owner given a smaller frame limit', { timeout: 30_000 }, () => {
     const line = await until(() => status.find((l) => l.startsWith('applications connect at ')));
     const url = line.slice('applications connect at '.length);
     const store = openStore(dirs.home);
-    const { token } = new TokenService(sqliteRepositories(store.db).tokens, null).createAppToken('frames', 'read');
+    const { token } = await new TokenService(sqliteRepositories(store.db).tokens, null).createAppToken('frames', 'read');
     store.close();
     const ws = new WebSocket(url, [TOOL_SUBPROTOCOL], { headers: { authorization: `Bearer ${token}` } });
     const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));

@@ -33,7 +33,7 @@ describe('the owner answers at the terminal', { timeout: 30_000 }, () => {
   before(async () => {
     host = await FakeHost.start({ workspaceId: WORKSPACE_ID, sessionId: randomUUID(), intention: INTENTION });
     dirs = ownerDirs();
-    owner = startOwner({
+    owner = await startOwner({
       hostUrl: host.url,
       workspaceId: WORKSPACE_ID,
       project: dirs.project,

@@ -198,7 +198,7 @@ describe('load and resume', () => {
   });
 
   test('historyPageSize bounds the window: an id-less history_truncated marker first, its anchor pages the rest', async () => {
-    const sessionId = storeGeneratedSession(d, 20); // 120 records
+    const sessionId = await storeGeneratedSession(d, 20); // 120 records
     const res = await d.json('POST', `/session/${sessionId}/load`, { historyPageSize: 12, liveReplayMode: 'summary', compactedReplayMode: 'full' });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const [marker, ...rest] = res.body.compactedReplay;
@@ -220,7 +220,7 @@ describe('load and resume', () => {
   });
 
   test('a damaged transcript record does not stop a load: the answer is partial, with a replayError', async () => {
-    const sessionId = storeGeneratedSession(d, 2);
+    const sessionId = await storeGeneratedSession(d, 2);
     d.daemon.store.db.prepare("UPDATE transcript SET data = '{not json' WHERE session_id = ? AND seq = 3").run(sessionId);
     const res = await d.json('POST', `/session/${sessionId}/load`, {});
     assert.equal(res.status, 200);
@@ -232,7 +232,7 @@ describe('load and resume', () => {
   });
 
   test('load with an approvalMode restores the session in that mode and says so on the stream', async () => {
-    const sessionId = storeGeneratedSession(d, 1);
+    const sessionId = await storeGeneratedSession(d, 1);
     const res = await d.json('POST', `/session/${sessionId}/load`, { approvalMode: 'plan' });
     assert.equal(res.status, 200);
     assert.equal(res.body.state.modes.currentModeId, 'plan');
@@ -263,7 +263,7 @@ describe('load and resume', () => {
         assert.equal(res.body.code, 'session_not_found');
       }
     }
-    const sessionId = storeGeneratedSession(d, 1);
+    const sessionId = await storeGeneratedSession(d, 1);
     const cases: [string, unknown, string][] = [
       ['load', { historyPageSize: 0 }, 'invalid_transcript_limit'],
       ['load', { historyPageSize: 501 }, 'invalid_transcript_limit'],

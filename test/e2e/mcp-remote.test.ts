@@ -37,7 +37,7 @@ describe('a remote host uses the owner MCP server through the gateway channel', 
     dirs = ownerDirs({ 'README.md': 'a project\n' });
     const mcpServers = { notes: { command: process.execPath, args: [SERVER], env: { NOTES_DIR: dirs.home, SECRET_TOKEN: 'owner-only-secret' } } };
     writeFileSync(join(dirs.home, 'config.json'), JSON.stringify({ mcpServers }));
-    owner = spawnOwner({ url: host.b.url, token: channelToken(host.b), project: dirs.project, home: dirs.home, args: ['--approve', 'write'] });
+    owner = spawnOwner({ url: host.b.url, token: await channelToken(host.b), project: dirs.project, home: dirs.home, args: ['--approve', 'write'] });
     await owner.waitForLines(/channel ready/);
     await owner.waitForLines(/MCP servers: notes/);
   });

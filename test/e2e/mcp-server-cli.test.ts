@@ -41,7 +41,7 @@ describe('berth mcp: the workspace tabs as MCP tools for an agent outside Berth'
     builtin = await openTab(s.daemon, { approvalMode: 'yolo' });
     // The outside agent reads its inbox itself: nothing is delivered to it as a prompt.
     s.daemon.daemon.core.messaging.declare(outside.sessionId, { delivery: 'inbox' });
-    const env = s.daemon.daemon.core.messaging.externalAgentEnv(outside.sessionId);
+    const env = await s.daemon.daemon.core.messaging.externalAgentEnv(outside.sessionId);
     client = new Client({ name: 'outside-agent', version: '1' });
     await client.connect(berthMcp({ ...(process.env as Record<string, string>), BERTH_LOG_LEVEL: 'warn', ...env }));
   });
@@ -104,7 +104,7 @@ describe('berth mcp with the daemon address: the session workspace and applicati
   before(async () => {
     s = await startStack({ files: { 'hello.txt': 'hello over stdio\n' }, config: { sessionIdleTimeoutMs: 0 } });
     tab = await openTab(s.daemon);
-    const token = s.daemon.daemon.core.tokens.createAppToken('stdio-app', 'read').token;
+    const token = (await s.daemon.daemon.core.tokens.createAppToken('stdio-app', 'read')).token;
     app = await connect(s.daemon.url, token, {
       tools: [
         {
@@ -120,7 +120,7 @@ describe('berth mcp with the daemon address: the session workspace and applicati
     const primary = s.daemon.daemon.core.workspaces.primary().id;
     await until(() => s.daemon.daemon.core.tools.applications.list(primary).some((t) => t.name === 'clock.echo'), 'the application tool');
     events = await EventReader.open(s.daemon, tab.sessionId);
-    const env = s.daemon.daemon.core.messaging.externalAgentEnv(tab.sessionId);
+    const env = await s.daemon.daemon.core.messaging.externalAgentEnv(tab.sessionId);
     client = new Client({ name: 'outside-agent', version: '1' });
     await client.connect(berthMcp({ ...(process.env as Record<string, string>), BERTH_LOG_LEVEL: 'warn', ...env, BERTH_URL: s.daemon.url }));
   });

@@ -68,7 +68,7 @@ describe('POST /session/{id}/mcp: a session as an MCP server for an agent outsid
     });
     tab = await openTab(s.daemon);
     elsewhere = await openTab(s.daemon, { cwd: other });
-    const appToken = s.daemon.daemon.core.tokens.createAppToken('mcp-app', 'write').token;
+    const appToken = (await s.daemon.daemon.core.tokens.createAppToken('mcp-app', 'write')).token;
     app = await connect(s.daemon.url, appToken, {
       tools: [
         {

@@ -85,9 +85,7 @@ describe('module rules on an injected clock, over the socket (seed 004)', () => 
       ['m0', 'm1', 'm2', 'm3', 'm4', 'after a minute'],
       'refused messages never arrived',
     );
-    const records = new SqliteTranscriptRepository(s.daemon.daemon.store.db)
-      .all(a.sessionId)
-      .filter((r) => r.kind === 'module_message');
+    const records = (await new SqliteTranscriptRepository(s.daemon.daemon.store.db).all(a.sessionId)).filter((r) => r.kind === 'module_message');
     const refusals = records.filter((r) => r.data.ok === false);
     assert.deepEqual(
       refusals.map((r) => [r.data.direction, r.data.code, r.data.text]),

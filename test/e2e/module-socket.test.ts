@@ -222,7 +222,7 @@ describe('the module protocol over a real workspace socket (seed 004)', () => {
   it('lets a token shared by several tabs name its tab with session', async () => {
     const a = await openTab(s.daemon);
     const b = await readingTab();
-    const shared = s.daemon.daemon.core.messaging.shareToken([a.sessionId, b.sessionId]);
+    const shared = await s.daemon.daemon.core.messaging.shareToken([a.sessionId, b.sessionId]);
     const unnamed = await askModule(a.socket, { token: shared, op: 'list' });
     assert.equal(unnamed.ok, false);
     assert.match(unnamed.text, /speaks for 2 tabs; name yours with "session"/);

@@ -28,7 +28,7 @@ describe('berth msg and the environment of an external agent (issue 6, Deliver 5
     a = await openTab(s.daemon);
     c = await openTab(s.daemon);
     s.daemon.daemon.core.messaging.declare(c.sessionId, { delivery: 'inbox' });
-    env = s.daemon.daemon.core.messaging.externalAgentEnv(a.sessionId);
+    env = await s.daemon.daemon.core.messaging.externalAgentEnv(a.sessionId);
   });
   after(() => s.close());
 

@@ -18,9 +18,9 @@ test('when the store refuses to record a prompt start, that prompt ends in one t
   const ledger = SqlitePromptRepository.prototype;
   const started = ledger.started;
   let failures = 0;
-  ledger.started = function (this: SqlitePromptRepository, id: string, at: number) {
+  ledger.started = async function (this: SqlitePromptRepository, id: string, at: number) {
     if (failures++ === 0) throw new Error('SQLITE_FULL: database or disk is full');
-    started.call(this, id, at);
+    return started.call(this, id, at);
   };
   const events = await EventReader.open(d, sessionId);
   try {

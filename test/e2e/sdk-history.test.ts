@@ -86,7 +86,7 @@ describe('the official SDK restores and reads history', { timeout: 60_000 }, () 
   });
 
   test('getSessionTranscriptPage pages forward with cursors, backward, and before a record id', async () => {
-    const sessionId = storeGeneratedSession(stack.daemon, 200); // 1,200 records
+    const sessionId = await storeGeneratedSession(stack.daemon, 200); // 1,200 records
     const seen: string[] = [];
     let page = await client.getSessionTranscriptPage(sessionId, { limit: 500 });
     for (;;) {

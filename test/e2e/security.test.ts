@@ -70,8 +70,8 @@ describe('bearer tokens on a loopback daemon with a token', () => {
   });
 
   it('refuses a channel token and an application token on the client API with 403', async () => {
-    const channel = d.daemon.core.tokens.createChannelToken('some-remote').token;
-    const app = d.daemon.core.tokens.createAppToken('some-app', 'read').token;
+    const channel = (await d.daemon.core.tokens.createChannelToken('some-remote')).token;
+    const app = (await d.daemon.core.tokens.createAppToken('some-app', 'read')).token;
     for (const token of [channel, app]) {
       for (const path of ['/capabilities', '/health', '/file?path=x', '/session/00000000-0000-4000-8000-000000000000/status']) {
         const r = await fetch(d.url + path, { headers: { authorization: `Bearer ${token}` } });

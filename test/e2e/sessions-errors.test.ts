@@ -255,7 +255,7 @@ describe('client API refusals before any route runs (spec §2)', () => {
     const s = await startStack({ config: { token: 'owner-secret-token' } });
     try {
       const d = s.daemon;
-      const channel = d.daemon.core.tokens.createChannelToken(d.daemon.core.workspaces.primary().id).token;
+      const channel = (await d.daemon.core.tokens.createChannelToken(d.daemon.core.workspaces.primary().id)).token;
       const asChannel = { authorization: `Bearer ${channel}` };
       refused(await d.json('POST', '/session', {}, asChannel), 403, 'token_scope_denied');
       const { sessionId } = await newSession(d);

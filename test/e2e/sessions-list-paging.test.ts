@@ -24,13 +24,16 @@ describe('GET /sessions is paged', () => {
     d = await startTestDaemon();
     const repo = new SqliteSessionRepository(d.daemon.store.db);
     const workspaceId = d.daemon.core.workspaces.primary().id;
+    // One SQLite transaction: each insert runs its statement before it returns its promise.
+    const inserted: Promise<void>[] = [];
     d.daemon.store.db.transaction(() => {
       for (let i = 0; i < STORED; i++) {
         const id = randomUUID();
         ids.push(id);
-        repo.insert(closedSessionRow(id, workspaceId, 1_700_000_000_000 + i));
+        inserted.push(repo.insert(closedSessionRow(id, workspaceId, 1_700_000_000_000 + i)));
       }
     })();
+    await Promise.all(inserted);
   });
   after(() => d.close());
 

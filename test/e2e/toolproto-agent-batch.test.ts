@@ -21,9 +21,9 @@ describe('an agent sends a tool.batch', () => {
   before(async () => {
     stack = await startStack();
     const core = stack.daemon.daemon.core;
-    app = await RawApp.connect(stack.daemon, core.tokens.createAppToken('batcher', 'write').token);
+    app = await RawApp.connect(stack.daemon, (await core.tokens.createAppToken('batcher', 'write')).token);
     await serveCatalog(app, tools);
-    other = await RawApp.connect(stack.daemon, core.tokens.createAppToken('other', 'read').token);
+    other = await RawApp.connect(stack.daemon, (await core.tokens.createAppToken('other', 'read')).token);
     await serveCatalog(other, [{ id: 'other.read' }]);
     const workspaceId = core.workspaces.primary().id;
     await until(() => core.tools.applications.get(workspaceId, 'raw.write') && core.tools.applications.get(workspaceId, 'other.read'));

@@ -50,7 +50,7 @@ describe('berth/app in a real browser', { skip: executable === null ? 'chromium 
     browser = await chromium.launch({ executablePath: executable!, args: ['--no-sandbox'] });
     page = await browser.newPage();
     await page.goto(pages.origin);
-    const token = d.daemon.core.tokens.createAppToken('browser-page', 'read').token;
+    const token = (await d.daemon.core.tokens.createAppToken('browser-page', 'read')).token;
     // Source text, not a function: the test's own transpiler would add helpers the page does not have.
     await page.evaluate(`(async () => {
       const { connect } = await import('/sdk.js');

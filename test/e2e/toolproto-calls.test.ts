@@ -18,7 +18,7 @@ describe('tool protocol calls: the daemon calls, the application answers', () =>
 
   before(async () => {
     d = await startTestDaemon();
-    token = d.daemon.core.tokens.createAppToken('caller-app', 'write').token;
+    token = (await d.daemon.core.tokens.createAppToken('caller-app', 'write')).token;
   });
   after(() => d.close());
   beforeEach(async () => {

@@ -17,7 +17,7 @@ describe('tool protocol endpoint: who may connect', () => {
   let appToken: string;
   before(async () => {
     d = await startTestDaemon({ config: { allowOrigins: ['http://allowed.example'] } });
-    appToken = d.daemon.core.tokens.createAppToken('admission', 'read').token;
+    appToken = (await d.daemon.core.tokens.createAppToken('admission', 'read')).token;
   });
   after(() => d.close());
 
@@ -29,7 +29,7 @@ describe('tool protocol endpoint: who may connect', () => {
 
   it('refuses an unknown token with 401 and a channel token with 403 token_scope_denied', async () => {
     assert.equal((await refusal(RawApp.connect(d, 'berth_app_not-a-real-token'))).status, 401);
-    const channel = d.daemon.core.tokens.createChannelToken('some-workspace').token;
+    const channel = (await d.daemon.core.tokens.createChannelToken('some-workspace')).token;
     const r = await refusal(RawApp.connect(d, channel));
     assert.equal(r.status, 403);
     assert.equal(r.body.code, 'token_scope_denied');
@@ -65,7 +65,8 @@ describe('tool protocol endpoint: who may connect', () => {
 
   it(`refuses the application past ${MAX_APP_CONNECTIONS} connected ones with 429 and Retry-After, and admits it again once one leaves`, async () => {
     // Distinct applications: a second connection of the same one replaces the first instead of adding to the count.
-    const tokens = Array.from({ length: MAX_APP_CONNECTIONS + 1 }, (_, i) => d.daemon.core.tokens.createAppToken(`crowd-${i}`, 'read').token);
+    const created = await Promise.all(Array.from({ length: MAX_APP_CONNECTIONS + 1 }, (_, i) => d.daemon.core.tokens.createAppToken(`crowd-${i}`, 'read')));
+    const tokens = created.map((c) => c.token);
     const apps = await Promise.all(tokens.slice(0, MAX_APP_CONNECTIONS).map((t) => RawApp.connect(d, t)));
     try {
       const r = await refusal(RawApp.connect(d, tokens[MAX_APP_CONNECTIONS]!));
@@ -97,7 +98,7 @@ describe('tool protocol discovery: the daemon asks, the application answers', ()
 
   before(async () => {
     d = await startTestDaemon();
-    token = d.daemon.core.tokens.createAppToken('ui-app', 'write').token;
+    token = (await d.daemon.core.tokens.createAppToken('ui-app', 'write')).token;
     workspaceId = d.daemon.core.workspaces.primary().id;
   });
   after(() => d.close());
@@ -217,7 +218,7 @@ describe('tool protocol discovery: the daemon asks, the application answers', ()
   });
 
   it('leaves out tools above the token policy and tells the application', async () => {
-    const readOnly = d.daemon.core.tokens.createAppToken('read-app', 'read').token;
+    const readOnly = (await d.daemon.core.tokens.createAppToken('read-app', 'read')).token;
     const app = await RawApp.connect(d, readOnly);
     await serveCatalog(app, [
       { id: 'ro.look', policy: 'read' },
@@ -232,10 +233,10 @@ describe('tool protocol discovery: the daemon asks, the application answers', ()
   });
 
   it('refuses a catalog naming a tool another application publishes, and says why', async () => {
-    const first = await RawApp.connect(d, d.daemon.core.tokens.createAppToken('first', 'read').token);
+    const first = await RawApp.connect(d, (await d.daemon.core.tokens.createAppToken('first', 'read')).token);
     await serveCatalog(first, [{ id: 'shared.name' }]);
     await until(() => registry().get(workspaceId, 'shared.name'));
-    const second = await RawApp.connect(d, d.daemon.core.tokens.createAppToken('second', 'read').token);
+    const second = await RawApp.connect(d, (await d.daemon.core.tokens.createAppToken('second', 'read')).token);
     await serveCatalog(second, [{ id: 'shared.name', revision: 'sha256:other' }, { id: 'second.own' }]);
     const notice = await second.nextOfType('tool.error', (f) => f.replyTo === undefined);
     assert.equal(notice.payload.code, 'tool_name_conflict');

@@ -25,7 +25,7 @@ describe('flattened-string tools receive a string', () => {
   before(async () => {
     stack = await startStack();
     workspaceId = stack.daemon.daemon.core.workspaces.primary().id;
-    sdk = await connect(stack.daemon.url, stack.daemon.daemon.core.tokens.createAppToken('legacy', 'read').token, {
+    sdk = await connect(stack.daemon.url, (await stack.daemon.daemon.core.tokens.createAppToken('legacy', 'read')).token, {
       tools: [
         {
           id: 'legacy.echo',
@@ -80,7 +80,7 @@ describe('flattened-string tools receive a string', () => {
   });
 
   it('to a foreign application declaring flattened-string, the daemon still sends an arguments object', async () => {
-    const raw = await RawApp.connect(stack.daemon, stack.daemon.daemon.core.tokens.createAppToken('foreign', 'read').token);
+    const raw = await RawApp.connect(stack.daemon, (await stack.daemon.daemon.core.tokens.createAppToken('foreign', 'read')).token);
     try {
       await serveCatalog(raw, [{ id: 'foreign.echo', inputSchema: TEXT, extra: { argumentEncoding: 'flattened-string' } }]);
       await until(() => registry().get(workspaceId, 'foreign.echo'));

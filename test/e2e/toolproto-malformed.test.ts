@@ -57,9 +57,9 @@ describe('tool protocol: malformed frames are refused whole', () => {
 
   before(async () => {
     d = await startTestDaemon();
-    sender = await RawApp.connect(d, d.daemon.core.tokens.createAppToken('sender', 'read').token);
+    sender = await RawApp.connect(d, (await d.daemon.core.tokens.createAppToken('sender', 'read')).token);
     await serveCatalog(sender, [{ id: 'sender.ping' }]);
-    bystander = await RawApp.connect(d, d.daemon.core.tokens.createAppToken('bystander', 'read').token);
+    bystander = await RawApp.connect(d, (await d.daemon.core.tokens.createAppToken('bystander', 'read')).token);
     await serveCatalog(bystander, [{ id: 'bystander.ping' }]);
     const workspaceId = d.daemon.core.workspaces.primary().id;
     await until(() => d.daemon.core.tools.applications.list(workspaceId).length === 2);
@@ -105,14 +105,14 @@ describe('tool protocol: malformed frames are refused whole', () => {
   });
 
   it('closes only the sender of a frame above the 2 MiB limit (1009)', async () => {
-    const big = await RawApp.connect(d, d.daemon.core.tokens.createAppToken('oversized', 'read').token);
+    const big = await RawApp.connect(d, (await d.daemon.core.tokens.createAppToken('oversized', 'read')).token);
     big.send({ type: 'tool.catalog', id: 'huge', payload: { pad: 'x'.repeat(DEFAULT_FRAME_BYTES) } });
     assert.equal((await big.closed).code, 1009);
     await stillServes(bystander, 'bystander.ping');
   });
 
   it(`closes an application after ${MAX_APP_PROTOCOL_ERRORS} malformed frames (1008), and only that one`, async () => {
-    const noisy = await RawApp.connect(d, d.daemon.core.tokens.createAppToken('noisy', 'read').token);
+    const noisy = await RawApp.connect(d, (await d.daemon.core.tokens.createAppToken('noisy', 'read')).token);
     for (let i = 0; i < MAX_APP_PROTOCOL_ERRORS; i++) noisy.send('not json');
     const closed = await noisy.closed;
     assert.equal(closed.code, 1008);

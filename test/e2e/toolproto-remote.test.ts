@@ -36,7 +36,7 @@ describe('a remote agent host calls an application tool through the gateway chan
     const appToken = await createAppToken(dirs.home, 'notes', 'write');
     owner = spawnOwner({
       url: host.b.url,
-      token: channelToken(host.b),
+      token: await channelToken(host.b),
       project: dirs.project,
       home: dirs.home,
       args: ['--approve', 'write', '--tools-listen', '127.0.0.1:0'],

@@ -28,7 +28,7 @@ describe('tool results are checked against the output schema', () => {
     stack = await startStack();
     workspaceId = stack.daemon.daemon.core.workspaces.primary().id;
     const tokens = stack.daemon.daemon.core.tokens;
-    sdk = await connect(stack.daemon.url, tokens.createAppToken('sdk-shapes', 'read').token, {
+    sdk = await connect(stack.daemon.url, (await tokens.createAppToken('sdk-shapes', 'read')).token, {
       tools: [
         {
           id: 'sdk.count',
@@ -42,7 +42,7 @@ describe('tool results are checked against the output schema', () => {
         { id: 'sdk.free', description: 'anything', category: 'shapes', policy: 'read', inputSchema: { type: 'object' }, handler: () => ({ count: 'three' }) },
       ],
     });
-    raw = await RawApp.connect(stack.daemon, tokens.createAppToken('raw-shapes', 'read').token);
+    raw = await RawApp.connect(stack.daemon, (await tokens.createAppToken('raw-shapes', 'read')).token);
     const rawTools: RawTool[] = [{ id: 'raw.count', inputSchema: MODE, extra: { outputSchema: { ...COUNT, additionalProperties: undefined } } }];
     await serveCatalog(raw, rawTools);
     // A foreign application that does not check its own results: the daemon must.

@@ -24,7 +24,7 @@ describe('berth/app against the daemon', () => {
   before(async () => {
     d = await startTestDaemon();
     workspaceId = d.daemon.core.workspaces.primary().id;
-    const token = d.daemon.core.tokens.createAppToken('sdk-app', 'write').token;
+    const token = (await d.daemon.core.tokens.createAppToken('sdk-app', 'write')).token;
     app = await connect(d.url, token, {
       tools: [
         spec('sdk.echo', 'read', ({ text }) => ({ text })),
@@ -111,7 +111,7 @@ describe('berth/app against the daemon', () => {
 
   it('ends a call in flight with application_disconnected when the application closes', async () => {
     let running = false;
-    const other = await connect(d.url, d.daemon.core.tokens.createAppToken('closing-app', 'write').token, {
+    const other = await connect(d.url, (await d.daemon.core.tokens.createAppToken('closing-app', 'write')).token, {
       tools: [spec('closing.wait', 'write', () => ((running = true), new Promise(() => undefined)), { type: 'object' })],
     });
     await until(() => registry().get(workspaceId, 'closing.wait')?.availability!().available);
@@ -128,7 +128,7 @@ describe('berth/app against the daemon', () => {
     const saved = global.WebSocket;
     global.WebSocket = WebSocket;
     try {
-      const browserApp = await connect(d.url, d.daemon.core.tokens.createAppToken('browser-app', 'read').token, {
+      const browserApp = await connect(d.url, (await d.daemon.core.tokens.createAppToken('browser-app', 'read')).token, {
         transport: 'browser',
         tools: [spec('browser.title', 'read', () => 'Berth', { type: 'object' })],
       });

@@ -44,7 +44,7 @@ describe('transcript pages over more than 1,000 records', () => {
   before(async () => {
     stack = await startStack();
     d = stack.daemon;
-    sessionId = storeGeneratedSession(d, 200);
+    sessionId = await storeGeneratedSession(d, 200);
     // Real turns on top of the generated history: the session is brought back and prompted twice.
     const loaded = await d.json('POST', `/session/${sessionId}/load`, { historyPageSize: 10 });
     assert.equal(loaded.status, 200, JSON.stringify(loaded.body));
@@ -138,7 +138,7 @@ describe('transcript pages over more than 1,000 records', () => {
   });
 
   test('a cursor and a snapshot are frozen: records appended later are not seen through them', async () => {
-    const sid = storeGeneratedSession(d, 170); // 1,020 records
+    const sid = await storeGeneratedSession(d, 170); // 1,020 records
     const before = storedIds(sid);
     const first = await page('?limit=500', sid);
     const index = await d.json('GET', `/session/${sid}/turn-index?limit=1`);
@@ -163,7 +163,7 @@ describe('transcript pages over more than 1,000 records', () => {
   });
 
   test('a cursor or snapshot whose records were rewritten in storage is refused with 409 transcript_snapshot_unavailable', async () => {
-    const sid = storeGeneratedSession(d, 170);
+    const sid = await storeGeneratedSession(d, 170);
     const first = await page('?limit=500', sid);
     const index = await d.json('GET', `/session/${sid}/turn-index?limit=1`);
     assert.equal((await page(`?cursor=${encodeURIComponent(first.body.nextCursor)}`, sid)).status, 200);
@@ -184,7 +184,7 @@ describe('transcript pages over more than 1,000 records', () => {
   });
 
   test('a page past the byte budget is refused with 413 transcript_page_too_large; a smaller limit fits', async () => {
-    const sid = storeGeneratedSession(d, 0);
+    const sid = await storeGeneratedSession(d, 0);
     const big = 'x'.repeat(3 * 1024 * 1024);
     const db = d.daemon.store.db;
     const insert = db.prepare('INSERT INTO transcript (session_id, seq, record_id, kind, prompt_id, at, data) VALUES (?, ?, ?, ?, NULL, ?, ?)');
@@ -214,7 +214,7 @@ describe('transcript pages over more than 1,000 records', () => {
     const [payload, mac] = cursor.split('.') as [string, string];
     const decoded = JSON.parse(Buffer.from(payload, 'base64url').toString());
     const forged = `${Buffer.from(JSON.stringify({ ...decoded, p: 1 })).toString('base64url')}.${mac}`;
-    const other = storeGeneratedSession(d, 2);
+    const other = await storeGeneratedSession(d, 2);
     const cases = ['garbage', '', forged, `${payload}.${mac.slice(0, -2)}AA`, 'a.b.c'];
     for (const c of cases) {
       const res = await page(`?cursor=${encodeURIComponent(c)}`);
@@ -258,7 +258,7 @@ describe('transcript pages over more than 1,000 records', () => {
   test('unknown, foreign, over-long or non-turn anchors are 400 invalid_turn_anchor', async () => {
     const index = await d.json('GET', `/session/${sessionId}/turn-index?limit=1`);
     const snap = encodeURIComponent(index.body.snapshot);
-    const other = storeGeneratedSession(d, 1);
+    const other = await storeGeneratedSession(d, 1);
     const otherRecord = storedIds(other)[0];
     const toolCallRecord = ids[3]; // the generated turn's tool_call: a record, but not a turn
     const cases = [
@@ -292,7 +292,7 @@ describe('transcript pages over more than 1,000 records', () => {
       assert.equal(res.status, 404);
       assert.equal(res.body.code, 'session_not_found');
     }
-    const closedId = storeGeneratedSession(d, 3);
+    const closedId = await storeGeneratedSession(d, 3);
     const res = await page('?direction=backward&limit=6', closedId);
     assert.equal(res.status, 200);
     assert.equal(res.body.events.at(-1).type, 'turn_complete');

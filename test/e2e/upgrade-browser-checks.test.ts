@@ -23,12 +23,12 @@ describe('browser checks on the WebSocket upgrades of a loopback daemon', () => 
   });
   after(() => d.close());
 
-  const dial = (headers: Record<string, string>) => {
-    const token = d.daemon.core.tokens.createChannelToken(REMOTE).token;
+  const dial = async (headers: Record<string, string>) => {
+    const token = (await d.daemon.core.tokens.createChannelToken(REMOTE)).token;
     return dialChannel(d.url, channelPathFor(REMOTE), { authorization: `Bearer ${token}`, ...headers });
   };
-  const connectApp = (headers: Record<string, string>) => {
-    const token = d.daemon.core.tokens.createAppToken(`app-${Math.random().toString(36).slice(2)}`, 'read').token;
+  const connectApp = async (headers: Record<string, string>) => {
+    const token = (await d.daemon.core.tokens.createAppToken(`app-${Math.random().toString(36).slice(2)}`, 'read')).token;
     return RawApp.connect(d, token, { headers });
   };
   const appRefusal = (p: Promise<RawApp>) =>

@@ -277,7 +277,7 @@ describe('the web app in a browser', { skip: chromiumSkip, timeout: 300_000 }, (
   });
 
   test('a long transcript keeps only a window of rows in the page, moving as the reader scrolls', async () => {
-    const long = storeGeneratedSession(stack.daemon, 400); // 2,400 records
+    const long = await storeGeneratedSession(stack.daemon, 400); // 2,400 records
     await page.goto(`${stack.daemon.url}/#/s/${long}`);
     const newest = page.getByText('generated answer 399', { exact: true });
     await newest.waitFor();

@@ -53,7 +53,7 @@ describe('workspace panels over the client API', () => {
   });
 
   it('lists each connected application with its catalog, and a disconnected one as such', async () => {
-    const token = s.daemon.daemon.core.tokens.createAppToken('panel-app', 'write').token;
+    const token = (await s.daemon.daemon.core.tokens.createAppToken('panel-app', 'write')).token;
     const app = await RawApp.connect(s.daemon, token);
     await serveCatalog(app, TOOLS);
     await until(() => s.daemon.daemon.core.tools.applications.link(workspaceId, 'panel-app'));

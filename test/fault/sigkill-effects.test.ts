@@ -44,7 +44,7 @@ let app: RawApp | undefined;
 
 before(async () => {
   stack = await startSpawnedStack();
-  appToken = createToken(stack.home, { app: APP, maxPolicy: 'write' });
+  appToken = await createToken(stack.home, { app: APP, maxPolicy: 'write' });
   mkdirSync(join(stack.workspace, 'fx'));
   writeFileSync(join(stack.workspace, 'fx', 'patch.txt'), ANCHOR);
 });

@@ -38,7 +38,7 @@ before(async () => {
   target = await startFuzzTarget({
     args: ['--session-idle-timeout-ms', '0', '--remote-workspace', `${WORKSPACE}=fuzz the channel`],
     async beforeServe(stack) {
-      for (let i = 0; i < TOKENS; i++) tokens.push(createToken(stack.home, { channel: WORKSPACE }));
+      for (let i = 0; i < TOKENS; i++) tokens.push(await createToken(stack.home, { channel: WORKSPACE }));
     },
   });
   http = new KeepAliveClient(target.url, 2);

@@ -40,7 +40,7 @@ before(async () => {
   target = await startFuzzTarget({
     args: ['--session-idle-timeout-ms', '0'],
     async beforeServe(stack) {
-      for (let i = 0; i < LANES; i++) tokens.push(createToken(stack.home, { app: `lane${i}`, maxPolicy: 'write' }));
+      for (let i = 0; i < LANES; i++) tokens.push(await createToken(stack.home, { app: `lane${i}`, maxPolicy: 'write' }));
     },
   });
   http = new KeepAliveClient(target.url, 4);

@@ -82,11 +82,11 @@ export interface FuzzTarget {
  * Mints a token on `home` before the daemon starts, as `berth token create`
  * does (the token lives in the store), without starting a CLI process per token.
  */
-export function createToken(home: string, kind: { app: string; maxPolicy?: Policy } | { channel: string }): string {
+export async function createToken(home: string, kind: { app: string; maxPolicy?: Policy } | { channel: string }): Promise<string> {
   const store = openStore(home);
   try {
     const service = new TokenService(sqliteRepositories(store.db).tokens, null);
-    return 'app' in kind ? service.createAppToken(kind.app, kind.maxPolicy ?? 'read').token : service.createChannelToken(kind.channel).token;
+    return 'app' in kind ? (await service.createAppToken(kind.app, kind.maxPolicy ?? 'read')).token : (await service.createChannelToken(kind.channel)).token;
   } finally {
     store.close();
   }

@@ -35,8 +35,8 @@ export async function startGatewayHost(config: ConfigInput = {}, workspaceId = W
 }
 
 /** A fresh channel token for `workspaceId`, minted by B's own token service. */
-export function channelToken(b: TestDaemon, workspaceId = WORKSPACE_ID): string {
-  return b.daemon.core.tokens.createChannelToken(workspaceId).token;
+export async function channelToken(b: TestDaemon, workspaceId = WORKSPACE_ID): Promise<string> {
+  return (await b.daemon.core.tokens.createChannelToken(workspaceId)).token;
 }
 
 /** B's deep-health gateway counters. */
@@ -170,7 +170,7 @@ export function connectedOwnerPerSuite(files: Record<string, string>, use: (pair
     const host = await startGatewayHost(config);
     const dirs = ownerDirs(files);
     pair = { host, dirs };
-    const owner = spawnOwner({ url: host.b.url, token: channelToken(host.b), project: dirs.project, home: dirs.home, args: ['--approve', 'critical'] });
+    const owner = spawnOwner({ url: host.b.url, token: await channelToken(host.b), project: dirs.project, home: dirs.home, args: ['--approve', 'critical'] });
     pair = { host, dirs, owner };
     await owner.waitForLines(/channel ready/);
     use(pair as ConnectedOwner);

@@ -82,25 +82,25 @@ export function closedSessionRow(id: string, workspaceId: string, createdAt: num
  * Stores a closed session with `turns` generated turns (6 records each) in the
  * daemon's own database, as if an earlier run had recorded it. Returns its id.
  */
-export function storeGeneratedSession(
+export async function storeGeneratedSession(
   d: TestDaemon,
   turns: number,
   options: { sessionId?: string; workspaceId?: string; startAt?: number } = {},
-): string {
+): Promise<string> {
   const db: Db = d.daemon.store.db;
   const sessionId = options.sessionId ?? randomUUID();
   const startAt = options.startAt ?? Date.now() - 1_000_000;
   const workspaceId = options.workspaceId ?? d.daemon.core.workspaces.primary().id;
-  new SqliteSessionRepository(db).insert(closedSessionRow(sessionId, workspaceId, startAt));
+  await new SqliteSessionRepository(db).insert(closedSessionRow(sessionId, workspaceId, startAt));
   const transcript = new SqliteTranscriptRepository(db);
   const prompts = new SqlitePromptRepository(db);
   for (let n = 0; n < turns; n++) {
     const records = generatedTurn(sessionId, n, startAt + n * 10);
-    transcript.append(records);
+    await transcript.append(records);
     const promptId = records[0]!.promptId!;
-    prompts.admit({ id: promptId, sessionId, content: records[0]!.data.content as unknown[], originatorClientId: null, queuedAt: startAt + n * 10 });
-    prompts.started(promptId, startAt + n * 10);
-    prompts.settle(promptId, startAt + n * 10 + 5, 'completed', 'end_turn', null);
+    await prompts.admit({ id: promptId, sessionId, content: records[0]!.data.content as unknown[], originatorClientId: null, queuedAt: startAt + n * 10 });
+    await prompts.started(promptId, startAt + n * 10);
+    await prompts.settle(promptId, startAt + n * 10 + 5, 'completed', 'end_turn', null);
   }
   return sessionId;
 }

@@ -29,20 +29,20 @@ export type GatewayCallStart = Pick<GatewayCallRecord, 'id' | 'workspaceId' | 's
 /** Where outgoing calls are journalled. */
 export interface GatewayCallRepository {
   /** Writes a `sent` row; throws when the id exists (ids are fresh per call). */
-  insert(start: GatewayCallStart): void;
+  insert(start: GatewayCallStart): Promise<void>;
   /** Counts one more frame sent for a call still `sent`. */
-  resent(id: string): void;
+  resent(id: string): Promise<void>;
   /**
    * Records A's result. True when the call was `sent` and is now `answered`;
    * false for a duplicate (already answered) or for an abandoned call, whose
    * result is kept for audit but reaches nobody.
    */
-  answer(id: string, result: string, at: number): boolean;
+  answer(id: string, result: string, at: number): Promise<boolean>;
   /** Marks a call nobody waits for any more; false when it had already settled. */
-  abandon(id: string, at: number): boolean;
-  find(id: string): GatewayCallRecord | undefined;
+  abandon(id: string, at: number): Promise<boolean>;
+  find(id: string): Promise<GatewayCallRecord | undefined>;
   /** Abandons every call still `sent` (B restarted: the turns that made them are gone). Returns how many. */
-  abandonAllSent(at: number): number;
+  abandonAllSent(at: number): Promise<number>;
   /** Deletes settled rows older than `time`. */
-  pruneSettledBefore(time: number): number;
+  pruneSettledBefore(time: number): Promise<number>;
 }

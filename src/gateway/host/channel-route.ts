@@ -33,10 +33,10 @@ export function channelUpgradeRoute(deps: ChannelRouteDeps): UpgradeRoute {
   return {
     name: 'gateway-channel',
     matches: (pathname) => CHANNEL_PATH.test(pathname),
-    handle(request, socket, head) {
+    async handle(request, socket, head) {
       let reservation: ChannelReservation;
       try {
-        reservation = deps.hub.reserve(admit(request, deps.security));
+        reservation = deps.hub.reserve(await admit(request, deps.security));
       } catch (err) {
         const refusal = err instanceof BerthError ? err : new BerthError('internal_error');
         rejectUpgradeWithError(socket, refusal);
@@ -50,7 +50,7 @@ export function channelUpgradeRoute(deps: ChannelRouteDeps): UpgradeRoute {
 }
 
 /** The upgrade's checks, in the client API's order (docs/client-api.md §1): Origin → Host → query credentials → bearer scope. */
-function admit(request: IncomingMessage, security: SecurityContext): ChannelIdentity {
+async function admit(request: IncomingMessage, security: SecurityContext): Promise<ChannelIdentity> {
   const url = request.url ?? '/';
   const pathname = url.split('?')[0]!;
   let workspaceId: string;
@@ -66,7 +66,7 @@ function admit(request: IncomingMessage, security: SecurityContext): ChannelIden
   if (!request.headers.authorization) {
     throw new BerthError('token_required', 'A gateway channel needs `Authorization: Bearer <channel token>`');
   }
-  const who = identify(request.headers, security);
+  const who = await identify(request.headers, security);
   if (who === null) throw new BerthError('unauthorized');
   if (who.scope !== 'channel') {
     throw new BerthError('token_scope_denied', `A ${who.scope} token cannot open a gateway channel; create a channel token`);

@@ -11,7 +11,7 @@ export interface GatewayHost {
   readonly hub: ChannelHub;
   /** The WebSocket upgrade route for `upgradeRoutes` in daemon.ts. */
   readonly route: UpgradeRoute;
-  shutdown(): void;
+  shutdown(): Promise<void>;
 }
 
 /**

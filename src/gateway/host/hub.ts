@@ -8,6 +8,7 @@ import { encodeFrame, GATEWAY_PROTOCOL, type ResultFrame } from '../../protocol/
 import type { Channel, ChannelLink, OutgoingCall } from './outgoing-call.js';
 import { WorkspaceLine } from './workspace-line.js';
 import type { ChannelState } from '../../workspace/channel-states.js';
+import { WriteChain } from '../../write-chain.js';
 
 /** The bounds of docs/gateway.md `limits` (Config: maxChannels, maxChannelsPerToken, maxInflightCallsPerWorkspace, maxFrameBytes). */
 export interface HubLimits {
@@ -76,18 +77,24 @@ export class ChannelHub {
   private seq = 0;
   private stopped = false;
   private readonly newId: () => string;
+  /** Every journal write, in order: the previous run's calls are abandoned before any new one is written. */
+  private readonly writes: WriteChain;
 
   constructor(private readonly deps: ChannelHubDeps) {
     this.newId = deps.newId ?? randomUUID;
+    this.writes = new WriteChain(deps.log, { component: 'gateway' });
     const now = deps.clock.now();
-    const abandoned = deps.journal.abandonAllSent(now);
-    if (abandoned > 0) deps.log.warn({ abandoned }, 'gateway calls left unanswered by the previous run are abandoned');
-    deps.journal.pruneSettledBefore(now - GATEWAY_JOURNAL_RETENTION_MS);
+    this.writes.submit('gateway journal recovery', async () => {
+      const abandoned = await deps.journal.abandonAllSent(now);
+      if (abandoned > 0) deps.log.warn({ abandoned }, 'gateway calls left unanswered by the previous run are abandoned');
+      await deps.journal.pruneSettledBefore(now - GATEWAY_JOURNAL_RETENTION_MS);
+    });
     for (const workspaceId of deps.intentions.keys()) {
       this.lines.set(
         workspaceId,
         new WorkspaceLine(workspaceId, {
           journal: deps.journal,
+          writes: this.writes,
           clock: deps.clock,
           log: deps.log,
           maxInflight: deps.limits.maxInflightCallsPerWorkspace,
@@ -245,10 +252,17 @@ export class ChannelHub {
     return { gatewayChannels: this.total, gatewayCallsInFlight: inflight, gatewayCallsWaiting: waiting };
   }
 
-  /** Settles every call with `daemon_shutdown` and closes every channel; idempotent. */
-  shutdown(): void {
-    if (this.stopped) return;
-    this.stopped = true;
-    for (const line of this.lines.values()) line.shutdown();
+  /** Resolves once every journal write submitted so far has settled. */
+  written(): Promise<void> {
+    return this.writes.flush();
+  }
+
+  /** Settles every call with `daemon_shutdown` and closes every channel; resolves once the journal holds it all. Idempotent. */
+  shutdown(): Promise<void> {
+    if (!this.stopped) {
+      this.stopped = true;
+      for (const line of this.lines.values()) line.shutdown();
+    }
+    return this.writes.flush();
   }
 }

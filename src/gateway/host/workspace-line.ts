@@ -4,9 +4,12 @@ import type { Logger } from '../../log.js';
 import type { GatewayCallRepository } from './call-journal.js';
 import { CLOSE, type ResultFrame } from '../../protocol/gateway/frames.js';
 import type { Channel, OutgoingCall } from './outgoing-call.js';
+import type { WriteChain } from '../../write-chain.js';
 
 export interface LineDeps {
   readonly journal: GatewayCallRepository;
+  /** The hub's journal writes, in order (a restart's abandonment first). */
+  readonly writes: WriteChain;
   readonly clock: Clock;
   readonly log: Logger;
   /** docs/gateway.md `limits.inFlightCallsPerWorkspace`. */
@@ -105,9 +108,19 @@ export class WorkspaceLine {
       channel.link.close(CLOSE.policyViolation, 'result names another session');
       return;
     }
-    const delivered = call.effectful ? this.deps.journal.answer(call.id, frame.result, this.deps.clock.now()) : true;
     this.release(call);
-    if (delivered && !call.abandoned) call.settle({ ok: true, result: frame.result });
+    if (!call.effectful) {
+      if (!call.abandoned) call.settle({ ok: true, result: frame.result });
+      return this.pump();
+    }
+    // docs/gateway.md: the result is stored before the caller is told it.
+    this.deps.writes.run(() => this.deps.journal.answer(call.id, frame.result, this.deps.clock.now())).then(
+      (delivered) => delivered && !call.abandoned && call.settle({ ok: true, result: frame.result }),
+      (err: unknown) => {
+        this.deps.log.error({ err, callId: call.id }, 'gateway journal write failed');
+        call.settle({ ok: false, error: sentAndLost(call, 'its result could not be recorded') });
+      },
+    );
     this.pump();
   }
 
@@ -126,7 +139,7 @@ export class WorkspaceLine {
     }
     if (!this.inflight.has(call.id) || call.abandoned) return;
     call.abandoned = true;
-    if (call.effectful) this.deps.journal.abandon(call.id, this.deps.clock.now());
+    if (call.effectful) this.abandon(call.id, this.deps.clock.now());
     call.settle({ ok: false, error: sentAndLost(call, 'it was cancelled after it was sent to the owner') });
     if (call.channel === null) this.release(call);
     this.pump();
@@ -146,7 +159,7 @@ export class WorkspaceLine {
     const now = this.deps.clock.now();
     for (const call of this.inflight.values()) {
       this.disarm(call);
-      if (call.effectful) this.deps.journal.abandon(call.id, now);
+      if (call.effectful) this.abandon(call.id, now);
       call.settle({ ok: false, error: sentAndLost(call, 'the daemon shut down before the owner answered') });
     }
     this.inflight.clear();
@@ -159,35 +172,52 @@ export class WorkspaceLine {
       const call = this.waiting.shift()!;
       this.disarm(call);
       const channel = this.pickChannel();
-      try {
-        // Journaled before the frame leaves, so a restart knows it may have been sent. A read has
-        // no effect to settle after a crash, so it is not journaled: two synchronous store writes
-        // per read were most of the channel's own cost (issue 17).
-        if (call.effectful) this.deps.journal.insert({
-          id: call.id,
-          workspaceId: this.workspaceId,
-          sessionId: call.sessionId,
-          tool: call.tool,
-          args: call.args,
-          tokenId: channel.tokenId,
-          sentAt: this.deps.clock.now(),
-        });
-      } catch (err) {
-        this.deps.log.error({ err, callId: call.id }, 'gateway journal write failed');
-        call.settle({ ok: false, error: new BerthError('internal_error', 'The call could not be journaled, so it was not sent') });
-        continue;
-      }
       call.tokenId = channel.tokenId;
       this.bind(call, channel);
-      channel.link.send(call.frame);
+      // A read has no effect to settle after a crash, so it is not journaled: two store writes
+      // per read were most of the channel's own cost (issue 17). It still leaves behind the frames before it.
+      if (!call.effectful) {
+        void this.deps.writes.run(async () => undefined).then(() => this.sendOnce(call, channel));
+        continue;
+      }
+      // Journaled before the frame leaves, so a restart knows it may have been sent.
+      const row = { id: call.id, workspaceId: this.workspaceId, sessionId: call.sessionId, tool: call.tool, args: call.args };
+      this.deps.writes.run(() => this.deps.journal.insert({ ...row, tokenId: channel.tokenId, sentAt: this.deps.clock.now() })).then(
+        () => this.sendOnce(call, channel),
+        (err: unknown) => {
+          this.deps.log.error({ err, callId: call.id }, 'gateway journal write failed');
+          if (this.inflight.get(call.id) === call) this.release(call);
+          call.settle({ ok: false, error: new BerthError('internal_error', 'The call could not be journaled, so it was not sent') });
+          this.pump();
+        },
+      );
     }
+  }
+
+  /** Sends a journaled call unless, while its row was written, it moved to another channel, was given up or shut down. */
+  private sendOnce(call: OutgoingCall, channel: Channel): void {
+    if (this.inflight.get(call.id) !== call || call.channel !== channel) return;
+    if (!call.abandoned) return channel.link.send(call.frame);
+    // Given up before it left: nothing can answer it, so its slot is free.
+    this.release(call);
+    this.pump();
   }
 
   private resend(call: OutgoingCall, channel: Channel): void {
     this.disarm(call);
-    if (call.effectful) this.deps.journal.resent(call.id);
     this.bind(call, channel);
-    channel.link.send(call.frame);
+    if (!call.effectful) return channel.link.send(call.frame);
+    // Behind the call's own `sent` row in the journal's order, so the frame never leaves before it.
+    const send = () => this.sendOnce(call, channel);
+    this.deps.writes.run(() => this.deps.journal.resent(call.id)).then(send, (err: unknown) => {
+      this.deps.log.error({ err, callId: call.id }, 'gateway journal write failed');
+      send();
+    });
+  }
+
+  /** Records that nobody waits for a call any more (in the journal's order; a failure is logged). */
+  private abandon(id: string, at: number): void {
+    this.deps.writes.submit('gateway journal write', () => this.deps.journal.abandon(id, at));
   }
 
   private bind(call: OutgoingCall, channel: Channel): void {
@@ -236,21 +266,24 @@ export class WorkspaceLine {
       return;
     }
     if (!this.inflight.has(call.id) || call.channel !== null) return;
-    if (call.effectful) this.deps.journal.abandon(call.id, this.deps.clock.now());
+    if (call.effectful) this.abandon(call.id, this.deps.clock.now());
     this.release(call);
     call.settle({ ok: false, error: sentAndLost(call, `its owner did not reconnect within ${this.deps.waitMs} ms`) });
     this.pump();
   }
 
   private ignoreResult(channel: Channel, frame: ResultFrame): void {
-    const known = this.deps.journal.find(frame.id);
-    if (known && known.workspaceId === this.workspaceId && known.state !== 'sent') {
-      // A duplicate (already answered) or a late answer to an abandoned call: recorded at most, never delivered again.
-      if (known.state === 'abandoned') this.deps.journal.answer(frame.id, frame.result, this.deps.clock.now());
-      this.deps.log.debug({ callId: frame.id, state: known.state }, 'gateway result ignored');
-      return;
-    }
-    this.deps.log.warn({ callId: frame.id, channelId: channel.id }, 'gateway result for no call in flight on this channel');
+    const at = this.deps.clock.now();
+    this.deps.writes.submit('gateway journal write', async () => {
+      const known = await this.deps.journal.find(frame.id);
+      if (known && known.workspaceId === this.workspaceId && known.state !== 'sent') {
+        // A duplicate (already answered) or a late answer to an abandoned call: recorded at most, never delivered again.
+        if (known.state === 'abandoned') await this.deps.journal.answer(frame.id, frame.result, at);
+        this.deps.log.debug({ callId: frame.id, state: known.state }, 'gateway result ignored');
+        return;
+      }
+      this.deps.log.warn({ callId: frame.id, channelId: channel.id }, 'gateway result for no call in flight on this channel');
+    });
   }
 }
 

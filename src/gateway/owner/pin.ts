@@ -17,7 +17,7 @@ const pinKey = (workspaceId: string) => `gateway.owner.project:${workspaceId}`;
 /** Where the owner's home keeps its pins (the store's key/value table implements it). */
 export interface PinStore {
   /** Keeps the first value stored under `key`; returns the value the key holds now. */
-  claim(key: string, value: string): string;
+  claim(key: string, value: string): Promise<string>;
 }
 
 /**
@@ -30,7 +30,7 @@ export interface PinStore {
  * every call, never joined into a path (docs/gateway.md: "Do not use the agent's
  * project label as a local path").
  */
-export function pinProject(pins: PinStore, workspaceId: string, projectDir: string, intention: string): OwnerPin {
+export async function pinProject(pins: PinStore, workspaceId: string, projectDir: string, intention: string): Promise<OwnerPin> {
   if (!REMOTE_WORKSPACE_ID.test(workspaceId)) {
     throw new ConfigError(`--workspace-id takes 1-128 chars of [A-Za-z0-9._-], got ${JSON.stringify(workspaceId)}`);
   }
@@ -45,7 +45,7 @@ export function pinProject(pins: PinStore, workspaceId: string, projectDir: stri
   }
   if (!statSync(root).isDirectory()) throw new ConfigError(`--project ${projectDir} is not a directory`);
 
-  const pinned = pins.claim(pinKey(workspaceId), root);
+  const pinned = await pins.claim(pinKey(workspaceId), root);
   if (pinned !== root) {
     throw new ConfigError(
       `workspace ${workspaceId} is pinned to ${pinned} in this --home; its receipts belong to that project. Use another --home for ${root}.`,

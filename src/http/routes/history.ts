@@ -87,14 +87,14 @@ export const historyModule: HttpModule = {
 
     app.get('/session/:id/transcript', async (request, reply) => {
       clientIdOf(request);
-      const page = core.transcripts.page(param(request, 'id'), parsePageQuery(query(request)));
+      const page = await core.transcripts.page(param(request, 'id'), parsePageQuery(query(request)));
       return reply.header('Cache-Control', 'no-store').type('application/json; charset=utf-8').send(page);
     });
 
     app.get('/session/:id/turn-index', async (request, reply) => {
       clientIdOf(request);
       const q = query(request);
-      const index = core.transcripts.turnIndex(param(request, 'id'), {
+      const index = await core.transcripts.turnIndex(param(request, 'id'), {
         ...(q.snapshot !== undefined ? { snapshot: q.snapshot } : {}),
         ...(q.start !== undefined ? { start: q.start } : {}),
         ...(q.limit !== undefined ? { limit: q.limit } : {}),
@@ -105,7 +105,7 @@ export const historyModule: HttpModule = {
     app.get('/session/:id/export', async (request, reply) => {
       clientIdOf(request);
       const format = parseExportFormat(query(request).format);
-      const rendered = core.transcripts.exportSession(param(request, 'id'), format);
+      const rendered = await core.transcripts.exportSession(param(request, 'id'), format);
       reply
         .header('Content-Type', rendered.contentType)
         .header('Content-Disposition', `attachment; filename="${rendered.filename}"`)
@@ -116,7 +116,7 @@ export const historyModule: HttpModule = {
     });
 
     app.get('/sessions', async (request, reply) => {
-      const page = core.sessions.stored(parseSessionListQuery(query(request)));
+      const page = await core.sessions.stored(parseSessionListQuery(query(request)));
       return reply.header('Cache-Control', 'no-store').send({
         sessions: page.sessions.map(({ row, live }) => sessionListEntry(row, live, core.workspaces.byId(row.workspaceId))),
         ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),

@@ -20,15 +20,15 @@ export const moduleAccessModule: HttpModule = {
   name: 'module-access',
   features: () => ['module_protocol'],
   register(app, core: Core) {
-    const refuseModuleTokens = (request: FastifyRequest) => {
+    const refuseModuleTokens = async (request: FastifyRequest) => {
       const bearer = bearerOf(request.headers.authorization);
-      if (bearer !== null && core.messaging.isModuleToken(bearer)) {
+      if (bearer !== null && (await core.messaging.isModuleToken(bearer))) {
         throw new BerthError('token_scope_denied', 'A module token cannot read module access; ask the owner of the client API');
       }
     };
-    const view = (sessionId: string, token: string | null) => {
+    const view = async (sessionId: string, token: string | null) => {
       const session = core.sessions.get(sessionId);
-      const tab = core.messaging.describe(session.id);
+      const tab = await core.messaging.describe(session.id);
       if (!tab) throw new BerthError('session_not_found', `No session with id "${sessionId}"`, { sessionId });
       return {
         ...tab,
@@ -45,27 +45,27 @@ export const moduleAccessModule: HttpModule = {
     };
 
     app.get('/session/:id/module', async (request) => {
-      refuseModuleTokens(request);
+      await refuseModuleTokens(request);
       const session = await core.sessions.open(param(request, 'id'));
-      const token = core.messaging.hasToken(session.id) ? null : core.messaging.issueToken(session.id);
+      const token = (await core.messaging.hasToken(session.id)) ? null : await core.messaging.issueToken(session.id);
       return view(session.id, token);
     });
 
     app.post('/session/:id/module/token', async (request) => {
-      refuseModuleTokens(request);
+      await refuseModuleTokens(request);
       const session = await core.sessions.open(param(request, 'id'));
-      return view(session.id, core.messaging.issueToken(session.id));
+      return view(session.id, await core.messaging.issueToken(session.id));
     });
 
     app.post('/session/:id/module/join', async (request) => {
-      refuseModuleTokens(request);
+      await refuseModuleTokens(request);
       const session = core.sessions.get(param(request, 'id'));
-      return view(session.id, core.messaging.joinToken(session.id));
+      return view(session.id, await core.messaging.joinToken(session.id));
     });
 
     // The owner says how a tab reads its messages and whether it reaches the network (docs in README.md).
     app.patch('/session/:id/module', async (request) => {
-      refuseModuleTokens(request);
+      await refuseModuleTokens(request);
       const session = await core.sessions.open(param(request, 'id'));
       core.messaging.declare(session.id, readTabSettings(objectBody(request)));
       return view(session.id, null);
@@ -73,11 +73,11 @@ export const moduleAccessModule: HttpModule = {
 
     // One token for several tabs of one workspace; each question names its tab with `session`.
     app.post('/module/token', async (request) => {
-      refuseModuleTokens(request);
+      await refuseModuleTokens(request);
       const sessionIds: string[] = [];
       for (const id of readSessionIds(objectBody(request))) sessionIds.push((await core.sessions.open(id)).id);
-      const token = core.messaging.shareToken(sessionIds);
-      const tabs = sessionIds.map((id) => core.messaging.describe(id)!);
+      const token = await core.messaging.shareToken(sessionIds);
+      const tabs = (await Promise.all(sessionIds.map((id) => core.messaging.describe(id)))).map((t) => t!);
       return {
         token,
         workspaceId: tabs[0]!.workspaceId,

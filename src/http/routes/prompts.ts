@@ -62,7 +62,7 @@ export const promptsModule: HttpModule = {
       const clientId = clientIdOf(request);
       const session = await sessions.open(param(request, 'id'));
       session.clients.require(clientId);
-      const accepted = session.submit(body.prompt, {
+      const accepted = await session.submit(body.prompt, {
         ...(clientId ? { clientId } : {}),
         ...(body.deadlineMs !== undefined ? { deadlineMs: body.deadlineMs } : {}),
       });

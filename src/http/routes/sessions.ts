@@ -117,7 +117,7 @@ export const sessionsModule: HttpModule = {
       const clientId = clientIdOf(request);
       const session = await sessions.open(param(request, 'id'));
       session.clients.require(clientId);
-      return reply.code(202).send(session.submit([{ type: 'text', text: '/compact' }], { ...(clientId ? { clientId } : {}) }));
+      return reply.code(202).send(await session.submit([{ type: 'text', text: '/compact' }], { ...(clientId ? { clientId } : {}) }));
     });
 
     // qwen serve's rewind route, outside the 25 operations (docs/client-api.md §5.13).

@@ -33,12 +33,15 @@ export const workspacePanelsModule: HttpModule = {
   register(app, core: Core) {
     app.get('/workspace/:cwd/tabs', async (request) => {
       const bearer = bearerOf(request.headers.authorization);
-      if (bearer !== null && core.messaging.isModuleToken(bearer)) {
+      if (bearer !== null && (await core.messaging.isModuleToken(bearer))) {
         throw new BerthError('token_scope_denied', 'A module token cannot read the tabs of a workspace; ask the owner of the client API');
       }
       const ws = workspaceOf(core, request, 'cwd');
       const most = messagesWanted(request);
-      const tabs = core.messaging.tabsOf(ws.id).map((t) => tabView(t, most === 0 ? [] : core.transcripts.latestOfKind(t.sessionId, 'module_message', most)));
+      const open = await core.messaging.tabsOf(ws.id);
+      const tabs = await Promise.all(
+        open.map(async (t) => tabView(t, most === 0 ? [] : await core.transcripts.latestOfKind(t.sessionId, 'module_message', most))),
+      );
       return { v: 1, workspaceId: ws.id, tabs };
     });
 

@@ -42,7 +42,7 @@ export const webShellSessionModule: HttpModule = {
       const detail = query(request).detail ?? 'summary';
       if (detail !== 'summary' && detail !== 'full') throw new BerthError('invalid_detail');
       const live = core.sessions.list();
-      const stored = allStored(core);
+      const stored = await allStored(core);
       reply.header('Cache-Control', 'no-store');
       return {
         v: 1,

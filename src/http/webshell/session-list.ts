@@ -42,11 +42,11 @@ function sourceMatches(row: SessionRow, sourceType: string | undefined, sourceId
 }
 
 /** Every stored session, read page by page in the store's order. */
-export function allStored(core: Core): { readonly row: SessionRow; readonly live: boolean }[] {
+export async function allStored(core: Core): Promise<{ readonly row: SessionRow; readonly live: boolean }[]> {
   const out: { row: SessionRow; live: boolean }[] = [];
   let query = { after: 0, limit: MAX_SESSION_LIST_PAGE };
   for (;;) {
-    const page = core.sessions.stored(query);
+    const page = await core.sessions.stored(query);
     out.push(...page.sessions);
     if (page.nextCursor === undefined || page.sessions.length === 0) return out;
     query = parseSessionListQuery({ cursor: page.nextCursor, limit: String(MAX_SESSION_LIST_PAGE) });
@@ -71,7 +71,7 @@ function offsetOf(cursor: string | undefined): number {
  * sessions, newest activity first, paged by an opaque offset cursor, filtered by source as qwen
  * filters. Berth archives nothing, so `archiveState=archived` is an empty page.
  */
-export function listWorkspaceSessions(core: Core, ws: Workspace, request: FastifyRequest) {
+export async function listWorkspaceSessions(core: Core, ws: Workspace, request: FastifyRequest) {
   const q = query(request);
   if (q.archiveState !== undefined && q.archiveState !== 'active' && q.archiveState !== 'archived') {
     throw new BerthError('invalid_archive_state');
@@ -83,7 +83,7 @@ export function listWorkspaceSessions(core: Core, ws: Workspace, request: Fastif
   const rows =
     q.archiveState === 'archived'
       ? []
-      : allStored(core)
+      : (await allStored(core))
           .filter(({ row }) => row.workspaceId === ws.id && sourceMatches(row, q.sourceType, q.sourceId))
           .sort((a, b) => b.row.updatedAt - a.row.updatedAt || a.row.id.localeCompare(b.row.id));
   const page = rows.slice(offset, offset + size).map(({ row, live }): WorkspaceSessionSummary => {

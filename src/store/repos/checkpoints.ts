@@ -59,42 +59,42 @@ export class SqliteCheckpointRepository {
     });
   }
 
-  putBlob(sessionId: string, sha256: string, content: Buffer): void {
+  async putBlob(sessionId: string, sha256: string, content: Buffer): Promise<void> {
     this.putBlobStmt.run(sessionId, sha256, content.length, content);
   }
 
-  blob(sessionId: string, sha256: string): Buffer | undefined {
+  async blob(sessionId: string, sha256: string): Promise<Buffer | undefined> {
     return this.blobStmt.get(sessionId, sha256) as Buffer | undefined;
   }
 
-  blobBytes(sessionId: string): number {
+  async blobBytes(sessionId: string): Promise<number> {
     return Number(this.bytesStmt.get(sessionId));
   }
 
-  addEffect(e: NewCheckpointEffectRow): number {
+  async addEffect(e: NewCheckpointEffectRow): Promise<number> {
     return Number(this.addStmt.run(e.sessionId, e.promptId, e.callId, e.path, e.prior, e.priorSha256, e.at).lastInsertRowid);
   }
 
-  settleEffect(id: number, after: 'file' | 'absent', afterSha256: string | null): void {
+  async settleEffect(id: number, after: 'file' | 'absent', afterSha256: string | null): Promise<void> {
     this.settleStmt.run(after, afterSha256, id);
   }
 
-  dropEffect(id: number): void {
+  async dropEffect(id: number): Promise<void> {
     this.dropStmt.run(id);
   }
 
-  effects(sessionId: string): CheckpointEffectRow[] {
+  async effects(sessionId: string): Promise<CheckpointEffectRow[]> {
     return this.effectsStmt.all(sessionId) as CheckpointEffectRow[];
   }
 
   /** Gives up a kept content of the session (an undone effect's first, then the oldest); false when none is left. */
-  evictOldest(sessionId: string): boolean {
+  async evictOldest(sessionId: string): Promise<boolean> {
     const changed = this.evictStmt.run(sessionId).changes > 0;
     this.sweepStmt.run(sessionId, sessionId);
     return changed;
   }
 
-  markUndone(ids: readonly number[], rewindId: string): void {
+  async markUndone(ids: readonly number[], rewindId: string): Promise<void> {
     this.undoMany(ids, rewindId);
   }
 }

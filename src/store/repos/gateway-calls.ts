@@ -82,34 +82,34 @@ export class SqliteGatewayCallRepository {
     this.pruneStmt = db.prepare(`DELETE FROM gateway_calls WHERE state != 'sent' AND settled_at < ?`);
   }
 
-  insert(s: StoredGatewayCallStart): void {
+  async insert(s: StoredGatewayCallStart): Promise<void> {
     this.insertStmt.run(s.id, s.workspaceId, s.sessionId, s.tool, s.args, s.tokenId, s.sentAt);
   }
 
-  resent(id: string): void {
+  async resent(id: string): Promise<void> {
     this.resentStmt.run(id);
   }
 
-  answer(id: string, result: string, at: number): boolean {
+  async answer(id: string, result: string, at: number): Promise<boolean> {
     if (this.answerStmt.run(result, at, id).changes === 1) return true;
     this.lateAnswerStmt.run(result, id);
     return false;
   }
 
-  abandon(id: string, at: number): boolean {
+  async abandon(id: string, at: number): Promise<boolean> {
     return this.abandonStmt.run(at, id).changes === 1;
   }
 
-  find(id: string): StoredGatewayCall | undefined {
+  async find(id: string): Promise<StoredGatewayCall | undefined> {
     const row = this.findStmt.get(id) as Raw | undefined;
     return row ? fromRaw(row) : undefined;
   }
 
-  abandonAllSent(at: number): number {
+  async abandonAllSent(at: number): Promise<number> {
     return this.abandonAllStmt.run(at).changes;
   }
 
-  pruneSettledBefore(time: number): number {
+  async pruneSettledBefore(time: number): Promise<number> {
     return this.pruneStmt.run(time).changes;
   }
 }

@@ -11,7 +11,7 @@ export class SqliteMetaRepository {
   }
 
   /** Stores `value` under `key` unless the key already holds one; returns the value the key holds now. */
-  claim(key: string, value: string): string {
+  async claim(key: string, value: string): Promise<string> {
     this.insertStmt.run(key, value);
     return this.getStmt.get(key) as string;
   }

@@ -62,32 +62,36 @@ export class SqliteModuleInboxRepository<Kind extends string = string> {
     this.deleteStmt = db.prepare('DELETE FROM module_inbox WHERE id = ?');
   }
 
-  add(message: StoredMessage<Kind>): void {
+  async add(message: StoredMessage<Kind>): Promise<void> {
     this.insertStmt.run(message);
   }
 
-  list(sessionId: string): StoredMessage<Kind>[] {
+  async list(sessionId: string): Promise<StoredMessage<Kind>[]> {
+    return this.listNow(sessionId);
+  }
+
+  private listNow(sessionId: string): StoredMessage<Kind>[] {
     return (this.listStmt.all(sessionId) as Raw[]).map((r) => fromRaw<Kind>(r));
   }
 
-  oldest(sessionId: string): StoredMessage<Kind> | undefined {
+  async oldest(sessionId: string): Promise<StoredMessage<Kind> | undefined> {
     const r = this.oldestStmt.get(sessionId) as Raw | undefined;
     return r ? fromRaw<Kind>(r) : undefined;
   }
 
-  count(sessionId: string): number {
+  async count(sessionId: string): Promise<number> {
     return this.countStmt.get(sessionId) as number;
   }
 
-  takeAll(sessionId: string): StoredMessage<Kind>[] {
+  async takeAll(sessionId: string): Promise<StoredMessage<Kind>[]> {
     return this.db.transaction(() => {
-      const taken = this.list(sessionId);
+      const taken = this.listNow(sessionId);
       this.deleteAllStmt.run(sessionId);
       return taken;
     })();
   }
 
-  take(id: string): boolean {
+  async take(id: string): Promise<boolean> {
     return this.deleteStmt.run(id).changes > 0;
   }
 }

@@ -21,13 +21,13 @@ export class SqliteModuleTabRepository {
     this.insertTokenStmt = db.prepare('INSERT INTO module_tokens (hash, session_id, created_at) VALUES (?, ?, ?)');
   }
 
-  find(sessionId: string): { tab: number; workspaceId: string } | undefined {
+  async find(sessionId: string): Promise<{ tab: number; workspaceId: string } | undefined> {
     return this.tabStmt.get(sessionId) as { tab: number; workspaceId: string } | undefined;
   }
 
-  assign(sessionId: string, workspaceId: string, now: number): number {
+  async assign(sessionId: string, workspaceId: string, now: number): Promise<number> {
     return this.db.transaction(() => {
-      const existing = this.find(sessionId);
+      const existing = this.tabStmt.get(sessionId) as { tab: number } | undefined;
       if (existing !== undefined) return existing.tab;
       const tab = this.nextStmt.get(workspaceId) as number;
       this.insertTabStmt.run(sessionId, workspaceId, tab, now);
@@ -35,19 +35,19 @@ export class SqliteModuleTabRepository {
     }).immediate();
   }
 
-  sessionsForToken(hash: string): string[] {
+  async sessionsForToken(hash: string): Promise<string[]> {
     return this.tokenStmt.all(hash) as string[];
   }
 
-  hasToken(sessionId: string): boolean {
+  async hasToken(sessionId: string): Promise<boolean> {
     return this.hasTokenStmt.get(sessionId) !== undefined;
   }
 
-  addToken(hash: string, sessionId: string, now: number): void {
+  async addToken(hash: string, sessionId: string, now: number): Promise<void> {
     this.insertTokenStmt.run(hash, sessionId, now);
   }
 
-  replaceTokens(hash: string, sessionIds: readonly string[], now: number): void {
+  async replaceTokens(hash: string, sessionIds: readonly string[], now: number): Promise<void> {
     this.db.transaction(() => {
       for (const id of sessionIds) this.dropTokensStmt.run(id);
       for (const id of sessionIds) this.insertTokenStmt.run(hash, id, now);

@@ -26,11 +26,11 @@ export class SqlitePermissionGrantRepository<Scope extends string, Choice extend
     );
   }
 
-  applying(sessionId: string, workspaceId: string): PermissionGrantRow<Scope, Choice>[] {
+  async applying(sessionId: string, workspaceId: string): Promise<PermissionGrantRow<Scope, Choice>[]> {
     return this.applyingStmt.all(sessionId, workspaceId) as PermissionGrantRow<Scope, Choice>[];
   }
 
-  put(row: PermissionGrantRow<Scope, Choice>): void {
+  async put(row: PermissionGrantRow<Scope, Choice>): Promise<void> {
     this.putStmt.run(row.scope, row.scopeId, row.key, row.choice, row.label, row.createdAt);
   }
 }

@@ -60,26 +60,26 @@ export class SqlitePromptRepository<Terminal extends string = string> {
     );
   }
 
-  admit(row: Pick<StoredPrompt<Terminal>, 'id' | 'sessionId' | 'content' | 'originatorClientId' | 'queuedAt'>): void {
+  async admit(row: Pick<StoredPrompt<Terminal>, 'id' | 'sessionId' | 'content' | 'originatorClientId' | 'queuedAt'>): Promise<void> {
     this.admitStmt.run(row.id, row.sessionId, JSON.stringify(row.content), row.originatorClientId, row.queuedAt);
   }
 
-  started(id: string, at: number): void {
+  async started(id: string, at: number): Promise<void> {
     this.startStmt.run(at, id);
   }
 
-  settle(id: string, at: number, terminal: Terminal, stopReason: string | null, errorCode: string | null): void {
+  async settle(id: string, at: number, terminal: Terminal, stopReason: string | null, errorCode: string | null): Promise<void> {
     this.settleStmt.run(at, terminal, stopReason, errorCode, id);
   }
 
-  unsettled(sessionId?: string): StoredPrompt<Terminal>[] {
+  async unsettled(sessionId?: string): Promise<StoredPrompt<Terminal>[]> {
     const rows = sessionId
       ? this.db.prepare('SELECT * FROM prompts WHERE settled_at IS NULL AND session_id = ? ORDER BY queued_at').all(sessionId)
       : this.db.prepare('SELECT * FROM prompts WHERE settled_at IS NULL ORDER BY queued_at').all();
     return (rows as Raw[]).map((r) => fromRaw<Terminal>(r));
   }
 
-  settled(sessionId: string): StoredPrompt<Terminal>[] {
+  async settled(sessionId: string): Promise<StoredPrompt<Terminal>[]> {
     return (
       this.db.prepare('SELECT * FROM prompts WHERE settled_at IS NOT NULL AND session_id = ? ORDER BY queued_at').all(sessionId) as Raw[]
     ).map((r) => fromRaw<Terminal>(r));

@@ -61,20 +61,20 @@ export class SqliteReceiptRepository<Outcome = unknown> {
     this.pruneStmt = db.prepare(`DELETE FROM receipts WHERE status = 'completed' AND finished_at < ?`);
   }
 
-  find(namespace: string, callId: string): StoredReceipt<Outcome> | undefined {
+  async find(namespace: string, callId: string): Promise<StoredReceipt<Outcome> | undefined> {
     const row = this.findStmt.get(namespace, callId) as Raw | undefined;
     return row ? fromRaw<Outcome>(row) : undefined;
   }
 
-  begin(s: StoredReceiptStart): boolean {
+  async begin(s: StoredReceiptStart): Promise<boolean> {
     return this.beginStmt.run(s.namespace, s.callId, s.toolName, s.argsDigest, s.startedAt).changes === 1;
   }
 
-  complete(namespace: string, callId: string, outcome: Outcome, finishedAt: number): void {
+  async complete(namespace: string, callId: string, outcome: Outcome, finishedAt: number): Promise<void> {
     this.completeStmt.run(JSON.stringify(outcome), finishedAt, namespace, callId);
   }
 
-  pruneCompletedBefore(time: number): number {
+  async pruneCompletedBefore(time: number): Promise<number> {
     return this.pruneStmt.run(time).changes;
   }
 }

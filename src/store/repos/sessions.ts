@@ -100,7 +100,7 @@ export class SqliteSessionRepository {
     this.closeOpenStmt = db.prepare('UPDATE sessions SET closed_at = ?, close_reason = ?, updated_at = ? WHERE closed_at IS NULL');
   }
 
-  insert(row: StoredSession): void {
+  async insert(row: StoredSession): Promise<void> {
     this.insertStmt.run({
       id: row.id,
       workspace_id: row.workspaceId,
@@ -122,12 +122,12 @@ export class SqliteSessionRepository {
     });
   }
 
-  get(id: string): StoredSession | undefined {
+  async get(id: string): Promise<StoredSession | undefined> {
     const r = this.getStmt.get(id) as Raw | undefined;
     return r ? fromRaw(r) : undefined;
   }
 
-  update(id: string, patch: StoredSessionPatch, now: number): void {
+  async update(id: string, patch: StoredSessionPatch, now: number): Promise<void> {
     const sets: string[] = ['updated_at = @now'];
     const params: Record<string, unknown> = { id, now };
     for (const [key, column] of Object.entries(COLUMNS) as [keyof StoredSessionPatch, string][]) {
@@ -140,12 +140,12 @@ export class SqliteSessionRepository {
 
 
   // The rowid orders sessions as they were stored and is its own index: a page costs its size, not the table's.
-  listAfter(after: number, limit: number): { row: StoredSession; position: number }[] {
+  async listAfter(after: number, limit: number): Promise<{ row: StoredSession; position: number }[]> {
     const rows = this.db.prepare('SELECT rowid AS position, * FROM sessions WHERE rowid > ? ORDER BY rowid LIMIT ?').all(after, limit) as (Raw & { position: number })[];
     return rows.map((r) => ({ row: fromRaw(r), position: r.position }));
   }
 
-  closeAllOpen(reason: string, now: number): number {
+  async closeAllOpen(reason: string, now: number): Promise<number> {
     return this.closeOpenStmt.run(now, reason, now).changes;
   }
 }

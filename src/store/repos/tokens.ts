@@ -37,12 +37,12 @@ export class SqliteTokenRepository<Policy extends string = string> {
     );
   }
 
-  insert(token: TokenRecord<Policy>, createdAt: number): void {
+  async insert(token: TokenRecord<Policy>, createdAt: number): Promise<void> {
     this.insertStmt.run(token.id, token.hash, token.scope, token.workspaceId, token.appName, token.maxPolicy, createdAt);
   }
 
   /** The token with this hash, unless revoked. */
-  findActive(hash: string): TokenRecord<Policy> | undefined {
+  async findActive(hash: string): Promise<TokenRecord<Policy> | undefined> {
     const r = this.byHashStmt.get(hash) as Raw | undefined;
     if (!r) return undefined;
     return {

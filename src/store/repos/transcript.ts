@@ -78,7 +78,7 @@ export class SqliteTranscriptRepository {
     return next;
   }
 
-  append(records: readonly NewStoredRecord[]): StoredRecord[] {
+  async append(records: readonly NewStoredRecord[]): Promise<StoredRecord[]> {
     if (records.length === 0) return [];
     const out: StoredRecord[] = [];
     // The seq cache advances only after the transaction commits, so a failed write leaves no gap.
@@ -98,38 +98,38 @@ export class SqliteTranscriptRepository {
     return out;
   }
 
-  count(sessionId: string): number {
+  async count(sessionId: string): Promise<number> {
     return this.seqFor(sessionId) - 1;
   }
 
-  range(sessionId: string, fromSeq: number, toSeq: number): StoredRecord[] {
+  async range(sessionId: string, fromSeq: number, toSeq: number): Promise<StoredRecord[]> {
     return (this.rangeStmt.all(sessionId, fromSeq, toSeq) as Raw[]).map(fromRaw);
   }
 
-  all(sessionId: string): StoredRecord[] {
-    return this.range(sessionId, 1, Number.MAX_SAFE_INTEGER);
+  async all(sessionId: string): Promise<StoredRecord[]> {
+    return (this.rangeStmt.all(sessionId, 1, Number.MAX_SAFE_INTEGER) as Raw[]).map(fromRaw);
   }
 
-  seqOf(recordId: string): { sessionId: string; seq: number } | undefined {
+  async seqOf(recordId: string): Promise<{ sessionId: string; seq: number } | undefined> {
     const r = this.db.prepare('SELECT session_id, seq FROM transcript WHERE record_id = ?').get(recordId) as
       | { session_id: string; seq: number }
       | undefined;
     return r ? { sessionId: r.session_id, seq: r.seq } : undefined;
   }
 
-  lastSeq(sessionId: string): number {
+  async lastSeq(sessionId: string): Promise<number> {
     return (this.maxSeqStmt.get(sessionId) as { n: number }).n;
   }
 
-  recordIdAt(sessionId: string, seq: number): string | undefined {
+  async recordIdAt(sessionId: string, seq: number): Promise<string | undefined> {
     return (this.recordIdAtStmt.get(sessionId, seq) as { record_id: string } | undefined)?.record_id;
   }
 
-  overflowOf(recordId: string): string | undefined {
+  async overflowOf(recordId: string): Promise<string | undefined> {
     return (this.overflowStmt.get(recordId) as { data: string } | undefined)?.data;
   }
 
-  ofKind(sessionId: string, kind: string, toSeq: number): StoredRecord[] {
+  async ofKind(sessionId: string, kind: string, toSeq: number): Promise<StoredRecord[]> {
     return (this.ofKindStmt.all(sessionId, kind, toSeq) as Raw[]).map(fromRaw);
   }
 }

@@ -29,7 +29,7 @@ export function withCheckpoints(
         const decision = await options.permission(ask);
         if (decision.allow && effect === undefined && FILE_EFFECT_TOOLS.has(ask.tool.name) && typeof ask.args.path === 'string') {
           const prior = await readFileState(access, ask.args.path, options.signal);
-          const id = book.before(turnOf() ?? null, call.toolCallId, prior.path, prior.state, clock.now());
+          const id = await book.before(turnOf() ?? null, call.toolCallId, prior.path, prior.state, clock.now());
           effect = { id, tool: ask.tool.name };
         }
         return decision;
@@ -39,7 +39,7 @@ export function withCheckpoints(
         outcome = await access.run(call, { ...options, permission });
         return outcome;
       } finally {
-        if (effect) book.settle(effect.id, afterOf(effect.tool, outcome));
+        if (effect) await book.settle(effect.id, afterOf(effect.tool, outcome));
       }
     },
   };

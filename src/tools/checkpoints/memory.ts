@@ -6,39 +6,39 @@ export class MemoryCheckpointRepository implements CheckpointRepository {
   private rows: FileEffect[] = [];
   private nextId = 1;
 
-  putBlob(sessionId: string, sha256: string, content: Buffer): void {
+  async putBlob(sessionId: string, sha256: string, content: Buffer): Promise<void> {
     if (!this.blobs.has(`${sessionId}:${sha256}`)) this.blobs.set(`${sessionId}:${sha256}`, content);
   }
 
-  blob(sessionId: string, sha256: string): Buffer | undefined {
+  async blob(sessionId: string, sha256: string): Promise<Buffer | undefined> {
     return this.blobs.get(`${sessionId}:${sha256}`);
   }
 
-  blobBytes(sessionId: string): number {
+  async blobBytes(sessionId: string): Promise<number> {
     let n = 0;
     for (const [key, content] of this.blobs) if (key.startsWith(`${sessionId}:`)) n += content.length;
     return n;
   }
 
-  addEffect(effect: NewFileEffect): number {
+  async addEffect(effect: NewFileEffect): Promise<number> {
     const id = this.nextId++;
     this.rows.push({ ...effect, id, after: 'pending', afterSha256: null, undoneBy: null });
     return id;
   }
 
-  settleEffect(id: number, after: 'file' | 'absent', afterSha256: string | null): void {
+  async settleEffect(id: number, after: 'file' | 'absent', afterSha256: string | null): Promise<void> {
     this.rows = this.rows.map((r) => (r.id === id ? { ...r, after, afterSha256 } : r));
   }
 
-  dropEffect(id: number): void {
+  async dropEffect(id: number): Promise<void> {
     this.rows = this.rows.filter((r) => r.id !== id);
   }
 
-  effects(sessionId: string): FileEffect[] {
+  async effects(sessionId: string): Promise<FileEffect[]> {
     return this.rows.filter((r) => r.sessionId === sessionId);
   }
 
-  evictOldest(sessionId: string): boolean {
+  async evictOldest(sessionId: string): Promise<boolean> {
     const kept = this.rows.filter((r) => r.sessionId === sessionId && r.prior === 'file');
     const oldest = kept.find((r) => r.undoneBy !== null) ?? kept[0];
     if (oldest) this.rows = this.rows.map((r) => (r === oldest ? { ...r, prior: 'evicted' } : r));
@@ -49,7 +49,7 @@ export class MemoryCheckpointRepository implements CheckpointRepository {
     return oldest !== undefined;
   }
 
-  markUndone(ids: readonly number[], rewindId: string): void {
+  async markUndone(ids: readonly number[], rewindId: string): Promise<void> {
     const set = new Set(ids);
     this.rows = this.rows.map((r) => (set.has(r.id) ? { ...r, undoneBy: rewindId } : r));
   }

@@ -29,20 +29,20 @@ export type NewFileEffect = Omit<FileEffect, 'id' | 'after' | 'afterSha256' | 'u
 
 /** Where checkpoints are kept: the tool layer's interface, which `store/` implements. */
 export interface CheckpointRepository {
-  putBlob(sessionId: string, sha256: string, content: Buffer): void;
-  blob(sessionId: string, sha256: string): Buffer | undefined;
-  blobBytes(sessionId: string): number;
-  addEffect(effect: NewFileEffect): number;
-  settleEffect(id: number, after: 'file' | 'absent', afterSha256: string | null): void;
-  dropEffect(id: number): void;
+  putBlob(sessionId: string, sha256: string, content: Buffer): Promise<void>;
+  blob(sessionId: string, sha256: string): Promise<Buffer | undefined>;
+  blobBytes(sessionId: string): Promise<number>;
+  addEffect(effect: NewFileEffect): Promise<number>;
+  settleEffect(id: number, after: 'file' | 'absent', afterSha256: string | null): Promise<void>;
+  dropEffect(id: number): Promise<void>;
   /** Every effect of the session, oldest first. */
-  effects(sessionId: string): FileEffect[];
+  effects(sessionId: string): Promise<FileEffect[]>;
   /**
    * Gives up one kept content of the session — an undone effect's first (no rewind can need it
    * again), else the oldest — and the blobs nothing needs any more; false when none is left.
    */
-  evictOldest(sessionId: string): boolean;
-  markUndone(ids: readonly number[], rewindId: string): void;
+  evictOldest(sessionId: string): Promise<boolean>;
+  markUndone(ids: readonly number[], rewindId: string): Promise<void>;
 }
 
 /** A file's state as a checkpoint records it. */
@@ -60,36 +60,36 @@ export class CheckpointBook {
   ) {}
 
   /** Records the state a file had before an effect; returns the effect's id. */
-  before(promptId: string | null, callId: string, path: string, state: FileState, at: number): number {
+  async before(promptId: string | null, callId: string, path: string, state: FileState, at: number): Promise<number> {
     const { repo, sessionId } = this;
     let prior: PriorState = state.kind;
     let priorSha256: string | null = null;
     if (state.kind === 'file') {
       priorSha256 = sha256Hex(state.content);
       if (state.content.length > this.budgetBytes) prior = 'unknown';
-      else if (!repo.blob(sessionId, priorSha256)) {
-        while (repo.blobBytes(sessionId) + state.content.length > this.budgetBytes && repo.evictOldest(sessionId));
-        repo.putBlob(sessionId, priorSha256, state.content);
+      else if (!(await repo.blob(sessionId, priorSha256))) {
+        while ((await repo.blobBytes(sessionId)) + state.content.length > this.budgetBytes && (await repo.evictOldest(sessionId)));
+        await repo.putBlob(sessionId, priorSha256, state.content);
       }
     }
     return repo.addEffect({ sessionId, promptId, callId, path, prior, priorSha256, at });
   }
 
   /** What the effect left; a call that did nothing (refused, failed, replayed) leaves no effect. */
-  settle(id: number, after: { kind: 'file'; sha256: string } | { kind: 'absent' } | null): void {
-    if (after === null) this.repo.dropEffect(id);
-    else this.repo.settleEffect(id, after.kind, after.kind === 'file' ? after.sha256 : null);
+  settle(id: number, after: { kind: 'file'; sha256: string } | { kind: 'absent' } | null): Promise<void> {
+    if (after === null) return this.repo.dropEffect(id);
+    return this.repo.settleEffect(id, after.kind, after.kind === 'file' ? after.sha256 : null);
   }
 
-  effects(): FileEffect[] {
+  effects(): Promise<FileEffect[]> {
     return this.repo.effects(this.sessionId);
   }
 
-  content(sha256: string): Buffer | undefined {
+  content(sha256: string): Promise<Buffer | undefined> {
     return this.repo.blob(this.sessionId, sha256);
   }
 
-  markUndone(ids: readonly number[], rewindId: string): void {
-    this.repo.markUndone(ids, rewindId);
+  markUndone(ids: readonly number[], rewindId: string): Promise<void> {
+    return this.repo.markUndone(ids, rewindId);
   }
 }

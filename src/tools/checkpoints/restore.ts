@@ -23,8 +23,8 @@ export interface RestorePlan {
  * its state before the first of them. Refused whole (`checkpoint_evicted`,
  * `checkpoint_unavailable`, with the files) when a needed prior content was not kept.
  */
-export function planRestore(book: CheckpointBook, undonePrompts: ReadonlySet<string>): RestorePlan {
-  const live = book.effects().filter((e) => e.undoneBy === null);
+export async function planRestore(book: CheckpointBook, undonePrompts: ReadonlySet<string>): Promise<RestorePlan> {
+  const live = (await book.effects()).filter((e) => e.undoneBy === null);
   const undone = live.filter((e) => e.promptId !== null && undonePrompts.has(e.promptId));
   const first = new Map<string, FileEffect>();
   for (const e of undone) if (!first.has(e.path)) first.set(e.path, e);
@@ -91,7 +91,7 @@ export async function restoreFiles(
     if (f.targetSha256 === null) {
       ok = now === 'absent' || (await runOwn(access, 'workspace_delete', { path: f.path, expectedSha256 }, signal, 'critical', callId)).ok;
     } else {
-      const content = book.content(f.targetSha256)?.toString('utf8');
+      const content = (await book.content(f.targetSha256))?.toString('utf8');
       ok = content !== undefined && (await runOwn(access, 'workspace_write', { path: f.path, content, expectedSha256 }, signal, 'critical', callId)).ok;
     }
     (ok ? report.filesChanged : report.filesFailed).push(f.path);

@@ -28,7 +28,7 @@ function records(): (ExportRecord & { seq: number })[] {
 }
 
 function storeOf(all: (ExportRecord & { seq: number })[], overflow: Record<string, string> = {}): ExportStore {
-  return { row, cwd: '/w', now: 5_000, lastSeq: all.length, range: (from, to) => all.filter((r) => r.seq >= from && r.seq < to), overflowOf: (id) => overflow[id] };
+  return { row, cwd: '/w', now: 5_000, lastSeq: all.length, range: async (from, to) => all.filter((r) => r.seq >= from && r.seq < to), overflowOf: async (id) => overflow[id] };
 }
 
 async function streamed(store: ExportStore, format: (typeof EXPORT_FORMATS)[number]): Promise<{ text: string; chunks: number }> {

@@ -29,7 +29,7 @@ before(async () => {
   const port = (server.address() as AddressInfo).port;
   const config = resolveConfig({ port, hostname: '127.0.0.1', home: store.home, workspaces: [store.home], remoteWorkspaces: ['proj'], modelServices: [] }, {});
   const tokens = new TokenService(sqliteRepositories(store.store.db).tokens, null);
-  token = tokens.createChannelToken('proj').token;
+  token = (await tokens.createChannelToken('proj')).token;
   hub = new ChannelHub({
     limits: { maxChannels: 20, maxChannelsPerToken: 4, maxInflightCallsPerWorkspace: 4, maxFrameBytes: 2 * 1024 * 1024, channelWaitMs: 1000 },
     intentions: new Map([['proj', 'proj']]),

@@ -63,60 +63,70 @@ describe('ChannelHub', () => {
     journal = new SqliteGatewayCallRepository(store.store.db);
     hub = make();
   });
-  afterEach(() => {
-    hub.shutdown();
+  afterEach(async () => {
+    await hub.shutdown();
     store.close();
   });
 
   test('a call is journaled as sent before its frame leaves, and its result settles it once', async () => {
     const a = openChannel();
     const pending = call();
+    assert.equal(a.link.sent.length, 0, 'the frame waits for its journal row');
+    await hub.written();
     const frame = a.link.sent[0];
     assert.equal(frame.type, 'call');
     assert.equal(frame.intention, 'the intention');
-    assert.equal(journal.find(frame.id)?.state, 'sent');
+    assert.equal((await journal.find(frame.id))?.state, 'sent');
     answer(a, frame, { first: true });
     answer(a, frame, { second: true });
     assert.equal(await pending, JSON.stringify({ first: true }));
-    assert.equal(journal.find(frame.id)?.state, 'answered');
+    await hub.written();
+    assert.equal((await journal.find(frame.id))?.state, 'answered');
     assert.equal(a.link.closedWith, undefined);
   });
 
   test('a read is not journaled: it has no effect to settle after a restart, and its result still settles it once', async () => {
     const a = openChannel();
     const pending = call('workspace_read', false);
+    await hub.written();
     const frame = a.link.sent[0];
     assert.equal(frame.tool, 'workspace_read');
-    assert.equal(journal.find(frame.id), undefined);
+    assert.equal(await journal.find(frame.id), undefined);
     answer(a, frame, { first: true });
     answer(a, frame, { second: true });
     assert.equal(await pending, JSON.stringify({ first: true }));
-    assert.equal(journal.find(frame.id), undefined);
+    await hub.written();
+    assert.equal(await journal.find(frame.id), undefined);
   });
 
-  test('a new call goes to the channel with the fewest unanswered calls, ties to the longest open', () => {
+  test('a new call goes to the channel with the fewest unanswered calls, ties to the longest open', async () => {
     const a = openChannel();
     const b = openChannel();
     void call().catch(() => undefined);
     void call().catch(() => undefined);
     void call().catch(() => undefined);
+    await hub.written();
     assert.deepEqual([a.link.sent.length, b.link.sent.length], [2, 1]);
     answer(a, a.link.sent[0]);
     answer(a, a.link.sent[1]);
     void call().catch(() => undefined);
+    await hub.written();
     assert.equal(a.link.sent.length, 3);
   });
 
   test('a sent call goes again only to a channel of the token it first went to', async () => {
     const a = openChannel('tok-1');
     const pending = call();
+    await hub.written();
     const frame = a.link.sent[0];
     a.channel.closed();
     const other = openChannel('tok-2');
+    await hub.written();
     assert.equal(other.link.sent.length, 0, 'another owner never gets it');
     const back = openChannel('tok-1');
+    await hub.written();
     assert.equal(back.link.sent[0].id, frame.id);
-    assert.equal(journal.find(frame.id)?.sends, 2);
+    assert.equal((await journal.find(frame.id))?.sends, 2);
     answer(back, frame);
     assert.equal(await codeOf(pending), 'ok');
   });
@@ -125,20 +135,22 @@ describe('ChannelHub', () => {
     const a = openChannel();
     const write = call('workspace_write', true);
     const read = call('workspace_read', false);
+    await hub.written();
     a.channel.closed();
     assert.equal(await codeOf(write), 'uncertain_effect');
     assert.equal(await codeOf(read), 'channel_unavailable');
-    assert.equal(journal.find(a.link.sent[0].id)?.state, 'abandoned');
+    await hub.written();
+    assert.equal((await journal.find(a.link.sent[0].id))?.state, 'abandoned');
   });
 
   test('a call never sent fails channel_unavailable after the wait and leaves no journal row', async () => {
     const pending = call();
     assert.equal(await codeOf(pending), 'channel_unavailable');
-    assert.equal(journal.find('id-1'), undefined);
+    assert.equal(await journal.find('id-1'), undefined);
   });
 
   test('cancelling a waiting call drops it; cancelling a sent write reports it uncertain and keeps its slot until A answers', async () => {
-    hub.shutdown();
+    await hub.shutdown();
     hub = make({ maxInflightCallsPerWorkspace: 1 });
     const a = openChannel();
     const sentCtl = new AbortController();
@@ -148,10 +160,12 @@ describe('ChannelHub', () => {
     waitingCtl.abort();
     assert.equal(await codeOf(waiting), 'tool_cancelled');
     const third = call();
+    await hub.written();
     sentCtl.abort();
     assert.equal(await codeOf(sent), 'uncertain_effect');
     assert.equal(a.link.sent.length, 1, 'the slot stays taken while A may still run the cancelled call');
     answer(a, a.link.sent[0]);
+    await hub.written();
     assert.equal(a.link.sent.length, 2);
     answer(a, a.link.sent[1], { third: true });
     assert.equal(await third, JSON.stringify({ third: true }));
@@ -160,18 +174,20 @@ describe('ChannelHub', () => {
   test('a result naming another session closes the channel and settles nothing', async () => {
     const a = openChannel();
     const pending = call();
+    await hub.written();
     const frame = a.link.sent[0];
     a.channel.received({ type: 'result', id: frame.id, sessionId: 'someone-else', result: '{}' });
     assert.equal(a.link.closedWith, 1008);
-    assert.equal(journal.find(frame.id)?.state, 'sent');
+    assert.equal((await journal.find(frame.id))?.state, 'sent');
     a.channel.closed();
     const back = openChannel();
+    await hub.written();
     answer(back, back.link.sent[0]);
     assert.equal(await codeOf(pending), 'ok');
   });
 
   test('a call whose frame would pass the frame limit is refused before it is journaled', async () => {
-    hub.shutdown();
+    await hub.shutdown();
     hub = make({ maxFrameBytes: 1024 });
     openChannel();
     const big = hub.call({ workspaceId: WS, sessionId: SESSION, tool: 'workspace_write', args: { content: 'x'.repeat(2000) }, effectful: true }, new AbortController().signal);
@@ -179,20 +195,21 @@ describe('ChannelHub', () => {
   });
 
   test('shutdown fails waiting calls with daemon_shutdown and reports sent writes uncertain, abandoning them', async () => {
-    hub.shutdown();
+    await hub.shutdown();
     hub = make({ maxInflightCallsPerWorkspace: 1 });
     const a = openChannel();
     const sent = call();
     const waiting = call();
-    hub.shutdown();
+    await hub.written();
+    await hub.shutdown();
     assert.equal(await codeOf(sent), 'uncertain_effect');
     assert.equal(await codeOf(waiting), 'daemon_shutdown');
-    assert.equal(journal.find(a.link.sent[0].id)?.state, 'abandoned');
+    assert.equal((await journal.find(a.link.sent[0].id))?.state, 'abandoned');
     assert.equal(a.link.closedWith, 1001);
   });
 
-  test('limits: the daemon-wide and per-token channel counts, freed by release and by close', () => {
-    hub.shutdown();
+  test('limits: the daemon-wide and per-token channel counts, freed by release and by close', async () => {
+    await hub.shutdown();
     hub = make({ maxChannels: 3, maxChannelsPerToken: 2 });
     const reserve = (tokenId: string) => hub.reserve({ tokenId, workspaceId: WS });
     const r1 = reserve('t1');
@@ -211,12 +228,14 @@ describe('ChannelHub', () => {
     assert.throws(() => hub.reserve({ tokenId: 't1', workspaceId: 'not-remote' }), (e: BerthError) => e.code === 'workspace_not_remote');
   });
 
-  test('a restarted hub abandons the calls its journal still holds as sent', () => {
+  test('a restarted hub abandons the calls its journal still holds as sent', async () => {
     const a = openChannel();
     void call().catch(() => undefined);
+    await hub.written();
     const id = a.link.sent[0].id;
     const next = make();
-    assert.equal(journal.find(id)?.state, 'abandoned');
-    next.shutdown();
+    await next.written();
+    assert.equal((await journal.find(id))?.state, 'abandoned');
+    await next.shutdown();
   });
 });

@@ -11,7 +11,7 @@ import { exchangeLine, listenModuleSocket, socketPlace, type ModuleSocket } from
 import { removeDir, tempDir } from '../../support/tmp.js';
 
 /** Stands in for the messaging core: echoes the line it was given, so the tests see exactly what was read. */
-const echo = (line: Buffer) => ({ ok: true, text: `read ${line.length} bytes: ${line.toString('utf8').slice(0, 40)}` });
+const echo = async (line: Buffer) => ({ ok: true, text: `read ${line.length} bytes: ${line.toString('utf8').slice(0, 40)}` });
 
 const connect = (path: string) =>
   new Promise<Socket>((resolve, reject) => {

@@ -16,15 +16,15 @@ after(() => {
   removeDir(home);
 });
 
-test('a call the daemon stopped inside is settled in the transcript: uncertain when running, stored when finished, not run when never begun', () => {
+test('a call the daemon stopped inside is settled in the transcript: uncertain when running, stored when finished, not run when never begun', async () => {
   const repos = sqliteRepositories(store.db);
   const sessionId = randomUUID();
   const promptId = randomUUID();
-  repos.sessions.insert({ ...closedSessionRow(sessionId, 'w1', 1_000), closedAt: null, closeReason: null });
-  repos.prompts.admit({ id: promptId, sessionId, content: [{ type: 'text', text: 'go' }], originatorClientId: null, queuedAt: 1_000 });
-  repos.prompts.started(promptId, 1_001);
+  await repos.sessions.insert({ ...closedSessionRow(sessionId, 'w1', 1_000), closedAt: null, closeReason: null });
+  await repos.prompts.admit({ id: promptId, sessionId, content: [{ type: 'text', text: 'go' }], originatorClientId: null, queuedAt: 1_000 });
+  await repos.prompts.started(promptId, 1_001);
   const call = (toolCallId: string) => ({ sessionId, recordId: randomUUID(), kind: 'tool_call', promptId, at: 1_002, data: { toolCallId, name: 'workspace_write', args: {} } });
-  repos.transcript.append([
+  await repos.transcript.append([
     { sessionId, recordId: randomUUID(), kind: 'user_prompt', promptId, at: 1_001, data: { content: [{ type: 'text', text: 'go' }] } },
     call('done'),
     { sessionId, recordId: randomUUID(), kind: 'tool_result', promptId, at: 1_003, data: { toolCallId: 'done', status: 'completed', content: [], rawOutput: 'ok' } },
@@ -33,16 +33,15 @@ test('a call the daemon stopped inside is settled in the transcript: uncertain w
     call('never-begun'),
   ]);
   const ns = `session:${sessionId}`;
-  repos.receipts.begin({ namespace: ns, callId: 'running', toolName: 'workspace_write', argsDigest: 'x', startedAt: 1_004 });
-  repos.receipts.begin({ namespace: ns, callId: 'finished-unrecorded', toolName: 'workspace_write', argsDigest: 'y', startedAt: 1_004 });
-  repos.receipts.complete(ns, 'finished-unrecorded', { ok: true, result: { value: 'wrote 3 bytes' } }, 1_005);
+  await repos.receipts.begin({ namespace: ns, callId: 'running', toolName: 'workspace_write', argsDigest: 'x', startedAt: 1_004 });
+  await repos.receipts.begin({ namespace: ns, callId: 'finished-unrecorded', toolName: 'workspace_write', argsDigest: 'y', startedAt: 1_004 });
+  await repos.receipts.complete(ns, 'finished-unrecorded', { ok: true, result: { value: 'wrote 3 bytes' } }, 1_005);
 
-  const report = recoverInterrupted({ ...repos, clock: new ManualClock(2_000) });
+  const report = await recoverInterrupted({ ...repos, clock: new ManualClock(2_000) });
   assert.equal(report.interruptedTurns, 1);
   assert.equal(report.settledCalls, 3, 'only the three calls without a result');
 
-  const updates = repos.transcript
-    .all(sessionId)
+  const updates = (await repos.transcript.all(sessionId))
     .flatMap(recordEvents)
     .filter((e) => e.data.sessionUpdate === 'tool_call_update')
     .map((e) => [e.data.toolCallId, e.data.status, (e.data.rawOutput as { error?: { code?: string } } | undefined)?.error?.code ?? e.data.rawOutput]);
@@ -52,7 +51,7 @@ test('a call the daemon stopped inside is settled in the transcript: uncertain w
     ['finished-unrecorded', 'completed', 'wrote 3 bytes'],
     ['never-begun', 'failed', 'daemon_lost'],
   ]);
-  const last = repos.transcript.all(sessionId).at(-1)!;
+  const last = (await repos.transcript.all(sessionId)).at(-1)!;
   assert.equal(last.kind, 'turn_end', 'the settlements come before the turn end');
-  assert.equal(repos.receipts.find(ns, 'running')?.status, 'executing', 'the receipt stays executing: a retry of the id is still uncertain');
+  assert.equal((await repos.receipts.find(ns, 'running'))?.status, 'executing', 'the receipt stays executing: a retry of the id is still uncertain');
 });

@@ -105,11 +105,11 @@ describe('concurrent restores of one session', () => {
     removeDir(workspace);
   });
 
-  function storedSession(): string {
+  async function storedSession(): Promise<string> {
     const id = randomUUID();
     const ws = new WorkspaceRegistry([workspace]).primary().id;
-    sessions.insert(closedSessionRow(id, ws, 1));
-    transcript.append([
+    await sessions.insert(closedSessionRow(id, ws, 1));
+    await transcript.append([
       { sessionId: id, recordId: randomUUID(), kind: 'user_prompt', promptId: 'p', at: 1, data: { content: [{ type: 'text', text: 'hello' }] } },
       { sessionId: id, recordId: randomUUID(), kind: 'agent_message', promptId: 'p', at: 2, data: { text: 'hi there' } },
     ]);
@@ -117,7 +117,7 @@ describe('concurrent restores of one session', () => {
   }
 
   test('a resume racing a load is refused with restore_in_progress; a second load waits and attaches', async () => {
-    const id = storedSession();
+    const id = await storedSession();
     held = holdNextDriver();
     const entered = gate!.entered;
     const first = manager.restore({ action: 'load', sessionId: id });
@@ -151,7 +151,7 @@ describe('concurrent restores of one session', () => {
   });
 
   test('a restore that fails fails every caller waiting on it, and the session can be restored afterwards', async () => {
-    const id = storedSession();
+    const id = await storedSession();
     held = holdNextDriver();
     const entered = gate!.entered;
     const first = manager.restore({ action: 'resume', sessionId: id });
@@ -167,12 +167,13 @@ describe('concurrent restores of one session', () => {
   });
 
   test('open brings back a session the daemon lost, and leaves one closed on purpose closed', async () => {
-    const lost = storedSession();
-    sessions.update(lost, { closeReason: 'daemon_lost' }, 3);
-    const closed = storedSession();
+    const lost = await storedSession();
+    await sessions.update(lost, { closeReason: 'daemon_lost' }, 3);
+    const closed = await storedSession();
     const reopened = await manager.open(lost);
     assert.equal(reopened.id, lost);
-    assert.equal(sessions.get(lost)?.closeReason, null, 'the stored row says open again');
+    await reopened.flushWrites();
+    assert.equal((await sessions.get(lost))?.closeReason, null, 'the stored row says open again');
     const refusal = (id: string) =>
       manager.open(id).then(
         () => assert.fail(`session ${id} was opened`),

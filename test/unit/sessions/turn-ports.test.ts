@@ -41,16 +41,16 @@ const callingDriver: Pick<AgentDriver, 'runTurn'> = {
   },
 };
 
-function ports(options: { ask: Resolution; remembered?: 'allow' | 'reject' }) {
+async function ports(options: { ask: Resolution; remembered?: 'allow' | 'reject' }) {
   const published: PublishInput[] = [];
   const asked: InteractionRequest[] = [];
   const grantStore = new MemoryGrantRepository();
   const grants = new SessionGrants(grantStore, 's-1', 'ws-1', { now: () => 1000 });
   if (options.remembered === 'reject') {
-    grants.record({ scope: 'session', keys: ['reject:workspace_write'], choice: 'reject', label: 'workspace_write rejected for this session' });
+    await grants.record({ scope: 'session', keys: ['reject:workspace_write'], choice: 'reject', label: 'workspace_write rejected for this session' });
   }
-  if (options.remembered === 'allow') grants.record({ scope: 'session', keys: ['edit'], choice: 'allow', label: 'all edits allowed for this session' });
-  const remembered = { has: (key: string) => grantStore.applying('s-1', 'ws-1').some((r) => r.key === key && r.choice === 'allow') };
+  if (options.remembered === 'allow') await grants.record({ scope: 'session', keys: ['edit'], choice: 'allow', label: 'all edits allowed for this session' });
+  const remembered = { has: async (key: string) => (await grantStore.applying('s-1', 'ws-1')).some((r) => r.key === key && r.choice === 'allow') };
   const ran: string[] = [];
   const terminals: PromptTerminalInput[] = [];
   let startedCalls = 0;
@@ -78,7 +78,7 @@ function ports(options: { ask: Resolution; remembered?: 'allow' | 'reject' }) {
     log: silentLogger(),
     driver: callingDriver,
     tools,
-    prompts: { started: () => undefined },
+    prompts: { started: async () => undefined },
     interactions: {
       ask: async (req) => {
         asked.push(req);
@@ -102,13 +102,13 @@ function ports(options: { ask: Resolution; remembered?: 'allow' | 'reject' }) {
 
 describe('a turn on its ports', () => {
   test('an allow_always vote runs the call and is remembered for the rest of the session', async () => {
-    const p = ports({ ask: { kind: 'allow_always', outcome: { outcome: 'selected', optionId: 'proceed_always' } } });
+    const p = await ports({ ask: { kind: 'allow_always', outcome: { outcome: 'selected', optionId: 'proceed_always' } } });
     await runPrompt(p.turnPorts, entry());
     assert.equal(p.started(), 1, 'the session is told the prompt started');
     assert.equal(p.asked.length, 1);
     assert.equal(p.asked[0]!.kind, 'permission');
     assert.deepEqual(p.ran, ['workspace_write']);
-    assert.equal(p.remembered.has('edit'), true, '"Allow All Edits" covers every edit of the session');
+    assert.equal(await p.remembered.has('edit'), true, '"Allow All Edits" covers every edit of the session');
     assert.deepEqual(
       p.asked[0]!.options!.map((o) => o.optionId),
       ['proceed_once', 'proceed_always', 'cancel', 'reject_always'],
@@ -123,7 +123,7 @@ describe('a turn on its ports', () => {
   });
 
   test('a remembered rejection refuses the call without asking anyone', async () => {
-    const p = ports({ ask: { kind: 'allow_once', outcome: { outcome: 'selected', optionId: 'proceed_once' } }, remembered: 'reject' });
+    const p = await ports({ ask: { kind: 'allow_once', outcome: { outcome: 'selected', optionId: 'proceed_once' } }, remembered: 'reject' });
     await runPrompt(p.turnPorts, entry());
     assert.equal(p.asked.length, 0);
     assert.deepEqual(p.ran, []);
@@ -131,7 +131,7 @@ describe('a turn on its ports', () => {
   });
 
   test('a prompt already settled (its deadline passed) does not start', async () => {
-    const p = ports({ ask: { kind: 'allow_once', outcome: { outcome: 'selected', optionId: 'proceed_once' } } });
+    const p = await ports({ ask: { kind: 'allow_once', outcome: { outcome: 'selected', optionId: 'proceed_once' } } });
     const settled = { ...entry(), settled: true };
     await runPrompt(p.turnPorts, settled);
     assert.equal(p.started(), 0);

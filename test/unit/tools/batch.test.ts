@@ -50,7 +50,7 @@ describe('tool batches', () => {
       [1, undefined, 't.a', true],
     ]);
     assert.equal('callId' in report.results[1]!, false, 'a call without callId reports none');
-    assert.equal(s.journal.find('app:test', 'b1#1')?.status, 'completed', 'it is journaled under <batchId>#<index>');
+    assert.equal((await s.journal.find('app:test', 'b1#1'))?.status, 'completed', 'it is journaled under <batchId>#<index>');
   });
 
   it('stops at the first failed call', async () => {

@@ -9,13 +9,13 @@ import { planRestore } from '../../../src/tools/checkpoints/restore.js';
 import { removeDir, tempDir } from '../../support/tmp.js';
 
 /** The same rules on both repositories: the store's SQLite and the in-memory one. */
-function onEachRepository(name: string, body: (repo: CheckpointRepository) => void): void {
+function onEachRepository(name: string, body: (repo: CheckpointRepository) => Promise<void>): void {
   describe(name, () => {
-    test('in SQLite', () => {
+    test('in SQLite', async () => {
       const home = tempDir('berth-checkpoints-');
       const store = openStore(home);
       try {
-        body(sqliteRepositories(store.db).checkpoints);
+        await body(sqliteRepositories(store.db).checkpoints);
       } finally {
         store.close();
         removeDir(home);
@@ -27,73 +27,73 @@ function onEachRepository(name: string, body: (repo: CheckpointRepository) => vo
 
 const file = (text: string) => ({ kind: 'file' as const, content: Buffer.from(text) });
 
-onEachRepository('a content is kept once per session, however many effects need it', (repo) => {
+onEachRepository('a content is kept once per session, however many effects need it', async (repo) => {
   const book = new CheckpointBook(repo, 's1', 1000);
-  book.before('p1', 'c1', 'a.txt', file('same'), 1);
-  book.before('p1', 'c2', 'b.txt', file('same'), 2);
-  assert.equal(repo.blobBytes('s1'), 4);
-  assert.equal(book.effects().length, 2);
-  assert.equal(book.content(book.effects()[0]!.priorSha256!)?.toString(), 'same');
+  await book.before('p1', 'c1', 'a.txt', file('same'), 1);
+  await book.before('p1', 'c2', 'b.txt', file('same'), 2);
+  assert.equal((await repo.blobBytes('s1')), 4);
+  assert.equal((await book.effects()).length, 2);
+  assert.equal((await book.content((await book.effects())[0]!.priorSha256!))?.toString(), 'same');
 });
 
-onEachRepository('a call that did nothing leaves no effect, a settled one records what it left', (repo) => {
+onEachRepository('a call that did nothing leaves no effect, a settled one records what it left', async (repo) => {
   const book = new CheckpointBook(repo, 's1', 1000);
-  const refused = book.before('p1', 'c1', 'a.txt', { kind: 'absent' }, 1);
-  book.settle(refused, null);
-  const written = book.before('p1', 'c2', 'a.txt', { kind: 'absent' }, 2);
-  book.settle(written, { kind: 'file', sha256: 'f'.repeat(64) });
+  const refused = await book.before('p1', 'c1', 'a.txt', { kind: 'absent' }, 1);
+  await book.settle(refused, null);
+  const written = await book.before('p1', 'c2', 'a.txt', { kind: 'absent' }, 2);
+  await book.settle(written, { kind: 'file', sha256: 'f'.repeat(64) });
   assert.deepEqual(
-    book.effects().map((e) => [e.callId, e.prior, e.after, e.afterSha256]),
+    (await book.effects()).map((e) => [e.callId, e.prior, e.after, e.afterSha256]),
     [['c2', 'absent', 'file', 'f'.repeat(64)]],
   );
 });
 
-onEachRepository('past the budget the oldest content is given up, and a rewind needing it is refused with the file', (repo) => {
+onEachRepository('past the budget the oldest content is given up, and a rewind needing it is refused with the file', async (repo) => {
   const book = new CheckpointBook(repo, 's1', 10);
-  const first = book.before('p1', 'c1', 'old.txt', file('123456'), 1);
-  book.settle(first, { kind: 'file', sha256: 'a'.repeat(64) });
-  const second = book.before('p2', 'c2', 'new.txt', file('abcdef'), 2);
-  book.settle(second, { kind: 'file', sha256: 'b'.repeat(64) });
-  assert.ok(repo.blobBytes('s1') <= 10, 'the budget holds');
+  const first = await book.before('p1', 'c1', 'old.txt', file('123456'), 1);
+  await book.settle(first, { kind: 'file', sha256: 'a'.repeat(64) });
+  const second = await book.before('p2', 'c2', 'new.txt', file('abcdef'), 2);
+  await book.settle(second, { kind: 'file', sha256: 'b'.repeat(64) });
+  assert.ok((await repo.blobBytes('s1')) <= 10, 'the budget holds');
   assert.deepEqual(
-    book.effects().map((e) => e.prior),
+    (await book.effects()).map((e) => e.prior),
     ['evicted', 'file'],
   );
 
-  assert.equal(planRestore(book, new Set(['p2'])).files.length, 1, 'the later turn can still be undone');
-  assert.throws(
-    () => planRestore(book, new Set(['p1', 'p2'])),
+  assert.equal((await planRestore(book, new Set(['p2']))).files.length, 1, 'the later turn can still be undone');
+  await assert.rejects(
+    planRestore(book, new Set(['p1', 'p2'])),
     (err: unknown) => err instanceof BerthError && err.code === 'checkpoint_evicted' && JSON.stringify(err.details.files) === '["old.txt"]',
   );
 });
 
-onEachRepository('a content larger than the whole budget is not kept, and rewinding past it is refused', (repo) => {
+onEachRepository('a content larger than the whole budget is not kept, and rewinding past it is refused', async (repo) => {
   const book = new CheckpointBook(repo, 's1', 4);
-  book.settle(book.before('p1', 'c1', 'big.txt', file('too large'), 1), { kind: 'file', sha256: 'c'.repeat(64) });
-  assert.equal(repo.blobBytes('s1'), 0);
-  assert.throws(() => planRestore(book, new Set(['p1'])), (err: unknown) => err instanceof BerthError && err.code === 'checkpoint_unavailable');
+  await book.settle(await book.before('p1', 'c1', 'big.txt', file('too large'), 1), { kind: 'file', sha256: 'c'.repeat(64) });
+  assert.equal((await repo.blobBytes('s1')), 0);
+  await assert.rejects(planRestore(book, new Set(['p1'])), (err: unknown) => err instanceof BerthError && err.code === 'checkpoint_unavailable');
 });
 
-onEachRepository('a file touched by several undone turns goes back to its state before the first, checked against what the last left', (repo) => {
+onEachRepository('a file touched by several undone turns goes back to its state before the first, checked against what the last left', async (repo) => {
   const book = new CheckpointBook(repo, 's1', 1000);
-  book.settle(book.before('p1', 'c1', 'a.txt', file('v0'), 1), { kind: 'file', sha256: '1'.repeat(64) });
-  book.settle(book.before('p2', 'c2', 'a.txt', file('v1'), 2), { kind: 'absent' });
-  const plan = planRestore(book, new Set(['p1', 'p2']));
+  await book.settle(await book.before('p1', 'c1', 'a.txt', file('v0'), 1), { kind: 'file', sha256: '1'.repeat(64) });
+  await book.settle(await book.before('p2', 'c2', 'a.txt', file('v1'), 2), { kind: 'absent' });
+  const plan = await planRestore(book, new Set(['p1', 'p2']));
   assert.equal(plan.files.length, 1);
-  assert.equal(book.content(plan.files[0]!.targetSha256!)?.toString(), 'v0');
+  assert.equal((await book.content(plan.files[0]!.targetSha256!))?.toString(), 'v0');
   assert.equal(plan.files[0]!.expected, 'absent');
-  book.markUndone(plan.effectIds, 'r1');
-  assert.deepEqual(planRestore(book, new Set(['p1', 'p2'])).files, [], 'undone effects are not undone twice');
+  await book.markUndone(plan.effectIds, 'r1');
+  assert.deepEqual((await planRestore(book, new Set(['p1', 'p2']))).files, [], 'undone effects are not undone twice');
 });
 
-onEachRepository('contents of undone turns are given up before older ones a rewind may still need', (repo) => {
+onEachRepository('contents of undone turns are given up before older ones a rewind may still need', async (repo) => {
   const book = new CheckpointBook(repo, 's1', 12);
-  book.settle(book.before('p1', 'c1', 'kept.txt', file('111111'), 1), { kind: 'file', sha256: '1'.repeat(64) });
-  book.settle(book.before('p2', 'c2', 'undone.txt', file('222222'), 2), { kind: 'file', sha256: '2'.repeat(64) });
-  book.markUndone(planRestore(book, new Set(['p2'])).effectIds, 'r1');
-  book.settle(book.before('p3', 'c3', 'new.txt', file('333333'), 3), { kind: 'file', sha256: '3'.repeat(64) });
+  await book.settle(await book.before('p1', 'c1', 'kept.txt', file('111111'), 1), { kind: 'file', sha256: '1'.repeat(64) });
+  await book.settle(await book.before('p2', 'c2', 'undone.txt', file('222222'), 2), { kind: 'file', sha256: '2'.repeat(64) });
+  await book.markUndone((await planRestore(book, new Set(['p2']))).effectIds, 'r1');
+  await book.settle(await book.before('p3', 'c3', 'new.txt', file('333333'), 3), { kind: 'file', sha256: '3'.repeat(64) });
   assert.deepEqual(
-    book.effects().map((e) => [e.path, e.prior]),
+    (await book.effects()).map((e) => [e.path, e.prior]),
     [
       ['kept.txt', 'file'],
       ['undone.txt', 'evicted'],

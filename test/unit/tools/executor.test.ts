@@ -75,7 +75,7 @@ describe('the tool executor', () => {
     assert.equal(!rejected.ok && rejected.error.message, 'Not today');
     assert.deepEqual(asked, ['t.write']);
     assert.equal(write.runs, 0);
-    assert.equal(s.journal.find('test', 'w1'), undefined, 'a rejected call leaves no receipt');
+    assert.equal(await s.journal.find('test', 'w1'), undefined, 'a rejected call leaves no receipt');
   });
 
   it('returns the stored result for a repeated call id without a second effect', async () => {
@@ -135,7 +135,7 @@ describe('the tool executor', () => {
     const again = await exec.call({ callId: 'r1', name: 't.read', args: {} });
     assert.equal(read.runs, 2);
     assert.ok(again.ok && !again.replayed);
-    assert.equal(s.journal.find('test', 'r1'), undefined);
+    assert.equal(await s.journal.find('test', 'r1'), undefined);
   });
 
   it('journals a failed effect and replays the same error', async () => {
@@ -151,7 +151,7 @@ describe('the tool executor', () => {
     assert.equal(errorCode(first), 'stale_hash');
     assert.deepEqual(second, first);
     assert.equal(write.runs, 1);
-    assert.equal(s.journal.find('test', 'w1')?.status, 'completed');
+    assert.equal((await s.journal.find('test', 'w1'))?.status, 'completed');
   });
 
   it('answers a receipt left executing by a dead process with uncertain_effect and never runs it', async () => {
@@ -184,7 +184,7 @@ describe('the tool executor', () => {
     assert.equal(errorCode(outcome), 'tool_unavailable');
     assert.deepEqual(!outcome.ok && outcome.error.details?.runtime, { available: false, code: 'offline', reason: 'The device is offline' });
     assert.equal(write.runs, 0);
-    assert.equal(s.journal.find('test', 'w1'), undefined);
+    assert.equal(await s.journal.find('test', 'w1'), undefined);
   });
 
   it('refuses a call whose signal aborted before it ran', async () => {

@@ -7,7 +7,7 @@ import { openReceiptJournal } from '../../../src/tools/receipt-journal.js';
 import { removeDir, tempDir } from '../../support/tmp.js';
 import { sqliteRepositories } from '../../../src/main/repositories.js';
 
-test('opening the journal prunes old completed receipts but never an uncertain one', () => {
+test('opening the journal prunes old completed receipts but never an uncertain one', async () => {
   const home = tempDir('berth-receipts-');
   const store = openStore(home);
   try {
@@ -16,16 +16,16 @@ test('opening the journal prunes old completed receipts but never an uncertain o
     const old = now - RECEIPT_RETENTION_MS - 1;
     const start = (callId: string, at: number) => ({ namespace: 'n', callId, toolName: 't', argsDigest: 'd', startedAt: at });
     const ok = { ok: true as const, result: { value: 1 } };
-    repo.begin(start('old-done', old));
-    repo.complete('n', 'old-done', ok, old);
-    repo.begin(start('old-uncertain', old));
-    repo.begin(start('recent-done', now - 1000));
-    repo.complete('n', 'recent-done', ok, now - 1000);
+    await repo.begin(start('old-done', old));
+    await repo.complete('n', 'old-done', ok, old);
+    await repo.begin(start('old-uncertain', old));
+    await repo.begin(start('recent-done', now - 1000));
+    await repo.complete('n', 'recent-done', ok, now - 1000);
 
-    const journal = openReceiptJournal(sqliteRepositories(store.db).receipts, now);
-    assert.equal(journal.find('n', 'old-done'), undefined);
-    assert.equal(journal.find('n', 'old-uncertain')?.status, 'executing');
-    assert.equal(journal.find('n', 'recent-done')?.status, 'completed');
+    const journal = await openReceiptJournal(sqliteRepositories(store.db).receipts, now);
+    assert.equal((await journal.find('n', 'old-done')), undefined);
+    assert.equal((await journal.find('n', 'old-uncertain'))?.status, 'executing');
+    assert.equal((await journal.find('n', 'recent-done'))?.status, 'completed');
   } finally {
     store.close();
     removeDir(home);

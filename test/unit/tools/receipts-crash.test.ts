@@ -53,7 +53,7 @@ describe('receipts across a process crash', () => {
     const store = openStore(home);
     try {
       const repo = new SqliteReceiptRepository<ToolOutcome>(store.db);
-      assert.equal(repo.find('crash-test', 'call-1')?.status, 'executing', 'the receipt was written before the effect');
+      assert.equal((await repo.find('crash-test', 'call-1'))?.status, 'executing', 'the receipt was written before the effect');
 
       const tools = new ToolService({ journal: new ReceiptJournal(repo), clock: systemClock });
       tools.setHostTools('local', () => [appendLineTool(effects, false)]);
@@ -66,7 +66,7 @@ describe('receipts across a process crash', () => {
 
       const fresh = await set.call({ callId: 'call-2', name: 'effect.append', args: { line: 'next' } });
       assert.ok(fresh.ok, 'a new call id still runs');
-      assert.equal(repo.find('crash-test', 'call-2')?.status, 'completed');
+      assert.equal((await repo.find('crash-test', 'call-2'))?.status, 'completed');
     } finally {
       store.close();
     }
