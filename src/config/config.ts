@@ -7,6 +7,7 @@ import { checkHttpLimits, DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-li
 import { loadHomeMcpServers, McpConfigError, type McpServerSpec } from './mcp-servers.js';
 import { checkModelServices, loadModelServices, ModelConfigError, type ModelServiceSpec } from './model-services.js';
 import { checkWorkspaceSettings, loadWorkspaceSettings, WorkspaceSettingsError, type WorkspaceSettings } from './workspace-settings.js';
+import { resolveStoreChoice, StoreConfigError, type StoreChoice } from './store.js';
 
 /** One rate-limit tier: at most `max` requests per `windowMs`, counted per client id (or remote address). */
 export interface RateLimitTier {
@@ -42,6 +43,8 @@ export interface Config {
   /** `--no-web`: `/` keeps the small page saying what this is, even once a web app is built in. */
   readonly web: boolean;
   readonly home: string;
+  /** Where durable state lives: SQLite in the home folder, or a PostgreSQL server (`--store`, BERTH_STORE_URL; docs/store.md). */
+  readonly store: StoreChoice;
   readonly allowOrigins: readonly string[];
   readonly logLevel: string;
 
@@ -74,7 +77,7 @@ export interface Config {
 }
 
 /** `agentFlags` are `berth serve`'s agent options, resolved against the home file; `agents` replaces both. */
-export type ConfigInput = { -readonly [K in keyof Config]?: Config[K] } & { agentFlags?: AgentFlags };
+export type ConfigInput = { -readonly [K in keyof Config]?: Config[K] } & { agentFlags?: AgentFlags; /** `--store`, before BERTH_STORE_URL. */ storeUrl?: string };
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -107,6 +110,7 @@ export function resolveConfig(input: ConfigInput, env: NodeJS.ProcessEnv = proce
     allowWorkspaceRoots: (input.allowWorkspaceRoots ?? []).map((r) => resolve(r)),
     web: input.web ?? true,
     home,
+    store: input.store ?? resolveStore(input.storeUrl, env),
     allowOrigins: input.allowOrigins ?? [],
     logLevel: input.logLevel ?? env.BERTH_LOG_LEVEL ?? 'info',
     maxSessions: input.maxSessions ?? null,
@@ -146,6 +150,15 @@ function resolveModelServices(
     return given;
   } catch (err) {
     if (err instanceof ModelConfigError) throw new ConfigError(err.message);
+    throw err;
+  }
+}
+
+function resolveStore(flag: string | undefined, env: NodeJS.ProcessEnv): StoreChoice {
+  try {
+    return resolveStoreChoice(flag, env);
+  } catch (err) {
+    if (err instanceof StoreConfigError) throw new ConfigError(err.message);
     throw err;
   }
 }

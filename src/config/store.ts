@@ -1,8 +1,7 @@
 /**
  * Which store engine the daemon uses (docs/store.md): SQLite in the home folder unless
  * `--store` or `BERTH_STORE_URL` names a PostgreSQL server. The flag wins over the
- * environment; an empty value means "not set". Not yet read by the daemon: it is
- * wired once the repository interfaces are asynchronous (issue 18).
+ * environment; an empty value means "not set".
  */
 export type StoreChoice = { readonly engine: 'sqlite' } | { readonly engine: 'postgres'; readonly url: string };
 

@@ -15,7 +15,6 @@ import { sessionCounters } from '../sessions/counters.js';
 import { SessionManager } from '../sessions/manager.js';
 import { startIdleReaper } from '../sessions/reaper.js';
 import { recoverInterrupted } from '../sessions/recovery.js';
-import { openStore, type Store } from '../store/db.js';
 import { TokenService } from '../tokens/tokens.js';
 import { CommandManager, localWorkspaceTools } from '../tools/builtin/index.js';
 import { openReceiptJournal } from '../tools/receipt-journal.js';
@@ -32,12 +31,13 @@ import { mcpLaunch } from './mcp-launch.js';
 import { agentModules } from './agent-modules.js';
 import { confineCommands } from './command-confinement.js';
 import type { CommandConfinement } from '../tools/builtin/commands/confinement.js';
-import { sqliteRepositories, type Repositories } from './repositories.js';
+import type { Repositories } from './repositories.js';
+import { openDaemonStore, type DaemonStore } from './store.js';
 
 /** The core and what only the wiring holds: the store itself and the local tools the gateway offers remote workspaces. */
 export interface BuiltCore {
   readonly core: Core;
-  readonly store: Store;
+  readonly store: DaemonStore;
   /** The repositories on that store, typed by the interfaces their users declare. */
   readonly repos: Repositories;
   readonly localTools: readonly Tool[];
@@ -50,8 +50,7 @@ export interface BuiltCore {
 /** Opens the store and builds the core services on it; no face is started here. */
 export async function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: SandboxProbe): Promise<BuiltCore> {
   const shutdownSteps: Array<() => Promise<void> | void> = [];
-  const store = openStore(config.home);
-  const repos = sqliteRepositories(store.db);
+  const { store, repos } = await openDaemonStore(config.store, config.home);
   const workspaces = new WorkspaceRegistry(config.workspaces, config.remoteWorkspaces, config.allowWorkspaceRoots);
   const health = new HealthRegistry();
   const models = new ModelServices(config.modelServices, {

@@ -9,7 +9,7 @@ import { createLogger, type Logger } from '../log.js';
 import { mcpEndpoint } from '../mcpserve/endpoint.js';
 import { startModuleSockets } from '../modules/index.js';
 import { dispatchUpgrade, type UpgradeRoute } from '../net/upgrade.js';
-import type { Store } from '../store/db.js';
+import type { DaemonStore } from './store.js';
 import { bindLocalWorkspace } from '../toolproto/auth.js';
 import { toolProtocolEndpoint } from '../toolproto/endpoint.js';
 import { ToolProtocolHost } from '../toolproto/host.js';
@@ -31,7 +31,7 @@ export interface DaemonOptions {
 export interface Daemon {
   readonly core: Core;
   /** The store under the core, for the process that owns it (tests inspect it); no face receives it. */
-  readonly store: Store;
+  readonly store: DaemonStore;
   readonly port: number;
   readonly url: string;
   /** Closes sockets, sessions and the store; safe to call more than once. */
@@ -119,7 +119,7 @@ async function startOnLockedHome(options: DaemonOptions, lock: HomeLock): Promis
       await swept;
       await shutdown();
       await app.close().catch((err: unknown) => log.warn({ err }, 'http close failed'));
-      store.close();
+      await store.close();
       lock.release();
       log.info('berth stopped');
       log.flush?.();

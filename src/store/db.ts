@@ -9,6 +9,7 @@ export type { Db };
 
 /** The daemon's SQLite store (docs/architecture.md, Persistence): one file under the home folder, WAL mode. */
 export interface Store {
+  readonly engine: 'sqlite';
   readonly db: Db;
   readonly path: string;
   close(): void;
@@ -32,6 +33,7 @@ export function openStore(home: string, migrations: readonly Migration[] = MIGRA
   migrate(db, migrations);
   let closed = false;
   return {
+    engine: 'sqlite',
     db,
     path,
     close() {

@@ -4,6 +4,7 @@ import { MAX_RECORD_BYTES } from '../../src/transcript/limits.js';
 import { assertHealthy, watchHealth } from '../support/health-watch.js';
 import { EventReader, newSession, submit } from '../support/session-client.js';
 import { startStack, type Stack } from '../support/stack.js';
+import { sqliteDb } from '../support/daemon.js';
 
 /**
  * Issue 16 finding 8, scaled down: one answer issuing 1,500 large reads made a
@@ -33,7 +34,7 @@ before(async () => {
 after(() => stack.close());
 
 test('every stored transcript record is within the bound, the overflow kept beside it', () => {
-  const db = stack.daemon.daemon.store.db;
+  const db = sqliteDb(stack.daemon.daemon);
   const rows = db.prepare('SELECT kind, length(CAST(data AS BLOB)) AS bytes FROM transcript WHERE session_id = ?').all(sessionId) as { kind: string; bytes: number }[];
   const largest = Math.max(...rows.map((r) => r.bytes));
   assert.ok(largest <= MAX_RECORD_BYTES, `largest record ${largest} bytes`);

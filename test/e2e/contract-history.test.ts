@@ -7,6 +7,7 @@ import type { JsonResponse, TestDaemon } from '../support/daemon.js';
 import { runTurn, storeGeneratedSession } from '../support/history.js';
 import { newSession } from '../support/session-client.js';
 import { startStack, type Stack } from '../support/stack.js';
+import { sqliteDb } from '../support/daemon.js';
 
 /**
  * Contract test (style.md §4) for load, resume, transcript and export: every
@@ -119,10 +120,10 @@ describe('contract: history routes against the seed OpenAPI', () => {
     assert.equal(first.status, 200);
     assert.equal((await call('GET', '/session/{id}/transcript', id, '?limit=0')).status, 400);
     assert.equal((await call('GET', '/session/{id}/transcript', randomUUID())).status, 404);
-    d.daemon.store.db.prepare('DELETE FROM transcript WHERE session_id = ? AND seq = 18').run(id);
+    sqliteDb(d.daemon).prepare('DELETE FROM transcript WHERE session_id = ? AND seq = 18').run(id);
     assert.equal((await call('GET', '/session/{id}/transcript', id, `?cursor=${encodeURIComponent(first.body.nextCursor)}`)).status, 409);
     const big = await storeGeneratedSession(d, 0);
-    const insert = d.daemon.store.db.prepare(
+    const insert = sqliteDb(d.daemon).prepare(
       "INSERT INTO transcript (session_id, seq, record_id, kind, prompt_id, at, data) VALUES (?, ?, ?, 'agent_message', NULL, 0, ?)",
     );
     for (let seq = 1; seq <= 3; seq++) insert.run(big, seq, randomUUID(), JSON.stringify({ text: 'y'.repeat(3 * 1024 * 1024) }));

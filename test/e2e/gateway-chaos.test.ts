@@ -17,6 +17,7 @@ import {
   type TurnPlans,
 } from '../support/gateway.js';
 import { ChannelProxy, seededRandom } from '../support/ws-proxy.js';
+import { sqliteDb } from '../support/daemon.js';
 
 /**
  * Issue 5 acceptance: 1,000 effectful calls under random socket cuts and A
@@ -131,7 +132,7 @@ test('1,000 effectful calls under random socket cuts and A restarts: each effect
   for (const uid of ok) assert.equal(lines.get(uid), 1, uid);
   for (const uid of lines.keys()) assert.ok(outcome.has(uid), `${uid} was a call B made`);
 
-  const resent = (host.b.daemon.store.db.prepare('SELECT count(*) AS n FROM gateway_calls WHERE sends > 1').get() as { n: number }).n;
+  const resent = (sqliteDb(host.b.daemon).prepare('SELECT count(*) AS n FROM gateway_calls WHERE sends > 1').get() as { n: number }).n;
   const replayed = owners.reduce((n, o) => n + (o.stderr().match(/ · replayed/g)?.length ?? 0), 0);
   const uncertain = [...outcome.values()].filter((o) => o === 'uncertain_effect').length;
   const uncertainLanded = [...outcome].filter(([uid, o]) => o === 'uncertain_effect' && lines.has(uid)).length;

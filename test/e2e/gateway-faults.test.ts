@@ -19,6 +19,7 @@ import {
   type TurnPlans,
 } from '../support/gateway.js';
 import { ChannelProxy } from '../support/ws-proxy.js';
+import { sqliteDb } from '../support/daemon.js';
 
 /**
  * Issue 5 acceptance, fault tests with real processes: A (`berth connect`) is
@@ -98,7 +99,7 @@ describe('effects happen once or are reported uncertain when A dies or the socke
     const short = sessionId.slice(0, 8);
     assert.equal(second.stderr().match(new RegExp(`workspace_input · session ${short} · uncertain_effect`, 'g'))?.length, 1);
     assert.doesNotMatch(second.stderr(), new RegExp(`workspace_input · session ${short} · ok`), 'the second A ran no input again');
-    const row = host.b.daemon.store.db
+    const row = sqliteDb(host.b.daemon)
       .prepare(`SELECT state, sends, result FROM gateway_calls WHERE id = ?`)
       .get(stuck.callId) as { state: string; sends: number; result: string };
     assert.deepEqual({ state: row.state, sends: row.sends }, { state: 'answered', sends: 2 }, 'B sent the same call again after A came back');
@@ -142,7 +143,7 @@ describe('effects happen once or are reported uncertain when A dies or the socke
     assert.equal(a.stderr().match(new RegExp(`workspace_exec · session ${short} · ok`, 'g'))?.length, 1);
     assert.equal(a.stderr().match(new RegExp(`workspace_exec · session ${short} · replayed`, 'g'))?.length, 1);
     assert.equal(readFileSync(join(dirs.project, 'effects.log'), 'utf8'), 'once\n');
-    const row = host.b.daemon.store.db
+    const row = sqliteDb(host.b.daemon)
       .prepare(`SELECT state, sends FROM gateway_calls WHERE session_id = ? AND tool = 'workspace_exec'`)
       .get(sessionId) as { state: string; sends: number };
     assert.deepEqual(row, { state: 'answered', sends: 2 });

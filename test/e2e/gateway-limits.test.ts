@@ -16,6 +16,7 @@ import {
   type RawChannel,
   type TurnPlans,
 } from '../support/gateway.js';
+import { sqliteDb } from '../support/daemon.js';
 
 /**
  * Issue 5 acceptance, the limit tests: seed 000 `limits` (20 channels, 4 per
@@ -277,7 +278,7 @@ describe('calls through one workspace’s channels', { timeout: 60_000 }, () => 
     assert.equal(settled.calls.length, 1);
     assert.equal(settled.calls[0]!.rawOutput.content, 'first answer');
     // A read has no effect to settle after a restart, so B does not journal it (docs/gateway.md); writes are (gateway-faults).
-    const row = host.b.daemon.store.db.prepare('SELECT state FROM gateway_calls WHERE id = ?').get(sent.id);
+    const row = sqliteDb(host.b.daemon).prepare('SELECT state FROM gateway_calls WHERE id = ?').get(sent.id);
     assert.equal(row, undefined);
     assert.equal(second.channel.ws.readyState, WebSocket.OPEN, 'a duplicate result does not break the channel');
     await second.channel.close();

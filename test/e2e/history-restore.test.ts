@@ -7,6 +7,7 @@ import type { TestDaemon } from '../support/daemon.js';
 import { runTurn, storeGeneratedSession } from '../support/history.js';
 import { EventReader, eventually, newSession, submit } from '../support/session-client.js';
 import { startStack, type Stack } from '../support/stack.js';
+import { sqliteDb } from '../support/daemon.js';
 
 /**
  * POST /session/{id}/load and /resume over real HTTP (spec §5.3, §5.4): the
@@ -221,7 +222,7 @@ describe('load and resume', () => {
 
   test('a damaged transcript record does not stop a load: the answer is partial, with a replayError', async () => {
     const sessionId = await storeGeneratedSession(d, 2);
-    d.daemon.store.db.prepare("UPDATE transcript SET data = '{not json' WHERE session_id = ? AND seq = 3").run(sessionId);
+    sqliteDb(d.daemon).prepare("UPDATE transcript SET data = '{not json' WHERE session_id = ? AND seq = 3").run(sessionId);
     const res = await d.json('POST', `/session/${sessionId}/load`, {});
     assert.equal(res.status, 200);
     assert.equal(res.body.partial, true);

@@ -6,6 +6,7 @@ import { SqliteTranscriptRepository } from '../../src/store/repos/transcript.js'
 import { ManualClock } from '../support/events.js';
 import { openTab, type OpenedTab } from '../support/module.js';
 import { startStack, type Stack } from '../support/stack.js';
+import { sqliteDb } from '../support/daemon.js';
 
 /**
  * The rules through the daemon, on a clock the test moves (style.md §5): no
@@ -85,7 +86,7 @@ describe('module rules on an injected clock, over the socket (seed 004)', () => 
       ['m0', 'm1', 'm2', 'm3', 'm4', 'after a minute'],
       'refused messages never arrived',
     );
-    const records = (await new SqliteTranscriptRepository(s.daemon.daemon.store.db).all(a.sessionId)).filter((r) => r.kind === 'module_message');
+    const records = (await new SqliteTranscriptRepository(sqliteDb(s.daemon.daemon)).all(a.sessionId)).filter((r) => r.kind === 'module_message');
     const refusals = records.filter((r) => r.data.ok === false);
     assert.deepEqual(
       refusals.map((r) => [r.data.direction, r.data.code, r.data.text]),

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { realpathSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { startScriptedModel, type ScriptedModel } from '../../src/devtools/scripted-model/index.js';
-import { startTestDaemon, type TestDaemon } from '../support/daemon.js';
+import { startTestDaemon, type TestDaemon, sqliteDb } from '../support/daemon.js';
 import { EventReader, newSession, type WireEvent } from '../support/session-client.js';
 import { votedTurn } from '../support/voted-turn.js';
 import { removeDir, tempDir } from '../support/tmp.js';
@@ -128,7 +128,7 @@ describe('permissions that last', () => {
       const t = await turn(d, sessionId, [exec('touch made.txt')], () => 'cancel');
       assert.equal(t.asked.length, 0, 'yolo asks nothing');
       assert.equal((await d.json('POST', `/session/${sessionId}/approval-mode`, { mode: 'reckless' })).status, 400);
-      const recorded = d.daemon.store.db
+      const recorded = sqliteDb(d.daemon)
         .prepare("SELECT data FROM transcript WHERE session_id = ? AND kind = 'approval_mode'")
         .all(sessionId) as { data: string }[];
       assert.deepEqual(JSON.parse(recorded.at(-1)!.data), { previous: 'default', next: 'yolo', persisted: false });

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { DEFAULT_SESSION_LIST_PAGE, MAX_SESSION_LIST_PAGE } from '../../src/sessions/limits.js';
 import { SqliteSessionRepository } from '../../src/store/repos/sessions.js';
-import { startTestDaemon, type TestDaemon } from '../support/daemon.js';
+import { startTestDaemon, type TestDaemon, sqliteDb } from '../support/daemon.js';
 import { assertHealthy, watchHealth } from '../support/health-watch.js';
 import { closedSessionRow } from '../support/history.js';
 
@@ -22,11 +22,11 @@ describe('GET /sessions is paged', () => {
   const ids: string[] = [];
   before(async () => {
     d = await startTestDaemon();
-    const repo = new SqliteSessionRepository(d.daemon.store.db);
+    const repo = new SqliteSessionRepository(sqliteDb(d.daemon));
     const workspaceId = d.daemon.core.workspaces.primary().id;
     // One SQLite transaction: each insert runs its statement before it returns its promise.
     const inserted: Promise<void>[] = [];
-    d.daemon.store.db.transaction(() => {
+    sqliteDb(d.daemon).transaction(() => {
       for (let i = 0; i < STORED; i++) {
         const id = randomUUID();
         ids.push(id);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { startTestDaemon, type TestDaemon } from '../support/daemon.js';
+import { startTestDaemon, type TestDaemon, sqliteDb } from '../support/daemon.js';
 
 /**
  * A full disk answered a non-retryable 500. SQLite is held to the pages it
@@ -14,7 +14,7 @@ before(async () => {
 after(() => d.close());
 
 test('a full disk answers 507 storage_full with retryable and Retry-After, and the refused session was never acknowledged', async () => {
-  const db = d.daemon.store.db;
+  const db = sqliteDb(d.daemon);
   const pages = db.pragma('page_count', { simple: true }) as number;
   const before = (await d.json('GET', '/sessions')).body.sessions.length;
   db.pragma(`max_page_count = ${pages}`);

@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import type { TestDaemon } from '../support/daemon.js';
 import { recordIdOf, runTurn, storeGeneratedSession } from '../support/history.js';
 import { startStack, type Stack } from '../support/stack.js';
+import { sqliteDb } from '../support/daemon.js';
 
 /**
  * GET /session/{id}/transcript (spec §10.1) against a transcript of more than
@@ -20,7 +21,7 @@ describe('transcript pages over more than 1,000 records', () => {
 
   const page = (q: string, sid = sessionId) => d.json('GET', `/session/${sid}/transcript${q}`);
   const storedIds = (sid: string) =>
-    (d.daemon.store.db.prepare('SELECT record_id FROM transcript WHERE session_id = ? ORDER BY seq').all(sid) as { record_id: string }[]).map(
+    (sqliteDb(d.daemon).prepare('SELECT record_id FROM transcript WHERE session_id = ? ORDER BY seq').all(sid) as { record_id: string }[]).map(
       (r) => r.record_id,
     );
   /** The distinct record ids of a page's events, in order (a record may yield several events). */
@@ -168,7 +169,7 @@ describe('transcript pages over more than 1,000 records', () => {
     const index = await d.json('GET', `/session/${sid}/turn-index?limit=1`);
     assert.equal((await page(`?cursor=${encodeURIComponent(first.body.nextCursor)}`, sid)).status, 200);
     // Storage moves under the snapshot: the newest record it covers is replaced by another one.
-    d.daemon.store.db
+    sqliteDb(d.daemon)
       .prepare('UPDATE transcript SET record_id = ? WHERE session_id = ? AND seq = (SELECT MAX(seq) FROM transcript WHERE session_id = ?)')
       .run(randomUUID(), sid, sid);
     const stale = await page(`?cursor=${encodeURIComponent(first.body.nextCursor)}`, sid);
@@ -186,7 +187,7 @@ describe('transcript pages over more than 1,000 records', () => {
   test('a page past the byte budget is refused with 413 transcript_page_too_large; a smaller limit fits', async () => {
     const sid = await storeGeneratedSession(d, 0);
     const big = 'x'.repeat(3 * 1024 * 1024);
-    const db = d.daemon.store.db;
+    const db = sqliteDb(d.daemon);
     const insert = db.prepare('INSERT INTO transcript (session_id, seq, record_id, kind, prompt_id, at, data) VALUES (?, ?, ?, ?, NULL, ?, ?)');
     for (let seq = 1; seq <= 3; seq++) insert.run(sid, seq, randomUUID(), 'agent_message', Date.now(), JSON.stringify({ text: big }));
     const tooBig = await page('?limit=3', sid);

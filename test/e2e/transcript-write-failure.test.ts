@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { startTestDaemon, type TestDaemon } from '../support/daemon.js';
+import { startTestDaemon, type TestDaemon, sqliteDb } from '../support/daemon.js';
 import { EventReader, newSession } from '../support/session-client.js';
 
 /**
@@ -18,7 +18,7 @@ after(() => d.close());
 test('a transcript write that fails is announced once and shows in every later snapshot', async () => {
   const { sessionId, clientId } = await newSession(d);
   const headers = { 'x-qwen-client-id': clientId };
-  const db = d.daemon.store.db;
+  const db = sqliteDb(d.daemon);
   const events = await EventReader.open(d, sessionId);
   const rename = (name: string) => {
     const patched = d.json('PATCH', `/session/${sessionId}/metadata`, { displayName: name }, headers);

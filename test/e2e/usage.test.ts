@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startScriptedModel, type ScriptedModel } from '../../src/devtools/scripted-model/index.js';
-import { startTestDaemon, type TestDaemon } from '../support/daemon.js';
+import { startTestDaemon, type TestDaemon, sqliteDb } from '../support/daemon.js';
 import { runTurn } from '../support/history.js';
 import { newSession } from '../support/session-client.js';
 import { removeDir } from '../support/tmp.js';
@@ -73,7 +73,7 @@ describe('usage and cost over the client API', () => {
       assert.equal(status.usage.session.inputTokens, 3500);
       assert.equal(status.usage.session.outputTokens, 160);
       assert.equal(status.usage.lastTurn.inputTokens, 1300);
-      const row = d.daemon.store.db
+      const row = sqliteDb(d.daemon)
         .prepare("SELECT data FROM transcript WHERE session_id = ? AND kind = 'turn_end' ORDER BY seq")
         .all(sessionId) as { data: string }[];
       assert.deepEqual(row.map((r) => JSON.parse(r.data).usage.inputTokens), [2200, 1300], 'each turn_end record keeps its turn’s totals');

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import type { Clock } from '../../src/clock.js';
 import { resolveConfig, type ConfigInput } from '../../src/config/config.js';
 import { startDaemon, type Daemon } from '../../src/main/daemon.js';
+import type { DaemonStore } from '../../src/main/store.js';
+import type { Db } from '../../src/store/sqlite.js';
 import { silentLogger } from '../../src/log.js';
 import type { SandboxProbe } from '../../src/tools/builtin/commands/sandbox.js';
 import { removeDir, tempDir, writeTree } from './tmp.js';
@@ -160,4 +162,10 @@ export async function spawnDaemon(args: readonly string[], env: NodeJS.ProcessEn
 export function ensureDir(path: string): string {
   mkdirSync(path, { recursive: true });
   return path;
+}
+
+/** The SQLite database under a daemon the tests started on the default engine (tests that read or break rows directly). */
+export function sqliteDb(daemon: { readonly store: DaemonStore }): Db {
+  if (daemon.store.engine !== 'sqlite') throw new Error('this test reads the SQLite store directly; the daemon runs on PostgreSQL');
+  return daemon.store.db;
 }

@@ -7,6 +7,7 @@ import { SqliteTranscriptRepository } from '../../src/store/repos/transcript.js'
 import type { NewTranscriptRecord } from '../../src/transcript/records.js';
 import type { TestDaemon } from './daemon.js';
 import { EventReader, submit, type WireEvent } from './session-client.js';
+import { sqliteDb } from './daemon.js';
 
 /**
  * Helpers for history tests: run a whole turn over real HTTP, and write long
@@ -87,7 +88,7 @@ export async function storeGeneratedSession(
   turns: number,
   options: { sessionId?: string; workspaceId?: string; startAt?: number } = {},
 ): Promise<string> {
-  const db: Db = d.daemon.store.db;
+  const db: Db = sqliteDb(d.daemon);
   const sessionId = options.sessionId ?? randomUUID();
   const startAt = options.startAt ?? Date.now() - 1_000_000;
   const workspaceId = options.workspaceId ?? d.daemon.core.workspaces.primary().id;

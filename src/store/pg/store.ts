@@ -5,6 +5,7 @@ import { toPostgres } from './dialect.js';
 
 /** The daemon's PostgreSQL store (docs/store.md): one connection, migrated on open. */
 export interface PgStore {
+  readonly engine: 'postgres';
   readonly db: PgDb;
   close(): Promise<void>;
 }
@@ -25,6 +26,7 @@ export async function openPgStore(url: string, migrations: readonly Migration[] 
   }
   let closing: Promise<void> | undefined;
   return {
+    engine: 'postgres',
     db,
     close() {
       closing ??= db.close();

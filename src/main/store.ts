@@ -1,0 +1,25 @@
+import type { StoreChoice } from '../config/store.js';
+import { openStore, type Store } from '../store/db.js';
+import { secureHome } from '../store/home-mode.js';
+import type { PgStore } from '../store/pg/store.js';
+import { sqliteRepositories, type Repositories } from './repositories.js';
+
+/** The engine under the core: SQLite in the home folder (the default), or a PostgreSQL server (docs/store.md). */
+export type DaemonStore = Store | PgStore;
+
+/**
+ * Opens the store `choice` names, migrated, with its repositories. The
+ * PostgreSQL code and the `pg` package are loaded only when chosen, so the
+ * SQLite daemon starts as before.
+ */
+export async function openDaemonStore(choice: StoreChoice, home: string): Promise<{ store: DaemonStore; repos: Repositories }> {
+  if (choice.engine === 'sqlite') {
+    const store = openStore(home);
+    return { store, repos: sqliteRepositories(store.db) };
+  }
+  // The home still holds the sockets, the lock, config and agent homes: as private as with SQLite.
+  secureHome(home);
+  const [{ openPgStore }, { postgresRepositories }] = await Promise.all([import('../store/pg/store.js'), import('./pg-repositories.js')]);
+  const store = await openPgStore(choice.url);
+  return { store, repos: postgresRepositories(store.db) };
+}
