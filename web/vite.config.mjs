@@ -3,7 +3,24 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
+/**
+ * The app proper is a chunk of its own (web/src/main.tsx imports it), so the small entry can
+ * start a session's load before the big part has compiled; this link has the browser fetch that
+ * chunk beside the entry instead of after it.
+ */
+const preloadApp = {
+  name: 'berth-preload-app',
+  transformIndexHtml: {
+    order: 'post',
+    handler(_html, ctx) {
+      const app = Object.values(ctx.bundle ?? {}).find((c) => c.type === 'chunk' && c.isDynamicEntry && c.name === 'mount');
+      return app ? [{ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: `/${app.fileName}` }, injectTo: 'head' }] : [];
+    },
+  },
+};
+
 export default defineConfig({
+  plugins: [preloadApp],
   root: fileURLToPath(new URL('.', import.meta.url)),
   base: '/',
   logLevel: 'warn',
