@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useState } from 'preact/hooks';
 import { api, ApiError, firstTokenCheck } from './api';
 import { FileBrowser } from './FileBrowser';
 import { Login } from './Login';
@@ -37,7 +37,8 @@ export function App() {
   const [theme, setTheme] = useState<string | null>(localStorage.getItem(THEME_KEY));
   const [refreshKey, setRefreshKey] = useState(0);
 
-  useEffect(() => {
+  // A layout effect: it runs as the first render lands, not a frame later (the check itself started with the page).
+  useLayoutEffect(() => {
     firstTokenCheck().then(
       (c) => (c ? (setCaps(capsOf(c)), setAuthed(true)) : setAuthed(false)),
       (err: Error) => setError(err.message),

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, download } from './api';
 import { HISTORY_PAGE, openSession, type Loaded } from './session-link';
 import type { Item } from './session-model';
@@ -29,7 +29,8 @@ export function SessionView({ sessionId, onError }: { sessionId: string; onError
   const input = useRef<HTMLTextAreaElement>(null);
   const bump = useCallback(() => setVersion((v) => v + 1), []);
 
-  useEffect(() => {
+  // A layout effect: opening starts as the view mounts, not a frame later.
+  useLayoutEffect(() => {
     let current: Loaded | null = null;
     let gone = false;
     const take = (l: Loaded) => {
