@@ -9,7 +9,8 @@ import { packageFile } from '../package-files.js';
  */
 export interface WebApp {
   readonly index: Buffer;
-  readonly assets: ReadonlyMap<string, { readonly body: Buffer; readonly type: string }>;
+  /** `gzip`: the build's compressed copy (`<name>.gz`), when it made one. */
+  readonly assets: ReadonlyMap<string, { readonly body: Buffer; readonly type: string; readonly gzip?: Buffer }>;
 }
 
 /** The page's Content-Security-Policy: its own scripts, styles and API only; images from the file browser as blobs. */
@@ -38,15 +39,26 @@ export function loadWebApp(): WebApp | null {
   const dir = packageFile('dist/web');
   const indexFile = join(dir, 'index.html');
   if (!existsSync(indexFile)) return null;
-  const assets = new Map<string, { body: Buffer; type: string }>();
+  const assets = new Map<string, { body: Buffer; type: string; gzip?: Buffer }>();
   const assetDir = join(dir, 'assets');
   if (existsSync(assetDir)) {
-    for (const name of readdirSync(assetDir)) {
+    const names = new Set(readdirSync(assetDir));
+    for (const name of names) {
       const type = TYPES[extname(name)];
-      if (type) assets.set(name, { body: readFileSync(join(assetDir, name)), type });
+      if (!type) continue;
+      const gzip = names.has(`${name}.gz`) ? readFileSync(join(assetDir, `${name}.gz`)) : undefined;
+      assets.set(name, { body: readFileSync(join(assetDir, name)), type, ...(gzip ? { gzip } : {}) });
     }
   }
   return { index: readFileSync(indexFile), assets };
+}
+
+/** Does an Accept-Encoding header take gzip (named, and not with q=0)? */
+export function takesGzip(acceptEncoding: string | undefined): boolean {
+  return (acceptEncoding ?? '').split(',').some((part) => {
+    const [name, ...params] = part.split(';');
+    return name!.trim().toLowerCase() === 'gzip' && !params.some((p) => /^\s*q\s*=\s*0(\.0*)?\s*$/.test(p));
+  });
 }
 
 /**

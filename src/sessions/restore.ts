@@ -4,7 +4,8 @@ import { DEFAULT_COMPACTED_REPLAY_RECORDS, MAX_COMPACTED_REPLAY_BYTES } from './
 import { BerthError } from '../protocol/errors/index.js';
 import type { TranscriptRecord } from '../transcript/records.js';
 import type { PromptRow, SessionRow } from './records.js';
-import { replayWindow, type ReplayWindow } from '../transcript/window.js';
+import { TranscriptOutline, type OutlineEntry } from '../transcript/outline.js';
+import { replayWindow, type ReplayWindow, type WindowOptions } from '../transcript/window.js';
 import type { WorkspaceRegistry } from '../workspace/registry.js';
 import type { Workspace } from '../workspace/types.js';
 import { approvalFor, parseApprovalMode } from './approval.js';
@@ -71,6 +72,8 @@ interface Underway {
  */
 export class SessionRestorer {
   private readonly underway = new Map<string, Underway>();
+  /** Each live session's transcript outline: a load reads its window, not the whole transcript. */
+  private readonly outlines = new WeakMap<Session, TranscriptOutline>();
 
   constructor(
     private readonly deps: {
@@ -177,14 +180,18 @@ export class SessionRestorer {
     if (req.action !== 'load') return base;
     // What the live session has recorded so far: settled turns are the compacted part, the running one the journal.
     await session.flushTranscript();
-    const records = await this.deps.stores.transcript.all(session.id);
+    let outline = this.outlines.get(session);
+    if (!outline) this.outlines.set(session, (outline = TranscriptOutline.empty(this.deps.stores.transcript, session.id)));
+    const entries = await outline.current();
     const inFlight = new Set(session.pendingPrompts().map((e) => e.promptId));
-    const isLive = (r: TranscriptRecord) => r.promptId !== null && inFlight.has(r.promptId);
+    const isLive = (e: OutlineEntry) => e.promptId !== null && inFlight.has(e.promptId);
+    // Between turns (most loads) every record is settled: no need to sort 10,000 entries into two lists.
+    const settled = inFlight.size === 0 ? entries : entries.filter((e) => !isLive(e));
     return {
       ...base,
       replay: {
-        compactedReplay: this.window(session.id, records.filter((r) => !isLive(r)), req.historyPageSize, 'compacted_replay'),
-        liveJournal: this.window(session.id, records.filter(isLive), undefined, 'live_journal'),
+        compactedReplay: await outline.window(settled, windowOptions(session.id, req.historyPageSize, 'compacted_replay')),
+        liveJournal: await outline.window(inFlight.size === 0 ? [] : entries.filter(isLive), windowOptions(session.id, undefined, 'live_journal')),
       },
     };
   }
@@ -196,13 +203,7 @@ export class SessionRestorer {
     scope: 'compacted_replay' | 'live_journal',
     firstId?: number,
   ): ReplayWindow {
-    return replayWindow(records, {
-      sessionId,
-      maxRecords: pageSize ?? DEFAULT_COMPACTED_REPLAY_RECORDS,
-      maxBytes: MAX_COMPACTED_REPLAY_BYTES,
-      scope,
-      ...(firstId !== undefined ? { firstId } : {}),
-    });
+    return replayWindow(records, windowOptions(sessionId, pageSize, scope, firstId));
   }
 
   /** Restores a session that is not live: driver context from every record, a new bus, the stored settings. */
@@ -222,6 +223,7 @@ export class SessionRestorer {
     const compacted = req.action === 'load' ? this.window(id, records, req.historyPageSize, 'compacted_replay', 1) : undefined;
     const lastEventId = compacted?.eventCount ?? 0;
     const { session } = await live.spawn(init, { persisted: true, modelId: row.modelId, lastEventId });
+    this.outlines.set(session, TranscriptOutline.of(stores.transcript, id, records));
     session.reopened(historyFromRecords(records), usageFromRecords(records));
     if (req.approvalMode !== undefined && approvalMode !== row.approvalMode) {
       session.publish({
@@ -260,6 +262,16 @@ export class SessionRestorer {
       branch: row.branch as SessionInit['branch'],
     };
   }
+}
+
+function windowOptions(sessionId: string, pageSize: number | undefined, scope: WindowOptions['scope'], firstId?: number): WindowOptions {
+  return {
+    sessionId,
+    maxRecords: pageSize ?? DEFAULT_COMPACTED_REPLAY_RECORDS,
+    maxBytes: MAX_COMPACTED_REPLAY_BYTES,
+    scope,
+    ...(firstId !== undefined ? { firstId } : {}),
+  };
 }
 
 function notFound(id: string): BerthError {

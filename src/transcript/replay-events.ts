@@ -150,6 +150,41 @@ export function recordEvents(r: TranscriptRecord): ReplayEvent[] {
   }
 }
 
+/** The kinds that stand for exactly one event (when readable); see recordEvents. */
+const ONE_EVENT_KINDS = new Set([
+  'tool_call',
+  'tool_result',
+  'plan',
+  'permission_request',
+  'permission_outcome',
+  'model_switch',
+  'metadata',
+  'approval_mode',
+  'rewind',
+  'turn_end',
+  'module_message',
+  'compaction',
+]);
+
+/**
+ * `recordEvents(r).length` without building the events: a load's `history_truncated` marker counts
+ * the events of every record it leaves out, which on a long transcript is thousands of records
+ * (test/unit/transcript/replay-events.test.ts holds the two to the same answer for every kind).
+ */
+export function eventCount(r: TranscriptRecord): number {
+  if (r.unreadable) return 0;
+  const d = r.data;
+  switch (r.kind) {
+    case 'user_prompt':
+      return arr(d.content).length;
+    case 'agent_message':
+    case 'agent_thought':
+      return ((str(d.text) ?? '') !== '' ? 1 : 0) + (d.usage ? 1 : 0);
+    default:
+      return ONE_EVENT_KINDS.has(r.kind) ? 1 : 0;
+  }
+}
+
 /** The transcript page form (docs/client-api.md §10.1): id-less, flat `session_update` data, the record id in `_meta`. */
 export function flatEnvelope(e: ReplayEvent): EventEnvelope {
   if (e.type === 'session_update') return { v: 1, type: e.type, data: e.data };

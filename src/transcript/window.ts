@@ -1,6 +1,6 @@
 import type { EventEnvelope } from '../events/types.js';
 import type { TranscriptRecord } from './records.js';
-import { recordEvents, wrappedEnvelope, type ReplayEvent } from './replay-events.js';
+import { eventCount, recordEvents, wrappedEnvelope, type ReplayEvent } from './replay-events.js';
 
 /**
  * The bounded replay window a load answers with (docs/client-api.md §5.3, §8.8): the newest
@@ -29,7 +29,22 @@ export interface WindowOptions {
   readonly scope: 'compacted_replay' | 'live_journal';
 }
 
-export function replayWindow(records: readonly TranscriptRecord[], options: WindowOptions): ReplayWindow {
+/** What the window knows of the records before the ones it was handed (they are left out, and counted in the marker). */
+export interface Preceding {
+  readonly records: number;
+  readonly events: number;
+  /** Of them, the records that opened a turn (`user_prompt`). */
+  readonly turns: number;
+  readonly unreadable: number;
+}
+
+const NOTHING_BEFORE: Preceding = { records: 0, events: 0, turns: 0, unreadable: 0 };
+
+/**
+ * `records` are the newest records of the set (all of them, or only the tail when `preceding`
+ * summarises the rest, so a load of a long transcript reads no more than it sends).
+ */
+export function replayWindow(records: readonly TranscriptRecord[], options: WindowOptions, preceding: Preceding = NOTHING_BEFORE): ReplayWindow {
   const kept: ReplayEvent[][] = [];
   let bytes = 0;
   let start = records.length;
@@ -42,11 +57,11 @@ export function replayWindow(records: readonly TranscriptRecord[], options: Wind
     bytes += size;
     start = i;
   }
-  const unreadable = records.filter((r) => r.unreadable).length;
+  const unreadable = preceding.unreadable + records.filter((r) => r.unreadable).length;
   const events = kept.flat();
   let id = options.firstId;
   const envelopes = events.map((e) => wrappedEnvelope(options.sessionId, e, id === undefined ? undefined : id++));
-  if (start === 0) return { envelopes, eventCount: events.length, hasMore: false, unreadable };
+  if (start === 0 && preceding.records === 0) return { envelopes, eventCount: events.length, hasMore: false, unreadable };
 
   const dropped = records.slice(0, start);
   const anchor = records[start]?.recordId;
@@ -55,11 +70,11 @@ export function replayWindow(records: readonly TranscriptRecord[], options: Wind
     type: 'history_truncated',
     data: {
       reason: 'replay_window_exceeded',
-      truncatedEvents: dropped.reduce((n, r) => n + recordEvents(r).length, 0),
+      truncatedEvents: preceding.events + dropped.reduce((n, r) => n + eventCount(r), 0),
       retainedEvents: events.length,
       maxBytes: options.maxBytes,
       maxEvents: options.maxRecords,
-      truncatedTurns: dropped.filter((r) => r.kind === 'user_prompt').length,
+      truncatedTurns: preceding.turns + dropped.filter((r) => r.kind === 'user_prompt').length,
       scope: options.scope,
       ...(anchor ? { recordId: anchor } : {}),
       fullTranscriptAvailable: true,

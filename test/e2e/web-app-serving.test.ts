@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
+import { gunzipSync } from 'node:zlib';
 import { startTestDaemon, type TestDaemon } from '../support/daemon.js';
 
 /**
@@ -26,6 +28,29 @@ describe('the web app on a daemon with an owner token', () => {
       assert.equal(res.status, 200, asset);
       assert.match(res.headers.get('cache-control') ?? '', /immutable/);
     }
+  });
+
+  it('sends the scripts and styles gzipped to a browser that takes gzip, and as they are to one that does not', async () => {
+    const html = await (await bare('/')).text();
+    const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)![1]!;
+    // node:http, not fetch: fetch would ask for gzip and unpack the answer itself.
+    const get = (acceptEncoding?: string) =>
+      new Promise<{ headers: Record<string, unknown>; body: Buffer }>((resolve, reject) => {
+        const req = request(d.url + script, { headers: acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding } }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+        });
+        req.on('error', reject).end();
+      });
+    const plain = await get();
+    assert.equal(plain.headers['content-encoding'], undefined);
+    const zipped = await get('gzip, deflate, br');
+    assert.equal(zipped.headers['content-encoding'], 'gzip');
+    assert.equal(zipped.headers.vary, 'Accept-Encoding');
+    assert.ok(zipped.body.length < plain.body.length / 2, `${zipped.body.length} of ${plain.body.length} bytes`);
+    assert.deepEqual(gunzipSync(zipped.body), plain.body);
+    assert.equal((await get('gzip;q=0, identity')).headers['content-encoding'], undefined);
   });
 
   it('keeps everything else behind the token: the JSON landing, the API and unknown assets say so', async () => {

@@ -1,18 +1,11 @@
-import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, checkToken } from './api';
+import { useEffect, useLayoutEffect, useState } from 'preact/hooks';
+import { api, ApiError, firstTokenCheck } from './api';
 import { FileBrowser } from './FileBrowser';
 import { Login } from './Login';
+import { parseRoute, type Route } from './route';
 import { SessionView } from './SessionView';
 import { Sidebar, type Agent, type Workspace } from './Sidebar';
 import { WorkspacePanel } from './WorkspacePanel';
-
-type Route = { kind: 'home' } | { kind: 'session'; id: string } | { kind: 'files' } | { kind: 'workspace' };
-
-function parseRoute(hash: string): Route {
-  const session = /^#\/s\/([0-9a-fA-F-]{36})$/.exec(hash);
-  if (session) return { kind: 'session', id: session[1]! };
-  return hash === '#/files' ? { kind: 'files' } : hash === '#/workspace' ? { kind: 'workspace' } : { kind: 'home' };
-}
 
 const THEME_KEY = 'berth.theme';
 interface Caps {
@@ -44,8 +37,9 @@ export function App() {
   const [theme, setTheme] = useState<string | null>(localStorage.getItem(THEME_KEY));
   const [refreshKey, setRefreshKey] = useState(0);
 
-  useEffect(() => {
-    checkToken().then(
+  // A layout effect: it runs as the first render lands, not a frame later (the check itself started with the page).
+  useLayoutEffect(() => {
+    firstTokenCheck().then(
       (c) => (c ? (setCaps(capsOf(c)), setAuthed(true)) : setAuthed(false)),
       (err: Error) => setError(err.message),
     );

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from './api';
-import { highlight, langOfPath } from './markdown';
+import { highlight, langOfPath, loadHighlighter } from './highlight';
 
 interface Entry {
   readonly name: string;
@@ -38,7 +38,7 @@ export function FileBrowser({ onError }: { onError: (m: string) => void }) {
         const bytes = Uint8Array.from(atob(r.contentBase64), (c) => c.charCodeAt(0));
         return setShown({ kind: 'image', path, url: URL.createObjectURL(new Blob([bytes])) });
       }
-      const r = await api('GET', `/file?path=${enc(path)}`);
+      const [r] = await Promise.all([api('GET', `/file?path=${enc(path)}`), loadHighlighter()]);
       setShown({ kind: 'text', path, html: highlight(r.content, langOfPath(path)), truncated: r.truncated === true });
     } catch (err) {
       if (err instanceof ApiError && (err.code === 'binary_file' || err.status === 413 || err.status === 422)) {

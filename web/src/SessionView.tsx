@@ -1,6 +1,6 @@
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, download } from './api';
-import { openSession, type Loaded } from './session-link';
+import { HISTORY_PAGE, openSession, type Loaded } from './session-link';
 import type { Item } from './session-model';
 import type { LinkState } from './sse';
 import { Transcript } from './Transcript';
@@ -29,7 +29,8 @@ export function SessionView({ sessionId, onError }: { sessionId: string; onError
   const input = useRef<HTMLTextAreaElement>(null);
   const bump = useCallback(() => setVersion((v) => v + 1), []);
 
-  useEffect(() => {
+  // A layout effect: opening starts as the view mounts, not a frame later.
+  useLayoutEffect(() => {
     let current: Loaded | null = null;
     let gone = false;
     const take = (l: Loaded) => {
@@ -88,7 +89,7 @@ export function SessionView({ sessionId, onError }: { sessionId: string; onError
   const loadOlder = async () => {
     if (!loaded || (!older.anchor && !older.cursor)) return;
     const q = older.cursor ? `cursor=${enc(older.cursor)}` : `beforeRecordId=${enc(older.anchor!)}`;
-    const page = await call('GET', `/session/${enc(sessionId)}/transcript?${q}&limit=100`);
+    const page = await call('GET', `/session/${enc(sessionId)}/transcript?${q}&limit=${HISTORY_PAGE}`);
     if (!page) return;
     loaded.model.prepend(page.events ?? []);
     setOlder({ anchor: null, cursor: page.hasMore ? (page.nextCursor ?? null) : null });

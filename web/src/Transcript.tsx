@@ -1,4 +1,4 @@
-import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { Markdown } from './Markdown';
 import { PermissionCard } from './PermissionCard';
 import type { Item, SessionModel } from './session-model';
@@ -77,10 +77,13 @@ export function Transcript(props: {
   const measured = useRef(new Map<string, number>());
   const [view, setView] = useState({ top: 0, height: 800 });
   const [, remeasured] = useState(0);
+  // The first frame renders the rows on screen only; the overscan follows once it is painted.
+  const [overscan, setOverscan] = useState(0);
+  useEffect(() => setOverscan(OVERSCAN), []);
   const items = props.model.items;
   const heights = items.map((i) => measured.current.get(i.key) ?? ESTIMATE);
   // Pinned to the bottom, the window ends at the last row whatever the estimates say.
-  const { start, end, above, below } = pinned.current ? tail(heights, view.height + OVERSCAN) : visibleRange(heights, view.top, view.height, OVERSCAN);
+  const { start, end, above, below } = pinned.current ? tail(heights, view.height + overscan) : visibleRange(heights, view.top, view.height, overscan);
 
   useLayoutEffect(() => {
     const el = box.current;

@@ -68,3 +68,19 @@ export async function checkToken(): Promise<any | null> {
     throw err;
   }
 }
+
+/** The token check the page started as it loaded (`precheckToken`), until the app takes it. */
+let early: Promise<any | null> | null = null;
+
+/** Starts `checkToken` at once (web/src/main.tsx), beside the session's load, before the app has compiled. */
+export function precheckToken(): void {
+  early = checkToken();
+  early.catch(() => {});
+}
+
+/** The answer of the check started early, or of a new one. */
+export function firstTokenCheck(): Promise<any | null> {
+  const check = early ?? checkToken();
+  early = null;
+  return check;
+}

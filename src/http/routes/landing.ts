@@ -1,6 +1,6 @@
 import type { Core } from '../../core.js';
 import type { HttpModule } from '../module.js';
-import { loadWebApp, WEB_APP_CSP, type WebApp } from '../web-app.js';
+import { loadWebApp, takesGzip, WEB_APP_CSP, type WebApp } from '../web-app.js';
 import { packageVersion } from '../../package-files.js';
 
 
@@ -54,7 +54,10 @@ export const landingModule: HttpModule = {
         const file = web.assets.get((request.params as { name: string }).name);
         if (!file) return reply.code(404).type('text/plain; charset=utf-8').send('Not found');
         // Names carry a content hash: a changed file is a new name, so a browser may keep these for good.
-        return reply.header('Cache-Control', 'public, max-age=31536000, immutable').type(file.type).send(file.body);
+        reply.header('Cache-Control', 'public, max-age=31536000, immutable').header('Vary', 'Accept-Encoding').type(file.type);
+        // The build's gzip copy (a third of the script's size) to a browser that takes it.
+        if (file.gzip && takesGzip(request.headers['accept-encoding'])) return reply.header('Content-Encoding', 'gzip').send(file.gzip);
+        return reply.send(file.body);
       });
     }
     app.get('/', async (request, reply) => {
