@@ -40,6 +40,11 @@ const PLANS = {
 };
 const WARMUP = { rounds: 1, callers: 2, sessionsPerCaller: 3, promptSessions: 2, promptsPerSession: 2, subscribers: 4, fanoutPrompts: 2 };
 const PROMPT_TEXT = 'Say hello';
+/**
+ * PostgreSQL keeps durability on unless `BERTH_BENCH_PG_DURABILITY=off` (a diagnostic: how much of
+ * the difference is the commit's fsync); the report says which.
+ */
+const PG_DURABLE = process.env.BERTH_BENCH_PG_DURABILITY !== 'off';
 const PHASES = ['sessions', 'prompts', 'fanout'];
 
 const msSince = (start, end = process.hrtime.bigint()) => Number(end - start) / 1e6;
@@ -215,8 +220,8 @@ export async function run({ quick = false, profileDir, log = console.error } = {
     daemons.push(await bootBerth('sqlite', { modelUrl: model.url, profileDir }));
     if (pgMissing) log(`bench: PostgreSQL rows skipped: ${pgMissing}`);
     else {
-      pg = await startPostgres({ durable: true });
-      log(`bench: PostgreSQL (${postgresVersion()}) on 127.0.0.1:${pg.port}, pid ${pg.pid}, durability on`);
+      pg = await startPostgres({ durable: PG_DURABLE });
+      log(`bench: PostgreSQL (${postgresVersion()}) on 127.0.0.1:${pg.port}, pid ${pg.pid}, durability ${pg.durable ? 'on' : 'OFF'}`);
       storeUrl = await pg.createDatabase('berth_bench');
       daemons.push(await bootBerth('postgres', { modelUrl: model.url, storeUrl, profileDir }));
     }

@@ -81,7 +81,7 @@ export function reportCluster({ plan, blocks, loads, rss, postgres }) {
     `SSE: ${fmt(frames[0])} frames per turn per subscriber; frame delay = arrival − the daemon's _meta.serverTimestamp (whole ms, same clock)`,
     postgres.skipped
       ? `PostgreSQL: not measured (${postgres.skipped})`
-      : `PostgreSQL: ${postgres.version}, ${postgres.sessionRows} session rows stored, loopback TCP, started by the bench, durability ${postgres.durable ? 'ON (fsync, synchronous_commit, full_page_writes: the defaults)' : 'OFF'}; SQLite: WAL with synchronous=NORMAL (Berth's setting: a commit is not fsynced until checkpoint)`,
+      : `PostgreSQL: ${postgres.version}, ${postgres.sessionRows} session rows stored, loopback TCP, started by the bench, durability ${postgres.durable ? 'ON (fsync, synchronous_commit, full_page_writes: the defaults)' : 'OFF (BERTH_BENCH_PG_DURABILITY=off: a diagnostic of the fsync share, not numbers to quote)'}; SQLite: WAL with synchronous=NORMAL (Berth's setting: a commit is not fsynced until checkpoint)`,
     `RSS after the run: berth/sqlite ${mib(rss.sqlite)}, berth/postgres ${mib(rss.postgres)}, PostgreSQL server ${mib(rss.postgresServer)}`,
     `1-minute load after each round: ${loads.join(', ')}`,
     `several nodes: ${NOT_MEASURED} (leases and NATS, issue 18, are not built); the slot below is where their rows go`,
@@ -90,6 +90,7 @@ export function reportCluster({ plan, blocks, loads, rss, postgres }) {
   return {
     text,
     json: {
+      chartTitle: 'Berth on SQLite beside Berth on PostgreSQL, one node',
       plan,
       rows,
       multiNode: { status: NOT_MEASURED, nodes: NODE_COUNTS, rows: clusterRows(plan).filter((r) => r.kind === 'rate').map((r) => r.id) },
