@@ -23,6 +23,7 @@ const BENCHMARKS = {
   agent: () => import('./agent.mjs'),
   web: () => import('./web.mjs'),
   agents: () => import('./agents.mjs'),
+  cluster: () => import('./cluster.mjs'),
 };
 
 const KNOWN_FLAGS = ['--quick', '--profile', '--help'];

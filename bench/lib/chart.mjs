@@ -77,7 +77,7 @@ export function chartSpec(result, points) {
   };
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title: { text: `${result.benchmark}: Berth beside the peer`, subtitle, anchor: 'start' },
+    title: { text: `${result.benchmark}: ${result.chartTitle ?? 'Berth beside the peer'}`, subtitle, anchor: 'start' },
     config: { font: 'sans-serif', view: { stroke: null } },
     resolve: { scale: { x: 'independent' } },
     vconcat: units.map(panel),

@@ -57,6 +57,8 @@ export function keepAliveClient(baseUrl) {
     get,
     /** POST `body` as JSON: `{status, ms, bytes, body}` like `get`. */
     post: (path, body, headers = {}) => send('POST', path, body, headers),
+    /** DELETE `path`: `{status, ms, bytes, body}` like `get`. */
+    delete: (path, headers = {}) => send('DELETE', path, undefined, headers),
     /** GET and parse JSON; throws with the body when the status is not 2xx. */
     async json(path) {
       const r = await get(path);

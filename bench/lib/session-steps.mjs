@@ -77,7 +77,8 @@ function agentTextOf(frame) {
  * prompt's `turn_complete`. Returns `{admitMs, turnMs, reply}`: admission is the POST's round
  * trip; the turn runs from sending the POST to the arrival of `turn_complete` (which may come
  * before the 202 has been read — the stream keeps arrival times). `reply` is the agent text seen
- * for that prompt, so both daemons can be shown to have done the same work.
+ * for that prompt, so both daemons can be shown to have done the same work; `promptId` the
+ * daemon's id for the prompt, for other streams to wait on.
  */
 export async function promptTurn(client, stream, sessionId, promptText) {
   const from = stream.frames.length;
@@ -94,5 +95,5 @@ export async function promptTurn(client, stream, sessionId, promptText) {
     .filter((f) => f.at <= end.at && promptIdOf(f) === promptId)
     .map(agentTextOf)
     .join('');
-  return { admitMs: res.ms, turnMs: msSince(started, end.at), reply };
+  return { admitMs: res.ms, turnMs: msSince(started, end.at), reply, promptId };
 }
