@@ -1,34 +1,7 @@
 import type { Async } from '../async.js';
 import type { SqliteGatewayCallRepository, StoredGatewayCall, StoredGatewayCallStart } from '../repos/gateway-calls.js';
 import type { PgDb } from './db.js';
-
-interface Raw {
-  id: string;
-  workspace_id: string;
-  session_id: string;
-  tool: string;
-  args: string;
-  token_id: string;
-  state: StoredGatewayCall['state'];
-  result: string | null;
-  sends: number;
-  sent_at: number;
-  settled_at: number | null;
-}
-
-const fromRaw = (r: Raw): StoredGatewayCall => ({
-  id: r.id,
-  workspaceId: r.workspace_id,
-  sessionId: r.session_id,
-  tool: r.tool,
-  args: r.args,
-  tokenId: r.token_id,
-  state: r.state,
-  result: r.result,
-  sends: r.sends,
-  sentAt: r.sent_at,
-  settledAt: r.settled_at,
-});
+import { type Raw, fromRaw } from '../repos/gateway-calls.js';
 
 /** The outgoing-call journal in PostgreSQL. */
 export class PgGatewayCallRepository implements Async<SqliteGatewayCallRepository> {

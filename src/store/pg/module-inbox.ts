@@ -1,31 +1,7 @@
 import type { Async } from '../async.js';
 import type { SqliteModuleInboxRepository, StoredMessage } from '../repos/module-inbox.js';
 import type { PgDb } from './db.js';
-
-interface Raw {
-  seq: number;
-  id: string;
-  to_session_id: string;
-  from_session_id: string;
-  from_tab: number;
-  from_label: string;
-  kind: string;
-  text: string;
-  hop: number;
-  sent_at: number;
-}
-
-const fromRaw = <Kind extends string>(r: Raw): StoredMessage<Kind> => ({
-  id: r.id,
-  toSessionId: r.to_session_id,
-  fromSessionId: r.from_session_id,
-  fromTab: r.from_tab,
-  fromLabel: r.from_label,
-  kind: r.kind as Kind,
-  text: r.text,
-  hop: r.hop,
-  sentAt: r.sent_at,
-});
+import { type Raw, fromRaw } from '../repos/module-inbox.js';
 
 /** Tab inboxes in PostgreSQL. */
 export class PgModuleInboxRepository<Kind extends string = string> implements Async<SqliteModuleInboxRepository<Kind>> {

@@ -1,32 +1,7 @@
 import type { Async } from '../async.js';
 import type { SqlitePromptRepository, StoredPrompt } from '../repos/prompts.js';
 import type { PgDb } from './db.js';
-
-interface Raw {
-  id: string;
-  session_id: string;
-  content: string;
-  originator_client_id: string | null;
-  queued_at: number;
-  started_at: number | null;
-  settled_at: number | null;
-  terminal: string | null;
-  stop_reason: string | null;
-  error_code: string | null;
-}
-
-const fromRaw = <Terminal extends string>(r: Raw): StoredPrompt<Terminal> => ({
-  id: r.id,
-  sessionId: r.session_id,
-  content: JSON.parse(r.content) as unknown[],
-  originatorClientId: r.originator_client_id,
-  queuedAt: r.queued_at,
-  startedAt: r.started_at,
-  settledAt: r.settled_at,
-  terminal: r.terminal as Terminal | null,
-  stopReason: r.stop_reason,
-  errorCode: r.error_code,
-});
+import { type Raw, fromRaw } from '../repos/prompts.js';
 
 /** The durable prompt ledger in PostgreSQL. */
 export class PgPromptRepository<Terminal extends string = string> implements Async<SqlitePromptRepository<Terminal>> {

@@ -1,28 +1,7 @@
 import type { Async } from '../async.js';
 import type { SqliteReceiptRepository, StoredReceipt, StoredReceiptStart } from '../repos/receipts.js';
 import type { PgDb } from './db.js';
-
-interface Raw {
-  namespace: string;
-  call_id: string;
-  tool_name: string;
-  args_digest: string;
-  status: 'executing' | 'completed';
-  outcome: string | null;
-  started_at: number;
-  finished_at: number | null;
-}
-
-const fromRaw = <Outcome>(r: Raw): StoredReceipt<Outcome> => ({
-  namespace: r.namespace,
-  callId: r.call_id,
-  toolName: r.tool_name,
-  argsDigest: r.args_digest,
-  status: r.status,
-  outcome: r.outcome === null ? null : (JSON.parse(r.outcome) as Outcome),
-  startedAt: r.started_at,
-  finishedAt: r.finished_at,
-});
+import { type Raw, fromRaw } from '../repos/receipts.js';
 
 /** Receipts in PostgreSQL. */
 export class PgReceiptRepository<Outcome = unknown> implements Async<SqliteReceiptRepository<Outcome>> {

@@ -1,48 +1,7 @@
 import type { Async } from '../async.js';
 import type { SqliteSessionRepository, StoredSession, StoredSessionPatch } from '../repos/sessions.js';
 import type { PgDb } from './db.js';
-
-interface Raw {
-  id: string;
-  workspace_id: string;
-  scope: 'single' | 'thread';
-  created_at: number;
-  updated_at: number;
-  display_name: string | null;
-  title_source: string | null;
-  prs: string;
-  model_id: string | null;
-  approval_mode: string;
-  source_type: string | null;
-  source_id: string | null;
-  worktree: string | null;
-  branch: string | null;
-  current_cwd: string | null;
-  closed_at: number | null;
-  close_reason: string | null;
-}
-
-const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
-
-const fromRaw = (r: Raw): StoredSession => ({
-  id: r.id,
-  workspaceId: r.workspace_id,
-  scope: r.scope,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-  displayName: r.display_name,
-  titleSource: r.title_source,
-  prs: JSON.parse(r.prs) as unknown[],
-  modelId: r.model_id,
-  approvalMode: r.approval_mode,
-  sourceType: r.source_type,
-  sourceId: r.source_id,
-  worktree: r.worktree ? (JSON.parse(r.worktree) as Record<string, unknown>) : null,
-  branch: r.branch ? (JSON.parse(r.branch) as Record<string, unknown>) : null,
-  currentCwd: r.current_cwd,
-  closedAt: r.closed_at,
-  closeReason: r.close_reason,
-});
+import { type Raw, json, fromRaw } from '../repos/sessions.js';
 
 const PATCH_COLUMNS: Record<keyof StoredSessionPatch, string> = {
   displayName: 'display_name',

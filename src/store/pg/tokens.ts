@@ -1,15 +1,7 @@
 import type { Async } from '../async.js';
 import type { SqliteTokenRepository, TokenRecord } from '../repos/tokens.js';
 import type { PgDb } from './db.js';
-
-interface Raw {
-  id: string;
-  hash: string;
-  scope: 'channel' | 'app';
-  workspace_id: string | null;
-  app_name: string | null;
-  max_policy: string | null;
-}
+import { type Raw } from '../repos/tokens.js';
 
 /** Channel and application tokens in PostgreSQL. */
 export class PgTokenRepository<Policy extends string = string> implements Async<SqliteTokenRepository<Policy>> {

@@ -1,33 +1,9 @@
 import type { Async } from '../async.js';
 import type { NewStoredRecord, SqliteTranscriptRepository, StoredRecord } from '../repos/transcript.js';
 import type { PgDb, Queryer } from './db.js';
-
-interface Raw {
-  session_id: string;
-  seq: number;
-  record_id: string;
-  kind: string;
-  prompt_id: string | null;
-  at: number;
-  data: string;
-}
-
-function parseData(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
+import { type Raw, fromRaw } from '../repos/transcript.js';
 
 /** One damaged row must not hide the rest of a transcript: it comes back marked `unreadable`. */
-const fromRaw = (r: Raw): StoredRecord => {
-  const data = parseData(r.data);
-  const base = { sessionId: r.session_id, seq: r.seq, recordId: r.record_id, kind: r.kind, promptId: r.prompt_id, at: r.at };
-  return data ? { ...base, data } : { ...base, data: {}, unreadable: true };
-};
-
 const MAX_SEQ = 'SELECT COALESCE(MAX(seq), 0) AS n FROM transcript WHERE session_id = $1';
 const INSERT = 'INSERT INTO transcript (session_id, seq, record_id, kind, prompt_id, at, data) VALUES ($1, $2, $3, $4, $5, $6, $7)';
 const INSERT_OVERFLOW = 'INSERT INTO transcript_overflow (record_id, session_id, data) VALUES ($1, $2, $3)';

@@ -23,7 +23,8 @@ export interface StoredGatewayCall {
 
 export type StoredGatewayCallStart = Pick<StoredGatewayCall, 'id' | 'workspaceId' | 'sessionId' | 'tool' | 'args' | 'tokenId' | 'sentAt'>;
 
-interface Raw {
+/** A row as the driver returns it: the same columns and types on SQLite and PostgreSQL (BIGINT read as a number). */
+export interface Raw {
   id: string;
   workspace_id: string;
   session_id: string;
@@ -37,7 +38,7 @@ interface Raw {
   settled_at: number | null;
 }
 
-const fromRaw = (r: Raw): StoredGatewayCall => ({
+export const fromRaw = (r: Raw): StoredGatewayCall => ({
   id: r.id,
   workspaceId: r.workspace_id,
   sessionId: r.session_id,

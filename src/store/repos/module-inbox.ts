@@ -17,7 +17,9 @@ export interface StoredMessage<Kind extends string = string> {
 }
 
 
-interface Raw {
+/** A row as the driver returns it: the same columns and types on SQLite and PostgreSQL (BIGINT read as a number). */
+export interface Raw {
+  seq: number;
   id: string;
   to_session_id: string;
   from_session_id: string;
@@ -29,7 +31,7 @@ interface Raw {
   sent_at: number;
 }
 
-const fromRaw = <Kind extends string>(r: Raw): StoredMessage<Kind> => ({
+export const fromRaw = <Kind extends string>(r: Raw): StoredMessage<Kind> => ({
   id: r.id,
   toSessionId: r.to_session_id,
   fromSessionId: r.from_session_id,

@@ -18,7 +18,8 @@ export interface StoredPrompt<Terminal extends string = string> {
   readonly errorCode: string | null;
 }
 
-interface Raw {
+/** A row as the driver returns it: the same columns and types on SQLite and PostgreSQL (BIGINT read as a number). */
+export interface Raw {
   id: string;
   session_id: string;
   content: string;
@@ -31,7 +32,7 @@ interface Raw {
   error_code: string | null;
 }
 
-const fromRaw = <Terminal extends string>(r: Raw): StoredPrompt<Terminal> => ({
+export const fromRaw = <Terminal extends string>(r: Raw): StoredPrompt<Terminal> => ({
   id: r.id,
   sessionId: r.session_id,
   content: JSON.parse(r.content) as unknown[],

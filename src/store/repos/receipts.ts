@@ -18,7 +18,8 @@ export interface StoredReceipt<Outcome = unknown> {
 
 export type StoredReceiptStart = Pick<StoredReceipt, 'namespace' | 'callId' | 'toolName' | 'argsDigest' | 'startedAt'>;
 
-interface Raw {
+/** A row as the driver returns it: the same columns and types on SQLite and PostgreSQL (BIGINT read as a number). */
+export interface Raw {
   namespace: string;
   call_id: string;
   tool_name: string;
@@ -29,7 +30,7 @@ interface Raw {
   finished_at: number | null;
 }
 
-const fromRaw = <Outcome>(r: Raw): StoredReceipt<Outcome> => ({
+export const fromRaw = <Outcome>(r: Raw): StoredReceipt<Outcome> => ({
   namespace: r.namespace,
   callId: r.call_id,
   toolName: r.tool_name,

@@ -29,7 +29,8 @@ export type StoredSessionPatch = Partial<
   Pick<StoredSession, 'displayName' | 'titleSource' | 'prs' | 'modelId' | 'approvalMode' | 'closedAt' | 'closeReason'>
 >;
 
-interface Raw {
+/** A row as the driver returns it: the same columns and types on SQLite and PostgreSQL (BIGINT read as a number). */
+export interface Raw {
   id: string;
   workspace_id: string;
   scope: 'single' | 'thread';
@@ -49,9 +50,9 @@ interface Raw {
   close_reason: string | null;
 }
 
-const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
+export const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
 
-function fromRaw(r: Raw): StoredSession {
+export function fromRaw(r: Raw): StoredSession {
   return {
     id: r.id,
     workspaceId: r.workspace_id,

@@ -10,7 +10,8 @@ export interface TokenRecord<Policy extends string = string> {
   readonly maxPolicy: Policy | null;
 }
 
-interface Raw {
+/** A row as the driver returns it: the same columns and types on SQLite and PostgreSQL (BIGINT read as a number). */
+export interface Raw {
   id: string;
   hash: string;
   scope: 'channel' | 'app';

@@ -18,7 +18,8 @@ export interface StoredRecord {
 
 export type NewStoredRecord = Omit<StoredRecord, 'seq' | 'unreadable'> & { readonly overflow?: string };
 
-interface Raw {
+/** A row as the driver returns it: the same columns and types on SQLite and PostgreSQL (BIGINT read as a number). */
+export interface Raw {
   session_id: string;
   seq: number;
   record_id: string;
@@ -38,7 +39,7 @@ function parseData(text: string): Record<string, unknown> | undefined {
 }
 
 /** One damaged row must not hide the rest of a transcript: it comes back marked `unreadable`. */
-const fromRaw = (r: Raw): StoredRecord => {
+export const fromRaw = (r: Raw): StoredRecord => {
   const data = parseData(r.data);
   const base = { sessionId: r.session_id, seq: r.seq, recordId: r.record_id, kind: r.kind, promptId: r.prompt_id, at: r.at };
   return data ? { ...base, data } : { ...base, data: {}, unreadable: true };
