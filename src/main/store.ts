@@ -1,4 +1,4 @@
-import type { StoreChoice } from '../config/store.js';
+import { redactStoreUrl, type StoreChoice } from '../config/store.js';
 import { openStore, type Store } from '../store/db.js';
 import { secureHome } from '../store/home-mode.js';
 import type { PgStore } from '../store/pg/store.js';
@@ -19,7 +19,16 @@ export async function openDaemonStore(choice: StoreChoice, home: string): Promis
   }
   // The home still holds the sockets, the lock, config and agent homes: as private as with SQLite.
   secureHome(home);
-  const [{ openPgStore }, { postgresRepositories }] = await Promise.all([import('../store/pg/store.js'), import('./pg-repositories.js')]);
+  const [{ openPgStore, claimSoleDaemon }, { postgresRepositories }] = await Promise.all([import('../store/pg/store.js'), import('./pg-repositories.js')]);
   const store = await openPgStore(choice.url);
+  if (!(await claimSoleDaemon(store.db))) {
+    await store.close();
+    throw new StoreInUseError(`another Berth daemon is using the database ${redactStoreUrl(choice.url)}; one daemon per database until sessions are owned per node`);
+  }
   return { store, repos: postgresRepositories(store.db) };
+}
+
+/** The chosen database is held by another daemon. */
+export class StoreInUseError extends Error {
+  override name = 'StoreInUseError';
 }

@@ -14,7 +14,8 @@ import { removeDir, tempDir } from '../support/tmp.js';
  * keeps its sessions, transcripts and receipts there and nothing in its home's
  * SQLite file; a second daemon on the same database (the first stopped) lists,
  * loads and pages the session, and the write its turn made has exactly one
- * completed receipt.
+ * completed receipt. Two daemons on one database at once are refused until
+ * sessions are owned per node.
  */
 const missing = postgresMissing();
 
@@ -53,6 +54,8 @@ describe('the daemon on a PostgreSQL store', { skip: missing, timeout: 180_000 }
       const turn = await runTurn(d, sessionId, 'Write the plan', opened.clientId);
       assert.equal(turn.terminal.type, 'turn_complete');
       assert.equal(readFileSync(join(workspace, 'plan.md'), 'utf8'), '# Plan\n');
+      // Sessions are not owned per node yet: a second daemon on the same database is refused while this one runs.
+      await assert.rejects(start(), /another Berth daemon is using the database/);
     } finally {
       await first.close();
     }

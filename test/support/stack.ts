@@ -18,6 +18,7 @@ export const SCRIPTED_SERVICE = 'scripted';
  */
 export async function startStack(options: TestDaemonOptions = {}): Promise<Stack> {
   const model = await startScriptedModel({ port: 0 });
+  // A daemon that refuses to start must not leave the model listening (it would keep the test process alive).
   const daemon = await startTestDaemon({
     ...options,
     config: {
@@ -31,6 +32,9 @@ export async function startStack(options: TestDaemonOptions = {}): Promise<Stack
       ],
       ...options.config,
     },
+  }).catch(async (err: unknown) => {
+    await model.close();
+    throw err;
   });
   return {
     daemon,

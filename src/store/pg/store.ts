@@ -65,3 +65,18 @@ export async function migratePg(db: PgDb, migrations: readonly Migration[]): Pro
     }
   });
 }
+
+/** Another fixed number: the advisory lock a daemon holds on its database for as long as its connection lives. */
+const SOLE_DAEMON_LOCK = 0x6265_7275;
+
+/**
+ * Takes the database for this daemon alone, or says false when another daemon
+ * holds it. Sessions are not yet owned per node (issue 18's leases), so two
+ * daemons on one database could both run the same session; until then the
+ * second is refused. A session-level advisory lock goes with the connection,
+ * so a daemon that crashed holds nothing.
+ */
+export async function claimSoleDaemon(db: PgDb): Promise<boolean> {
+  const [row] = await db.rows<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [SOLE_DAEMON_LOCK]);
+  return row?.ok === true;
+}
