@@ -55,6 +55,11 @@ export class PromptLane {
     this.queue = new PromptQueue(ports.sessionId, ports.maxPending);
   }
 
+  /** Whether a prompt is being admitted (its row written) or in the FIFO: work the idle reaper must not cut short. */
+  get busy(): boolean {
+    return this.admitting > 0 || this.queue.size > 0;
+  }
+
   get size(): number {
     return this.queue.size;
   }

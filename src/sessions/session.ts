@@ -153,8 +153,9 @@ export class Session {
     return this.activityAt;
   }
 
+  /** A prompt is queued, running, or still being admitted (its row written). */
   get hasActivePrompt(): boolean {
-    return this.lane.size > 0;
+    return this.lane.busy;
   }
 
   /** Admitted prompts not yet settled or removed, running first (read only). */
@@ -204,6 +205,7 @@ export class Session {
   /** Admits a prompt into the FIFO (docs/client-api.md §6); it runs after the reply is on its way. */
   async submit(content: readonly ContentBlock[], opts: { clientId?: string; deadlineMs?: number }): Promise<PromptAccepted> {
     this.assertOpen();
+    this.touch(); // activity from the moment it arrives: the reaper must not close it while its row is written
     const accepted = await this.lane.submit(content, opts);
     this.touch();
     return accepted;

@@ -19,7 +19,9 @@ describe('idle reaping', () => {
   const reaped = (id: string) => eventually(() => status(id), (r) => r.status === 404);
 
   before(async () => {
-    stack = await startStack({ config: { sessionIdleTimeoutMs: 500, sessionReapIntervalMs: 25 } });
+    // 1.5 s: on a loaded 2-core runner the test's own loop can stall for hundreds of ms between a session's
+    // answer and its next request, and an idle timeout shorter than that reaps a session the test is using.
+    stack = await startStack({ config: { sessionIdleTimeoutMs: 1500, sessionReapIntervalMs: 25 } });
     d = stack.daemon;
   });
   after(async () => {
