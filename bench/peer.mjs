@@ -13,9 +13,9 @@ import { startTimedDaemon } from './lib/timed-daemon.mjs';
  * Installs the peer if needed, starts it on `workspace` with its HOME under `scratch`, and waits
  * until it listens. `ready()` then waits for `/health?deep=1` 200: the peer serves /health ~0.5 s
  * after spawn but boots its workspace runtime and `qwen --acp` child ~1.1 s later (BASELINE.md),
- * and that boot must not overlap the measurements.
+ * and that boot must not overlap the measurements. `extraArgs` go to `qwen serve` (e.g. `--allow-origin`).
  */
-export async function startPeer({ workspace, scratch, modelUrl, nodeArgs = [] }) {
+export async function startPeer({ workspace, scratch, modelUrl, nodeArgs = [], extraArgs = [] }) {
   const entry = await ensurePeer();
   const home = join(scratch, 'peer-home');
   mkdirSync(join(home, '.qwen'), { recursive: true });
@@ -23,7 +23,7 @@ export async function startPeer({ workspace, scratch, modelUrl, nodeArgs = [] })
   return startTimedDaemon('qwen serve 0.24.4', {
     name: 'qwen serve',
     command: process.execPath,
-    args: [...nodeArgs, entry, 'serve', '--hostname', '127.0.0.1', '--port', '0', '--workspace', workspace, '--no-web'],
+    args: [...nodeArgs, entry, 'serve', '--hostname', '127.0.0.1', '--port', '0', '--workspace', workspace, '--no-web', ...extraArgs],
     cwd: workspace,
     env: {
       ...process.env,
