@@ -48,12 +48,12 @@ async function decide(ctx: MessagingContext, from: Tab, request: SendRequest, no
       `Refused: the message has ${length} characters; at most ${MODULE_MOST_TEXT} are taken. Put long material in a file of the workspace and send its path.`,
     );
   }
-  const others = ctx.tabs.inWorkspace(from.session.workspace.id).filter((t) => t !== from);
   if (request.to === ALL) {
+    const others = otherTabs(ctx, from);
     if (others.length === 0) return refused('unknown_tab', 'Refused: no other tab is open in this workspace.');
     return sendToAll(ctx, from, others, request, now);
   }
-  const target = resolveTab(from, others, request.to);
+  const target = resolveTab(ctx, from, request.to);
   if ('ok' in target) return target;
   const verdict = ctx.rules.check({ key: from.session.id, network: from.network }, { key: target.session.id, network: target.network }, now);
   if (!verdict.ok) return refused(verdict.code, verdict.text);
@@ -80,18 +80,26 @@ async function sendToAll(ctx: MessagingContext, from: Tab, others: readonly Tab[
 }
 
 /** A tab named by its number or its title, never the sender itself. */
-function resolveTab(from: Tab, others: readonly Tab[], name: string): Tab | Answer {
-  const open = others.length > 0 ? `Open tabs: ${others.map(tabName).join(', ')}.` : 'No other tab is open.';
+function resolveTab(ctx: MessagingContext, from: Tab, name: string): Tab | Answer {
+  // The list of open tabs goes only into a refusal: a workspace may have thousands.
+  const open = (): string => {
+    const others = otherTabs(ctx, from);
+    return others.length > 0 ? `Open tabs: ${others.map(tabName).join(', ')}.` : 'No other tab is open.';
+  };
   if (/^[0-9]+$/.test(name)) {
     const n = Number(name);
-    if (n === from.tab) return refused('invalid_request', `Refused: tab ${n} is you. ${open}`);
-    return others.find((t) => t.tab === n) ?? refused('unknown_tab', `Refused: no tab ${name} is open in this workspace. ${open}`);
+    if (n === from.tab) return refused('invalid_request', `Refused: tab ${n} is you. ${open()}`);
+    return ctx.tabs.numberedIn(from.session.workspace.id, n) ?? refused('unknown_tab', `Refused: no tab ${name} is open in this workspace. ${open()}`);
   }
-  const titled = others.filter((t) => titleOf(t) === name);
+  const titled = otherTabs(ctx, from).filter((t) => titleOf(t) === name);
   if (titled.length === 1) return titled[0]!;
-  if (titled.length > 1) return refused('unknown_tab', `Refused: ${titled.length} tabs are titled "${name}"; name one by its number. ${open}`);
-  if (titleOf(from) === name) return refused('invalid_request', `Refused: "${name}" is you. ${open}`);
-  return refused('unknown_tab', `Refused: no tab "${name}" is open in this workspace. ${open}`);
+  if (titled.length > 1) return refused('unknown_tab', `Refused: ${titled.length} tabs are titled "${name}"; name one by its number. ${open()}`);
+  if (titleOf(from) === name) return refused('invalid_request', `Refused: "${name}" is you. ${open()}`);
+  return refused('unknown_tab', `Refused: no tab "${name}" is open in this workspace. ${open()}`);
+}
+
+function otherTabs(ctx: MessagingContext, from: Tab): Tab[] {
+  return ctx.tabs.inWorkspace(from.session.workspace.id).filter((t) => t !== from);
 }
 
 /** Puts the message in the receiver's inbox, offers it at once when it can, and says what became of it. */

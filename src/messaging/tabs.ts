@@ -40,6 +40,8 @@ export interface TabDeclaration {
  */
 export class TabDirectory {
   private readonly live = new Map<string, Tab>();
+  /** The same tabs by workspace and number: a send names its receiver by number, among possibly thousands. */
+  private readonly numbered = new Map<string, Map<number, Tab>>();
 
   constructor(private readonly repo: ModuleTabRepository) {}
 
@@ -56,11 +58,24 @@ export class TabDirectory {
       offering: Promise.resolve(),
     };
     this.live.set(session.id, tab);
+    const inWorkspace = this.numbered.get(session.workspace.id) ?? new Map<number, Tab>();
+    inWorkspace.set(tab.tab, tab);
+    this.numbered.set(session.workspace.id, inWorkspace);
     return tab;
   }
 
   close(sessionId: string): void {
+    const tab = this.live.get(sessionId);
+    if (!tab) return;
     this.live.delete(sessionId);
+    const inWorkspace = this.numbered.get(tab.session.workspace.id);
+    inWorkspace?.delete(tab.tab);
+    if (inWorkspace?.size === 0) this.numbered.delete(tab.session.workspace.id);
+  }
+
+  /** The open tab numbered `tab` in the workspace. */
+  numberedIn(workspaceId: string, tab: number): Tab | undefined {
+    return this.numbered.get(workspaceId)?.get(tab);
   }
 
   get(sessionId: string): Tab | undefined {

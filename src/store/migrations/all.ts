@@ -6,13 +6,14 @@ import { m004Tokens } from './004_tokens.js';
 import { m005GatewayCalls } from './005_gateway_calls.js';
 import { m006Module } from './006_module.js';
 import { m007TranscriptOverflow } from './007_transcript_overflow.js';
+import { m008ModuleInboxWaiting } from './008_module_inbox_waiting.js';
 import { m010PermissionGrants } from './010_permission_grants.js';
 import { m012Checkpoints } from './012_checkpoints.js';
 
 /**
  * Every migration, in order. Ids are reserved per area so parallel work does not collide:
  * 1 core · 2 receipts (tools) · 3 sessions + transcript · 4 tokens · 5 gateway call journal ·
- * 6 module inboxes · 7 transcript overflow · 10 permission grants · 12 file checkpoints · 8-9, 11, 13+ later.
+ * 6 module inboxes · 7 transcript overflow · 8 inbox counts · 10 permission grants · 12 file checkpoints · 9, 11, 13+ later.
  */
 export const MIGRATIONS: readonly Migration[] = [
   m001Core,
@@ -22,6 +23,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m005GatewayCalls,
   m006Module,
   m007TranscriptOverflow,
+  m008ModuleInboxWaiting,
   m010PermissionGrants,
   m012Checkpoints,
 ];

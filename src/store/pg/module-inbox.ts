@@ -3,16 +3,24 @@ import type { SqliteModuleInboxRepository, StoredMessage } from '../repos/module
 import type { PgDb } from './db.js';
 import { type Raw, fromRaw } from '../repos/module-inbox.js';
 
+// The waiting count (migration 8) changes in the transaction that adds or takes the messages it counts.
+const WAITING_UP = `INSERT INTO module_inbox_waiting (session_id, waiting) VALUES ($1, 1)
+  ON CONFLICT (session_id) DO UPDATE SET waiting = module_inbox_waiting.waiting + 1`;
+const WAITING_DOWN = 'UPDATE module_inbox_waiting SET waiting = waiting - $2 WHERE session_id = $1';
+
 /** Tab inboxes in PostgreSQL. */
 export class PgModuleInboxRepository<Kind extends string = string> implements Async<SqliteModuleInboxRepository<Kind>> {
   constructor(private readonly db: PgDb) {}
 
   async add(m: StoredMessage<Kind>): Promise<void> {
-    await this.db.run(
-      `INSERT INTO module_inbox (id, to_session_id, from_session_id, from_tab, from_label, kind, text, hop, sent_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [m.id, m.toSessionId, m.fromSessionId, m.fromTab, m.fromLabel, m.kind, m.text, m.hop, m.sentAt],
-    );
+    await this.db.transaction(async (q) => {
+      await q.run(
+        `INSERT INTO module_inbox (id, to_session_id, from_session_id, from_tab, from_label, kind, text, hop, sent_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        [m.id, m.toSessionId, m.fromSessionId, m.fromTab, m.fromLabel, m.kind, m.text, m.hop, m.sentAt],
+      );
+      await q.run(WAITING_UP, [m.toSessionId]);
+    });
   }
 
   async list(sessionId: string): Promise<StoredMessage<Kind>[]> {
@@ -25,17 +33,26 @@ export class PgModuleInboxRepository<Kind extends string = string> implements As
   }
 
   async count(sessionId: string): Promise<number> {
-    const [r] = await this.db.rows<{ n: number }>('SELECT COUNT(*) AS n FROM module_inbox WHERE to_session_id = $1', [sessionId]);
-    return r!.n;
+    const [r] = await this.db.rows<{ waiting: number }>('SELECT waiting FROM module_inbox_waiting WHERE session_id = $1', [sessionId]);
+    return r?.waiting ?? 0;
   }
 
   /** One statement takes exactly what it deletes: a message added meanwhile (by another daemon) stays for the next take. */
   async takeAll(sessionId: string): Promise<StoredMessage<Kind>[]> {
-    const rows = await this.db.rows<Raw>('DELETE FROM module_inbox WHERE to_session_id = $1 RETURNING *', [sessionId]);
+    const rows = await this.db.transaction(async (q) => {
+      const taken = await q.rows<Raw>('DELETE FROM module_inbox WHERE to_session_id = $1 RETURNING *', [sessionId]);
+      if (taken.length > 0) await q.run(WAITING_DOWN, [sessionId, taken.length]);
+      return taken;
+    });
     return rows.sort((a, b) => a.seq - b.seq).map((r) => fromRaw<Kind>(r));
   }
 
   async take(id: string): Promise<boolean> {
-    return (await this.db.run('DELETE FROM module_inbox WHERE id = $1', [id])) > 0;
+    return this.db.transaction(async (q) => {
+      const [taken] = await q.rows<{ to_session_id: string }>('DELETE FROM module_inbox WHERE id = $1 RETURNING to_session_id', [id]);
+      if (taken === undefined) return false;
+      await q.run(WAITING_DOWN, [taken.to_session_id, 1]);
+      return true;
+    });
   }
 }

@@ -45,27 +45,49 @@ export const fromRaw = <Kind extends string>(r: Raw): StoredMessage<Kind> => ({
 
 /** Tab inboxes in SQLite. */
 export class SqliteModuleInboxRepository<Kind extends string = string> {
-  private readonly insertStmt;
+  private readonly insertTx;
   private readonly listStmt;
   private readonly oldestStmt;
   private readonly countStmt;
-  private readonly deleteAllStmt;
-  private readonly deleteStmt;
+  private readonly takeAllTx;
+  private readonly takeTx;
 
-  constructor(private readonly db: Db) {
-    this.insertStmt = db.prepare(
+  constructor(db: Db) {
+    const insert = db.prepare(
       `INSERT INTO module_inbox (id, to_session_id, from_session_id, from_tab, from_label, kind, text, hop, sent_at)
        VALUES (@id, @toSessionId, @fromSessionId, @fromTab, @fromLabel, @kind, @text, @hop, @sentAt)`,
     );
+    // The waiting count (migration 8) changes in the transaction that adds or takes the messages it counts.
+    const up = db.prepare(
+      'INSERT INTO module_inbox_waiting (session_id, waiting) VALUES (?, 1) ON CONFLICT (session_id) DO UPDATE SET waiting = module_inbox_waiting.waiting + 1',
+    );
+    const down = db.prepare('UPDATE module_inbox_waiting SET waiting = waiting - 1 WHERE session_id = ?');
+    this.insertTx = db.transaction((m: StoredMessage<Kind>) => {
+      insert.run(m);
+      up.run(m.toSessionId);
+    });
     this.listStmt = db.prepare('SELECT * FROM module_inbox WHERE to_session_id = ? ORDER BY seq');
     this.oldestStmt = db.prepare('SELECT * FROM module_inbox WHERE to_session_id = ? ORDER BY seq LIMIT 1');
-    this.countStmt = db.prepare('SELECT COUNT(*) FROM module_inbox WHERE to_session_id = ?').pluck();
-    this.deleteAllStmt = db.prepare('DELETE FROM module_inbox WHERE to_session_id = ?');
-    this.deleteStmt = db.prepare('DELETE FROM module_inbox WHERE id = ?');
+    this.countStmt = db.prepare('SELECT waiting FROM module_inbox_waiting WHERE session_id = ?').pluck();
+    const deleteAll = db.prepare('DELETE FROM module_inbox WHERE to_session_id = ?');
+    const uncountAll = db.prepare('DELETE FROM module_inbox_waiting WHERE session_id = ?');
+    this.takeAllTx = db.transaction((sessionId: string) => {
+      const taken = this.listNow(sessionId);
+      deleteAll.run(sessionId);
+      uncountAll.run(sessionId);
+      return taken;
+    });
+    const deleteOne = db.prepare('DELETE FROM module_inbox WHERE id = ? RETURNING to_session_id').pluck();
+    this.takeTx = db.transaction((id: string) => {
+      const to = deleteOne.get(id) as string | undefined;
+      if (to === undefined) return false;
+      down.run(to);
+      return true;
+    });
   }
 
   async add(message: StoredMessage<Kind>): Promise<void> {
-    this.insertStmt.run(message);
+    this.insertTx(message);
   }
 
   async list(sessionId: string): Promise<StoredMessage<Kind>[]> {
@@ -82,18 +104,14 @@ export class SqliteModuleInboxRepository<Kind extends string = string> {
   }
 
   async count(sessionId: string): Promise<number> {
-    return this.countStmt.get(sessionId) as number;
+    return (this.countStmt.get(sessionId) as number | undefined) ?? 0;
   }
 
   async takeAll(sessionId: string): Promise<StoredMessage<Kind>[]> {
-    return this.db.transaction(() => {
-      const taken = this.listNow(sessionId);
-      this.deleteAllStmt.run(sessionId);
-      return taken;
-    })();
+    return this.takeAllTx(sessionId);
   }
 
   async take(id: string): Promise<boolean> {
-    return this.deleteStmt.run(id).changes > 0;
+    return this.takeTx(id);
   }
 }
