@@ -22,10 +22,10 @@ export function confineCommands(config: Config, workspaces: WorkspaceRegistry, s
  * Probes the machine's sandbox off the event loop (a trial run of bubblewrap
  * takes tens of milliseconds: the daemon runs it once its port is open), then
  * says when there is no sandbox, and when a workspace's `network: false`
- * cannot hold.
+ * cannot hold. `given` is a sandbox the caller chose (a test): nothing to probe.
  */
-export async function reportCommandSandbox(confinement: CommandConfinement, log: Logger): Promise<void> {
-  await probeMachineSandbox();
+export async function reportCommandSandbox(confinement: CommandConfinement, log: Logger, given?: SandboxProbe): Promise<void> {
+  if (!given) await probeMachineSandbox();
   const report = confinement.report();
   if (report.sandbox === null) {
     log.warn({ reason: report.reason }, 'commands run without a sandbox: they can read what this user can read and reach the network');

@@ -106,7 +106,7 @@ async function startOnLockedHome(options: DaemonOptions, lock: HomeLock): Promis
   setImmediate(() => {
     void core.models.warmUp().catch((err: unknown) => log.warn({ err }, 'model client warm-up failed'));
     void warmRequestValidators().catch((err: unknown) => log.warn({ err }, 'request validator warm-up failed'));
-    void reportCommandSandbox(confinement, log).catch((err: unknown) => log.warn({ err }, 'sandbox probe failed'));
+    void reportCommandSandbox(confinement, log, options.sandbox).catch((err: unknown) => log.warn({ err }, 'sandbox probe failed'));
     void core.agents.warmUp().catch((err: unknown) => log.warn({ err }, 'agent driver warm-up failed'));
   });
 
