@@ -1,15 +1,14 @@
 import { ConfigError } from './config.js';
 import { redactStoreUrl, type StoreChoice } from './store.js';
 
+const BUS_SCHEMES = new Set(['nats:', 'tls:']);
+
 /**
  * The message bus several daemons share (docs/cluster-bus.md): a NATS server named by
  * `--bus` or `BERTH_BUS_URL`. The flag wins over the environment; an empty value
- * means "not set", and no bus is the single daemon of old.
+ * means "not set", and no bus is the single daemon of old. Returns the URL, or null;
+ * refused whole when it is not a NATS URL or the store is SQLite.
  */
-
-const BUS_SCHEMES = new Set(['nats:', 'tls:']);
-
-/** The bus URL to connect to, or null; refused whole when it is not a NATS URL or the store is SQLite. */
 export function resolveBusUrl(flag: string | undefined, env: NodeJS.ProcessEnv, store: StoreChoice): string | null {
   const given = [flag, env.BERTH_BUS_URL].map((v) => v?.trim()).find((v) => v !== undefined && v !== '');
   if (given === undefined) return null;
