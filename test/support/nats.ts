@@ -1,15 +1,16 @@
 /**
  * A real NATS server for tests: Debian's `nats-server` (installed by `.ci/run` when missing) on a free
- * loopback port, with a config file naming its `max_payload`, stopped by PID, with a watchdog that
- * stops it if the test process dies without running its exit handlers. Without the binary (or with
+ * loopback port, with a config file naming its `max_payload`, stopped by PID, with the watchdog of
+ * bench/lib/watchdog.mjs (as the PostgreSQL harness). Without the binary (or with
  * BERTH_TEST_NATS=off) `natsMissing()` says why and the tests skip. No JetStream: the cluster bus
  * replays from the owner's ring (docs/cluster-bus.md).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort, watchOver } from '../../bench/lib/watchdog.mjs';
 
 const BINARY = '/usr/sbin/nats-server';
 /** What the cluster docs ask operators for: a forwarded request up to the daemon's 10 MiB body limit, in base64, fits. */
@@ -27,17 +28,6 @@ export function natsMissing(): string | undefined {
   if (process.env.BERTH_TEST_NATS === 'off') return 'BERTH_TEST_NATS=off: the NATS tests are turned off';
   if (!existsSync(BINARY)) return `${BINARY} not found: install the Debian package nats-server`;
   return undefined;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 /** True once the server greets a connection with its INFO line; false when it exits first. */
@@ -78,21 +68,7 @@ export async function startNats({ maxPayload = CLUSTER_MAX_PAYLOAD }: { maxPaylo
 
 function running(child: ChildProcess, exited: Promise<void>, port: number, dir: string): NatsServer {
   const pid = child.pid!;
-  const watchdog = spawn('sh', ['-c', 'while kill -0 "$1" 2>/dev/null; do sleep 1; done; kill "$2" 2>/dev/null; rm -rf "$3"', 'nats-watchdog', String(process.pid), String(pid), dir], {
-    detached: true,
-    stdio: 'ignore',
-  });
-  watchdog.unref();
-  const stopAtExit = () => {
-    for (const p of [watchdog.pid, pid]) {
-      try {
-        if (p !== undefined) process.kill(p, 'SIGTERM');
-      } catch {
-        // already gone
-      }
-    }
-  };
-  process.once('exit', stopAtExit);
+  const watch = watchOver(pid, dir, 'TERM');
   let stopping: Promise<void> | undefined;
   return {
     url: `nats://127.0.0.1:${port}`,
@@ -100,8 +76,7 @@ function running(child: ChildProcess, exited: Promise<void>, port: number, dir: 
     pid,
     stop() {
       stopping ??= (async () => {
-        process.removeListener('exit', stopAtExit);
-        if (watchdog.pid !== undefined) process.kill(watchdog.pid, 'SIGTERM');
+        watch.disarm();
         if (child.exitCode === null) {
           process.kill(pid, 'SIGTERM');
           await exited;
