@@ -45,8 +45,16 @@ function forwardedOf(request: FastifyRequest): ForwardedRequest {
   return { method: request.method, url: request.url, headers: endToEnd(request.headers), ...(body !== undefined && { body }) };
 }
 
+/**
+ * Checked by this node, for the connection the client opened to it: the owner would
+ * judge them against its own address (a web app this node serves is its own origin).
+ */
+const CHECKED_HERE = new Set(['origin']);
+
 function endToEnd(headers: IncomingHttpHeaders): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined && !HOP_HEADERS.has(name)) out[name] = value;
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined && !HOP_HEADERS.has(name) && !CHECKED_HERE.has(name)) out[name] = value;
+  }
   return out;
 }
