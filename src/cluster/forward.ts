@@ -61,7 +61,8 @@ function readRequest(data: Uint8Array): ForwardedRequest {
     value !== null && typeof value === 'object' &&
     typeof value.method === 'string' && typeof value.url === 'string' && value.url.startsWith('/') &&
     typeof value.headers === 'object' && value.headers !== null &&
-    (value.body === undefined || typeof value.body === 'string');
+    (value.body === undefined || typeof value.body === 'string') &&
+    (value.remoteAddress === undefined || typeof value.remoteAddress === 'string');
   if (!fine) throw new Error('not a forwarded request');
   return value as ForwardedRequest;
 }

@@ -9,6 +9,8 @@ export interface ForwardedRequest {
   readonly headers: Readonly<Record<string, string | string[]>>;
   /** The body bytes, base64; absent when there was none. */
   readonly body?: string;
+  /** The client's address, so the owner's per-address rules (rate limits) see the client, not the bus. */
+  readonly remoteAddress?: string;
 }
 
 /** The owner's answer, returned to the client as it is. */

@@ -42,7 +42,7 @@ export function installForwarding(app: FastifyInstance, cluster: ClusterPort | u
 
 function forwardedOf(request: FastifyRequest): ForwardedRequest {
   const body = request.body === undefined ? undefined : Buffer.from(JSON.stringify(request.body)).toString('base64');
-  return { method: request.method, url: request.url, headers: endToEnd(request.headers), ...(body !== undefined && { body }) };
+  return { method: request.method, url: request.url, headers: endToEnd(request.headers), remoteAddress: request.ip, ...(body !== undefined && { body }) };
 }
 
 /**

@@ -68,6 +68,7 @@ export function runForwarded(cluster: ClusterNode, app: FastifyInstance, host: (
       method: request.method as 'GET',
       url: request.url,
       headers: { ...cluster.markForwarded(request.headers), host: host() },
+      ...(request.remoteAddress !== undefined && { remoteAddress: request.remoteAddress }),
       ...(request.body !== undefined && { payload: Buffer.from(request.body, 'base64') }),
     });
     const headers: Record<string, string | string[]> = {};

@@ -25,7 +25,7 @@ function sessionApp(name: string, cluster?: ClusterNode): FastifyInstance {
     if (request.headers.authorization !== 'Bearer t') throw new BerthError('unauthorized');
   });
   installForwarding(app, cluster);
-  app.post('/session/:id/prompt', async (request, reply) => reply.code(202).header('x-served-by', name).send({ servedBy: name, echo: request.body, origin: request.headers.origin ?? null }));
+  app.post('/session/:id/prompt', async (request, reply) => reply.code(202).header('x-served-by', name).send({ servedBy: name, echo: request.body, origin: request.headers.origin ?? null, ip: request.ip }));
   app.get('/session/:id/status', async () => {
     throw new BerthError('session_not_found');
   });
@@ -66,15 +66,15 @@ describe('requests forwarded to the node that runs the session', { skip }, () =>
   });
 
   const call = (method: 'GET' | 'POST', url: string, payload?: unknown, authorization = 'Bearer t') =>
-    frontApp.inject({ method, url, headers: { authorization, origin: 'http://front.example' }, ...(payload !== undefined && { payload: payload as object }) });
+    frontApp.inject({ method, url, remoteAddress: '10.1.2.3', headers: { authorization, origin: 'http://front.example' }, ...(payload !== undefined && { payload: payload as object }) });
 
   it('answers with the owner’s status, headers and body', async () => {
     where = { kind: 'remote', nodeId: 'owner' };
     const res = await call('POST', `/session/${SID}/prompt`, { prompt: [{ type: 'text', text: 'hi' }] });
     assert.equal(res.statusCode, 202);
     assert.equal(res.headers['x-served-by'], 'owner');
-    // The Origin was this node's to check; the owner would judge it against its own address.
-    assert.deepEqual(res.json(), { servedBy: 'owner', echo: { prompt: [{ type: 'text', text: 'hi' }] }, origin: null });
+    // The Origin was this node's to check; the client's address travels, for the owner's rate limits.
+    assert.deepEqual(res.json(), { servedBy: 'owner', echo: { prompt: [{ type: 'text', text: 'hi' }] }, origin: null, ip: '10.1.2.3' });
     const missing = await call('GET', `/session/${SID}/status`);
     assert.equal(missing.statusCode, 404);
     assert.equal(missing.json().code, 'session_not_found');
