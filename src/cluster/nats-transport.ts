@@ -72,8 +72,13 @@ class NatsTransport implements BusTransport {
     }
   }
 
-  flush(): Promise<void> {
-    return this.nc.flush();
+  async flush(): Promise<void> {
+    if (this.nc.isClosed() || !this.up()) throw new BusRequestError('unreachable', 'the bus is not connected');
+    try {
+      await this.nc.flush();
+    } catch (err) {
+      throw new BusRequestError('unreachable', (err as Error).message);
+    }
   }
 
   reachable(): boolean {
@@ -81,7 +86,8 @@ class NatsTransport implements BusTransport {
   }
 
   close(): Promise<void> {
-    this.closing ??= this.nc.isClosed() ? Promise.resolve() : this.nc.drain().catch(() => this.nc.close());
+    // Draining needs the server's answers: while it is away, a stopping daemon just closes.
+    this.closing ??= this.nc.isClosed() ? Promise.resolve() : this.up() ? this.nc.drain().catch(() => this.nc.close()) : this.nc.close();
     return this.closing;
   }
 }

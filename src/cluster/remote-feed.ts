@@ -53,8 +53,6 @@ export async function openRemoteFeed(options: RemoteFeedOptions): Promise<Subscr
 
   let answer: Extract<ReplayAnswer, { ok: true }>;
   try {
-    // The broker has our subscription before the owner is asked: no event falls between replay and live.
-    await transport.flush();
     answer = await askReplay(options);
   } catch (err) {
     leave();
@@ -102,6 +100,8 @@ async function askReplay(options: RemoteFeedOptions): Promise<Extract<ReplayAnsw
   };
   let data: Uint8Array;
   try {
+    // The broker has our subscription before the owner is asked: no event falls between replay and live.
+    await options.transport.flush();
     data = await options.transport.request(replaySubject(options.ownerNodeId), JSON.stringify(question), options.timeoutMs);
   } catch (err) {
     if (err instanceof BusRequestError) throw new BerthError('owner_unreachable', undefined, { reason: err.reason });

@@ -14,7 +14,7 @@ export interface BusTransport {
   serve(subject: string, handler: (data: Uint8Array) => Promise<Uint8Array | string>): BusSubscription;
   /** One request, one answer, within `timeoutMs`; fails with a `BusRequestError`. */
   request(subject: string, data: Uint8Array | string, timeoutMs: number): Promise<Uint8Array>;
-  /** Resolves once the broker has seen everything sent so far (subscriptions included). */
+  /** Resolves once the broker has seen everything sent so far (subscriptions included); fails with a `BusRequestError`. */
   flush(): Promise<void>;
   /** Whether the connection to the broker is up now (`/health`). */
   reachable(): boolean;
