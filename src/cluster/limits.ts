@@ -8,3 +8,8 @@ export const FORWARD_TIMEOUT_MS = 30_000;
 export const REPLAY_TIMEOUT_MS = 10_000;
 /** Room kept in a replay answer for its own fields around the replayed frames. */
 export const REPLAY_ANSWER_HEADROOM = 4096;
+/**
+ * How often a node tells an owner which of its sessions it still streams: well under the
+ * shortest idle timeout anyone sets, so a session watched only from other nodes is never reaped as idle.
+ */
+export const FOLLOWED_NOTICE_MS = 30_000;

@@ -8,12 +8,12 @@ import type { Logger } from '../log.js';
 import { BerthError } from '../protocol/errors/index.js';
 import { clusterEventTap } from './event-tap.js';
 import { forwardRequest, serveForwarded } from './forward.js';
-import { FORWARD_TIMEOUT_MS, REPLAY_TIMEOUT_MS } from './limits.js';
+import { FOLLOWED_NOTICE_MS, FORWARD_TIMEOUT_MS, REPLAY_TIMEOUT_MS } from './limits.js';
 import type { SessionLocation, SessionPlacement } from './placement.js';
 import type { ClusterPort, ForwardedRequest, ForwardedResponse } from './port.js';
 import { openRemoteFeed } from './remote-feed.js';
 import { serveReplays, type ReplaySource } from './replay-server.js';
-import { downSubject, isSubjectToken } from './subjects.js';
+import { downSubject, followedSubject, isSubjectToken } from './subjects.js';
 import type { BusSubscription, BusTransport } from './transport.js';
 
 /** Carries the mark of a request this node runs for another one. */
@@ -27,6 +27,7 @@ export interface ClusterNodeOptions {
   readonly stats?: EventBusStats;
   readonly forwardTimeoutMs?: number;
   readonly replayTimeoutMs?: number;
+  readonly followedNoticeMs?: number;
 }
 
 /** What this node offers the others once its HTTP stack exists. */
@@ -35,6 +36,8 @@ export interface ClusterServices {
   readonly handle: (request: ForwardedRequest) => Promise<ForwardedResponse>;
   /** A session this node runs, for a follower's replay. */
   readonly open: (sessionId: string) => Promise<ReplaySource>;
+  /** Another node still streams this session to a client: it is not idle. */
+  readonly followed: (sessionId: string) => void;
 }
 
 /**
@@ -45,7 +48,9 @@ export interface ClusterServices {
  */
 export class ClusterNode implements ClusterPort {
   private readonly served: BusSubscription[] = [];
-  private readonly following = new Map<string, number>();
+  /** Open remote streams per session, with the node that runs it. */
+  private readonly following = new Map<string, { nodeId: string; count: number }>();
+  private notices: NodeJS.Timeout | undefined;
   private closing: Promise<void> | undefined;
   /** Marks the requests this node runs for others; random per process, so no client can forge it. */
   private readonly mark = randomUUID();
@@ -70,7 +75,7 @@ export class ClusterNode implements ClusterPort {
 
   async follow(sessionId: string, nodeId: string, subscribe: SubscribeOptions): Promise<Subscription> {
     // The per-session subscriber cap holds per node: the owner counts its own, each follower its own.
-    const count = this.following.get(sessionId) ?? 0;
+    const count = this.following.get(sessionId)?.count ?? 0;
     if (count >= MAX_SUBSCRIBERS_PER_SESSION) {
       this.options.stats?.refused();
       throw new BerthError('subscriber_limit_exceeded', `EventBus subscriber limit reached (${MAX_SUBSCRIBERS_PER_SESSION})`, { limit: MAX_SUBSCRIBERS_PER_SESSION });
@@ -85,10 +90,10 @@ export class ClusterNode implements ClusterPort {
       newId: randomUUID,
       ...(this.options.stats && { stats: this.options.stats }),
     });
-    this.following.set(sessionId, (this.following.get(sessionId) ?? 0) + 1);
+    this.following.set(sessionId, { nodeId, count: (this.following.get(sessionId)?.count ?? 0) + 1 });
     void feed.detached.then(() => {
-      const left = (this.following.get(sessionId) ?? 1) - 1;
-      if (left > 0) this.following.set(sessionId, left);
+      const entry = this.following.get(sessionId);
+      if (entry && entry.count > 1) this.following.set(sessionId, { ...entry, count: entry.count - 1 });
       else this.following.delete(sessionId);
     });
     return feed;
@@ -117,12 +122,25 @@ export class ClusterNode implements ClusterPort {
     const { transport, log } = this.options;
     this.served.push(serveForwarded(transport, this.nodeId, services.handle, log));
     this.served.push(serveReplays(transport, this.nodeId, services.open, log));
+    this.served.push(transport.subscribe(followedSubject(this.nodeId), (data) => {
+      for (const sessionId of Buffer.from(data).toString('utf8').split(',')) if (isSubjectToken(sessionId)) services.followed(sessionId);
+    }));
+    this.notices = setInterval(() => this.noticeFollowed(), this.options.followedNoticeMs ?? FOLLOWED_NOTICE_MS);
+    this.notices.unref();
+  }
+
+  /** Tells each owner which of its sessions this node streams now. */
+  noticeFollowed(): void {
+    const byOwner = new Map<string, string[]>();
+    for (const [sessionId, { nodeId }] of this.following) byOwner.set(nodeId, [...(byOwner.get(nodeId) ?? []), sessionId]);
+    for (const [nodeId, ids] of byOwner) this.options.transport.publish(followedSubject(nodeId), ids.join(','));
   }
 
   /** Idempotent: says this node stops (its followers end their streams), stops answering, leaves the bus. */
   close(): Promise<void> {
     this.closing ??= (async () => {
       const { transport } = this.options;
+      clearInterval(this.notices);
       for (const s of this.served.splice(0)) s.unsubscribe();
       transport.publish(downSubject(this.nodeId), '');
       await transport.flush().catch(() => undefined);

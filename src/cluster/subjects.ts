@@ -17,3 +17,5 @@ export const replaySubject = (nodeId: string): string => `berth.node.${nodeId}.r
 export const httpSubject = (nodeId: string): string => `berth.node.${nodeId}.http`;
 /** Said once by a node that stops: the streams following its sessions end. */
 export const downSubject = (nodeId: string): string => `berth.node.${nodeId}.down`;
+/** Session ids a node's followers still stream: the owner counts them as activity, as it counts its own subscribers. */
+export const followedSubject = (nodeId: string): string => `berth.node.${nodeId}.followed`;

@@ -58,6 +58,7 @@ export function clusterServices(cluster: ClusterNode, app: FastifyInstance, sess
         now: () => clock.now(),
       };
     },
+    followed: (sessionId) => sessions.find(sessionId)?.touch(),
   };
 }
 

@@ -42,6 +42,7 @@ describe('requests forwarded to the node that runs the session', { skip }, () =>
   let ownerApp: FastifyInstance;
   let frontApp: FastifyInstance;
   let where: SessionLocation = { kind: 'remote', nodeId: 'owner' };
+  const followed: string[] = [];
 
   before(async () => {
     nats = await startNats({ maxPayload: MAX_PAYLOAD });
@@ -57,7 +58,11 @@ describe('requests forwarded to the node that runs the session', { skip }, () =>
     front = await node('front', () => where);
     ownerApp = sessionApp('owner', owner);
     frontApp = sessionApp('front', front);
-    owner.serve({ handle: runForwarded(owner, ownerApp, () => 'localhost'), open: async () => assert.fail('no replay here') });
+    owner.serve({
+      handle: runForwarded(owner, ownerApp, () => 'localhost'),
+      open: async () => ({ epoch: 'e1', replayFor: () => ({ frames: [], replayedCount: 0, lastEventId: 0 }), snapshot: () => ({}), now: () => 0 }),
+      followed: (sessionId) => followed.push(sessionId),
+    });
   });
   after(async () => {
     await front?.close();
@@ -113,6 +118,18 @@ describe('requests forwarded to the node that runs the session', { skip }, () =>
     const res = await call('POST', `/session/${SID}/prompt`, { prompt: [{ type: 'text', text: 'x'.repeat(MAX_PAYLOAD) }] });
     assert.equal(res.statusCode, 413);
     assert.equal(res.json().code, 'bus_message_too_large');
+  });
+
+  it('tells the owner which of its sessions this node still streams, so they are not reaped as idle', async () => {
+    const feed = await front.follow(SID, 'owner', {});
+    front.noticeFollowed();
+    while (!followed.includes(SID)) await new Promise((r) => setTimeout(r, 10));
+    feed.close();
+    await feed.detached;
+    followed.length = 0;
+    front.noticeFollowed();
+    await front.forward('owner', { method: 'GET', url: `/session/${SID}/transcript`, headers: { authorization: 'Bearer t' } });
+    assert.deepEqual(followed, [], 'a closed stream is no longer reported');
   });
 
   it('refuses whole an owner answer larger than a bus message, with 413 bus_message_too_large', async () => {
