@@ -22,7 +22,7 @@ import { build } from 'esbuild';
 const root = new URL('..', import.meta.url).pathname;
 
 /** Native, or shipping files of its own: kept as packages, never inlined. */
-const KEPT_AS_PACKAGES = ['better-sqlite3', 'sharp', 'pdfjs-dist', 'pg', 'nats', 'playwright-core'];
+const KEPT_AS_PACKAGES = ['better-sqlite3', 'sharp', 'pdfjs-dist', 'pg', 'playwright-core'];
 
 const result = await build({
   absWorkingDir: root,

@@ -1,6 +1,7 @@
 import type { AgentCatalog } from './agents/acp/catalog.js';
 import type { ModelServices } from './agents/models/index.js';
 import type { Clock } from './clock.js';
+import type { ClusterPort } from './cluster/port.js';
 import type { Config } from './config/config.js';
 import type { EventBusStats } from './events/stats.js';
 import type { HealthRegistry } from './health.js';
@@ -46,6 +47,8 @@ export interface Core {
   readonly eventStats: EventBusStats;
   /** How `workspace_exec` commands are confined: the sandbox in use (or why none), the workspaces without network. */
   readonly confinement: ConfinementReport;
+  /** Where sessions run when several nodes share one store (docs/cluster-bus.md); absent on a daemon alone. */
+  readonly cluster?: ClusterPort;
   /** Milliseconds since epoch when this process started serving. */
   readonly startedAt: number;
   /** Registers work to run once on shutdown, in reverse order of registration. */

@@ -9,10 +9,10 @@
 // speed; a benchmark keeps PostgreSQL's defaults so a commit costs what it costs in production.
 import { execFileSync, spawn } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { freePort, watchOver } from './watchdog.mjs';
 
 const SUPERUSER = 'berth';
 /** The settings that trade durability for speed: only for throwaway test data. */
@@ -66,17 +66,6 @@ export function postgresUnavailable() {
 export function postgresMissing() {
   if (process.env.BERTH_TEST_POSTGRES === 'off') return 'BERTH_TEST_POSTGRES=off: the PostgreSQL tests are turned off';
   return postgresUnavailable();
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 function spawnAs(as, cmd, args, cwd) {
@@ -140,23 +129,9 @@ export async function startPostgres({ durable = false } = {}) {
 /** The handle of a started server: its watchdog armed, `createDatabase` and an idempotent `stop`. */
 function running({ child, exited, port, root, url, durable }) {
   const pid = child.pid;
-  // A process killed by a signal runs no exit handler: this watchdog stops the server
+  // A process killed by a signal runs no exit handler: the watchdog stops the server
   // (immediate shutdown, by PID) and removes its folder once our process is gone.
-  const watchdog = spawn('sh', ['-c', 'while kill -0 "$1" 2>/dev/null; do sleep 1; done; kill -QUIT "$2" 2>/dev/null; sleep 1; rm -rf "$3"', 'pg-watchdog', String(process.pid), String(pid), root], {
-    detached: true,
-    stdio: 'ignore',
-  });
-  watchdog.unref();
-  const stopAtExit = () => {
-    for (const p of [watchdog.pid, pid]) {
-      try {
-        if (p !== undefined) process.kill(p, p === pid ? 'SIGQUIT' : 'SIGTERM');
-      } catch {
-        // already gone
-      }
-    }
-  };
-  process.once('exit', stopAtExit);
+  const watch = watchOver(pid, root, 'QUIT');
   let databases = 0;
   let stopping;
   return {
@@ -175,8 +150,7 @@ function running({ child, exited, port, root, url, durable }) {
     },
     stop() {
       stopping ??= (async () => {
-        process.removeListener('exit', stopAtExit);
-        if (watchdog.pid !== undefined) process.kill(watchdog.pid, 'SIGTERM');
+        watch.disarm();
         // SIGINT: PostgreSQL's fast shutdown (rolls back open transactions, then exits).
         process.kill(pid, 'SIGINT');
         await exited;

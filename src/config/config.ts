@@ -7,6 +7,7 @@ import { checkHttpLimits, DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-li
 import { loadHomeMcpServers, McpConfigError, type McpServerSpec } from './mcp-servers.js';
 import { checkModelServices, loadModelServices, ModelConfigError, type ModelServiceSpec } from './model-services.js';
 import { checkWorkspaceSettings, loadWorkspaceSettings, WorkspaceSettingsError, type WorkspaceSettings } from './workspace-settings.js';
+import { resolveBusUrl } from './bus.js';
 import { resolveStoreChoice, StoreConfigError, type StoreChoice } from './store.js';
 
 /** One rate-limit tier: at most `max` requests per `windowMs`, counted per client id (or remote address). */
@@ -45,6 +46,8 @@ export interface Config {
   readonly home: string;
   /** Where durable state lives: SQLite in the home folder, or a PostgreSQL server (`--store`, BERTH_STORE_URL; docs/store.md). */
   readonly store: StoreChoice;
+  /** The NATS server shared with the other nodes (`--bus`, BERTH_BUS_URL; docs/cluster-bus.md), or null for one daemon alone. */
+  readonly bus: string | null;
   readonly allowOrigins: readonly string[];
   readonly logLevel: string;
 
@@ -77,7 +80,7 @@ export interface Config {
 }
 
 /** `agentFlags` are `berth serve`'s agent options, resolved against the home file; `agents` replaces both. */
-export type ConfigInput = { -readonly [K in keyof Config]?: Config[K] } & { agentFlags?: AgentFlags; /** `--store`, before BERTH_STORE_URL. */ storeUrl?: string };
+export type ConfigInput = { -readonly [K in keyof Config]?: Config[K] } & { agentFlags?: AgentFlags; /** `--store`, before BERTH_STORE_URL. */ storeUrl?: string; /** `--bus`, before BERTH_BUS_URL. */ busUrl?: string };
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -97,6 +100,7 @@ export function resolveConfig(input: ConfigInput, env: NodeJS.ProcessEnv = proce
   const token = normalizeToken(input.token ?? env.BERTH_TOKEN ?? null);
   const hostname = input.hostname ?? '127.0.0.1';
   const home = input.home ? resolve(input.home) : defaultHome(env);
+  const store = input.store ?? resolveStore(input.storeUrl, env);
   const config: Config = {
     port: input.port ?? 4170,
     hostname,
@@ -110,7 +114,8 @@ export function resolveConfig(input: ConfigInput, env: NodeJS.ProcessEnv = proce
     allowWorkspaceRoots: (input.allowWorkspaceRoots ?? []).map((r) => resolve(r)),
     web: input.web ?? true,
     home,
-    store: input.store ?? resolveStore(input.storeUrl, env),
+    store,
+    bus: input.bus !== undefined ? input.bus : resolveBusUrl(input.busUrl, env, store),
     allowOrigins: input.allowOrigins ?? [],
     logLevel: input.logLevel ?? env.BERTH_LOG_LEVEL ?? 'info',
     maxSessions: input.maxSessions ?? null,

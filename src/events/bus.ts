@@ -26,7 +26,15 @@ export interface EventBusOptions {
   readonly lastEventId?: number;
   /** Source of the epoch and subscription ids; a random UUID v4 by default. */
   readonly newId?: () => string;
+  /**
+   * Sees every accepted event, in id order, right after it enters the ring (the cluster
+   * bus publishes it to the other nodes, docs/cluster-bus.md). Absent on a daemon alone.
+   */
+  readonly tap?: EventTap;
 }
+
+/** Called synchronously for each accepted event; must not throw and must not wait. */
+export type EventTap = (frame: EventFrame, epoch: string) => void;
 
 /**
  * The event bus of one session (docs/client-api.md §7.4, docs/architecture.md "How a prompt flows"):
@@ -42,6 +50,7 @@ export class EventBus {
   private readonly clock: Clock;
   private readonly stats: EventBusStats | undefined;
   private readonly newId: () => string;
+  private readonly tap: EventTap | undefined;
   private readonly subscribers = new Set<SubscriberQueue>();
   private nextId: number;
   private closed = false;
@@ -53,6 +62,7 @@ export class EventBus {
     this.clock = options.clock;
     this.stats = options.stats;
     this.newId = options.newId ?? randomUUID;
+    this.tap = options.tap;
     this.epoch = this.newId();
     this.nextId = seeded + 1;
     this.stats?.busOpened();
@@ -111,16 +121,7 @@ export class EventBus {
     }
 
     const now = this.clock.now();
-    const initial: EventFrame[] = [];
-    let replayedCount = 0;
-    if (options.lastEventId !== undefined) {
-      const plan = planReplay(this.ring, this.nextId, {
-        lastEventId: options.lastEventId,
-        epochMismatch: options.epoch !== undefined && options.epoch !== this.epoch,
-      }, now);
-      initial.push(...plan.frames);
-      replayedCount = plan.replayedCount;
-    }
+    const { frames: initial, replayedCount } = this.replayFor(options);
     if (options.snapshot !== undefined) {
       initial.push(controlFrame(CONTROL_TYPES.sessionSnapshot, options.snapshot, now));
     }
@@ -144,6 +145,21 @@ export class EventBus {
   }
 
   /**
+   * The replay a subscriber presenting `cursor` would get now, without subscribing
+   * (docs/client-api.md §7.4), with the id it ends at: another node streams it, then
+   * the live events after `lastEventId` that reach it over the cluster bus.
+   */
+  replayFor(cursor: { lastEventId?: number; epoch?: string }, maxBytes?: number): { frames: EventFrame[]; replayedCount: number; lastEventId: number } {
+    const lastEventId = this.lastEventId;
+    if (cursor.lastEventId === undefined) return { frames: [], replayedCount: 0, lastEventId };
+    const plan = planReplay(this.ring, this.nextId, {
+      lastEventId: cursor.lastEventId,
+      epochMismatch: cursor.epoch !== undefined && cursor.epoch !== this.epoch,
+    }, this.clock.now(), maxBytes);
+    return { ...plan, lastEventId };
+  }
+
+  /**
    * Ends every subscription after what is queued, with `finalEvent` (published
    * like any event, so it gets the next id and enters the ring) as the last
    * frame of each stream. Idempotent; later publishes and subscribes are refused.
@@ -159,6 +175,7 @@ export class EventBus {
     this.nextId++;
     this.ring.push(frame);
     this.stats?.published();
+    this.tap?.(frame, this.epoch);
     return frame;
   }
 

@@ -7,6 +7,7 @@ import { BerthError } from '../protocol/errors/index.js';
 import { answerClientError } from './client-error.js';
 import { createBoundedServer } from './connection-limits.js';
 import { installErrorHandlers, sendError } from './errors.js';
+import { installForwarding } from './forwarding.js';
 import { installLocalUserCheck } from './local-peer.js';
 import { installRateLimit } from './rate-limit.js';
 import { installSecurity } from './security.js';
@@ -62,6 +63,8 @@ export function createHttpServer(core: Core, boundPort: () => number, mounts: re
   installLocalUserCheck(app, { config: core.config, tokens: core.tokens });
   // After the security hook: refused requests are not counted against anyone's window.
   installRateLimit(app, { tiers: core.config.rateLimits, clock: core.clock, health: core.health });
+  // After the checks above, which this node makes for the connection the client opened to it.
+  installForwarding(app, core.cluster);
   for (const m of httpModules) m.register(app, core);
   registerMounts(app, mounts, core.log);
   return app;

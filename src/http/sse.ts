@@ -162,3 +162,19 @@ export async function openEventStream(
   const subscription = bus.subscribe(subscribeOptionsOf(parsed, options.snapshot, options.clientId));
   await streamSubscription(reply, subscription, options);
 }
+
+/**
+ * `openEventStream` for a subscription that takes a round trip to open: a session
+ * another node runs, followed over the cluster bus (docs/cluster-bus.md). Its
+ * refusals (`owner_unreachable`, the owner's own) come before any byte is written.
+ */
+export async function openFollowedStream(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  follow: (options: SubscribeOptions) => Promise<Subscription>,
+  options: OpenEventStreamOptions,
+): Promise<void> {
+  const parsed = parseEventStreamRequest(request.headers, (request.query ?? {}) as QueryValues);
+  const subscription = await follow(subscribeOptionsOf(parsed, options.snapshot, options.clientId));
+  await streamSubscription(reply, subscription, options);
+}

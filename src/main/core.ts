@@ -33,6 +33,9 @@ import { confineCommands } from './command-confinement.js';
 import type { CommandConfinement } from '../tools/builtin/commands/confinement.js';
 import type { Repositories } from './repositories.js';
 import { openDaemonStore, type DaemonStore } from './store.js';
+import { joinCluster } from './cluster.js';
+import type { ClusterNode } from '../cluster/node.js';
+import type { SessionPlacement } from '../cluster/placement.js';
 
 /** The core and what only the wiring holds: the store itself and the local tools the gateway offers remote workspaces. */
 export interface BuiltCore {
@@ -43,12 +46,14 @@ export interface BuiltCore {
   readonly localTools: readonly Tool[];
   /** How commands run; its machine probe is what the daemon reports once listening. */
   readonly confinement: CommandConfinement;
+  /** This node on the cluster bus, when `--bus` names one; the daemon makes it answer the other nodes. */
+  readonly cluster: ClusterNode | undefined;
   /** Runs every registered shutdown step, newest first; a failing step is logged and the rest still run. */
   shutdown(): Promise<void>;
 }
 
 /** Opens the store and builds the core services on it; no face is started here. */
-export async function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: SandboxProbe): Promise<BuiltCore> {
+export async function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: SandboxProbe, placement?: SessionPlacement): Promise<BuiltCore> {
   const shutdownSteps: Array<() => Promise<void> | void> = [];
   const { store, repos } = await openDaemonStore(config.store, config.home);
   const workspaces = new WorkspaceRegistry(config.workspaces, config.remoteWorkspaces, config.allowWorkspaceRoots);
@@ -84,6 +89,9 @@ export async function buildCore(config: Config, log: Logger, clock: Clock, sandb
   const builtinDriver = builtinDriverFactory({ services: models, maxTurnIterations: config.maxTurnIterations, clock, log });
   const agentOrBuiltin = driverFactory(builtinDriver, agents, log);
   const eventStats = new EventBusStats();
+  const cluster = await joinCluster(config, placement, clock, log, eventStats);
+  // Registered first, so it runs last: the sessions' final events still reach the other nodes.
+  if (cluster) shutdownSteps.push(() => cluster.close());
   const sessionStores = {
     sessions: repos.sessions,
     transcript: repos.transcript,
@@ -103,7 +111,10 @@ export async function buildCore(config: Config, log: Logger, clock: Clock, sandb
     workspaces,
     stores: sessionStores,
     factories: {
-      createBus: (options) => new EventBus({ ringSize: config.eventRingSize, clock, stats: eventStats, ...options }),
+      createBus: ({ sessionId, ...options }) => {
+        const tap = cluster?.tapFor(sessionId);
+        return new EventBus({ ringSize: config.eventRingSize, clock, stats: eventStats, ...options, ...(tap && { tap }) });
+      },
       // A workspace's MCP servers start with its first session, whose driver waits (bounded) for their tools.
       createDriver: async (request) => {
         await mcp.ready(request.workspace);
@@ -123,6 +134,7 @@ export async function buildCore(config: Config, log: Logger, clock: Clock, sandb
     },
   });
   health.contribute(() => sessionCounters(sessions.list(), clock.now()));
+  if (cluster) health.contribute(() => ({ busReachable: cluster.reachable() }));
   const transcripts = new TranscriptService({
     stores: sessionStores,
     tokens: new TranscriptTokens(await transcriptSecret(repos.meta)),
@@ -152,6 +164,7 @@ export async function buildCore(config: Config, log: Logger, clock: Clock, sandb
     get confinement() {
       return confinement.report();
     },
+    ...(cluster && { cluster }),
     startedAt: clock.now(),
     onShutdown: (fn) => shutdownSteps.push(fn),
   };
@@ -174,5 +187,5 @@ export async function buildCore(config: Config, log: Logger, clock: Clock, sandb
       }
     }
   };
-  return { core, store, repos, localTools, confinement, shutdown };
+  return { core, store, repos, localTools, confinement, cluster, shutdown };
 }

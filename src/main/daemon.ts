@@ -16,6 +16,8 @@ import { ToolProtocolHost } from '../toolproto/host.js';
 import type { SandboxProbe } from '../tools/builtin/commands/sandbox.js';
 import { sweepTempFiles } from '../workspace/temp-sweep.js';
 import { buildCore } from './core.js';
+import { clusterServices } from './cluster.js';
+import type { SessionPlacement } from '../cluster/placement.js';
 import { reportCommandSandbox } from './command-confinement.js';
 import { lockHome, type HomeLock } from './home-lock.js';
 
@@ -25,6 +27,8 @@ export interface DaemonOptions {
   readonly clock?: Clock;
   /** Whether commands can be sandboxed (default: bubblewrap probed on this machine); tests pass one to see both cases. */
   readonly sandbox?: SandboxProbe;
+  /** Where sessions run when `config.bus` joins other nodes (cluster/placement.ts); every session is this node's by default. */
+  readonly placement?: SessionPlacement;
 }
 
 /** A running daemon: its core, its bound address, and one idempotent teardown. */
@@ -60,7 +64,7 @@ async function startOnLockedHome(options: DaemonOptions, lock: HomeLock): Promis
   const { config } = options;
   const log = options.log ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
-  const { core, store, repos, localTools, confinement, shutdown } = await buildCore(config, log, clock, options.sandbox);
+  const { core, store, repos, localTools, confinement, cluster, shutdown } = await buildCore(config, log, clock, options.sandbox, options.placement);
 
   // The module protocol: one Unix socket per local workspace; shutdown runs in reverse, so it stops taking questions before sessions close.
   const moduleSockets = await startModuleSockets(core);
@@ -99,6 +103,8 @@ async function startOnLockedHome(options: DaemonOptions, lock: HomeLock): Promis
   boundPort = (app.server.address() as AddressInfo).port;
   const host = config.hostname.includes(':') ? `[${config.hostname}]` : config.hostname;
   const url = `http://${host}:${boundPort}`;
+  // Only once the port is known: a forwarded request runs with the Host this node answers to.
+  cluster?.serve(clusterServices(cluster, app, core.sessions, clock, () => `${host}:${boundPort}`));
   lock.announce(url);
   log.info({ url, workspaces: core.workspaces.list().map((w) => w.id), home: config.home }, 'berth listening');
   const swept = sweepWorkspaceTemps(core, clock, log);

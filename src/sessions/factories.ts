@@ -39,7 +39,7 @@ export interface DriverResult {
 /** How the manager builds a session's parts; the composition root supplies them. */
 export interface SessionFactories {
   /** `lastEventId`: ids already used by a restored session's replay snapshot, so live ids continue after them (docs/client-api.md §7.4). */
-  createBus(options?: { lastEventId?: number }): SessionBus;
+  createBus(options: { sessionId: string; lastEventId?: number }): SessionBus;
   createDriver(request: DriverRequest): Promise<DriverResult>;
   /** Told when a live session has closed (e.g. to stop the commands it started). */
   sessionClosed?(sessionId: string): void;

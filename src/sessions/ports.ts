@@ -1,4 +1,4 @@
-import type { EventEnvelope, PublishInput, SubscribeOptions, Subscription } from '../events/types.js';
+import type { EventEnvelope, EventFrame, PublishInput, SubscribeOptions, Subscription } from '../events/types.js';
 
 /**
  * What a session needs from the concepts around it, named as small ports so
@@ -12,6 +12,8 @@ export interface SessionBus {
   publish(input: PublishInput): EventEnvelope;
   readonly isClosed: boolean;
   subscribe(options: SubscribeOptions): Subscription;
+  /** The replay a subscriber with this cursor would get, for a follower on another node (docs/cluster-bus.md). */
+  replayFor(cursor: { lastEventId?: number; epoch?: string }, maxBytes?: number): { frames: EventFrame[]; replayedCount: number; lastEventId: number };
   readonly subscriberCount: number;
   close(): void;
 }

@@ -61,7 +61,7 @@ export async function spawnSession(host: SpawnHost, init: SessionInit, options: 
     driverResult.driver.dispose();
     throw err;
   }
-  const bus = factories.createBus(options.lastEventId ? { lastEventId: options.lastEventId } : undefined);
+  const bus = factories.createBus({ sessionId: init.id, ...(options.lastEventId ? { lastEventId: options.lastEventId } : {}) });
   let session!: Session;
   const writes = new WriteChain(log, { sessionId: init.id });
   const transcript = new TranscriptRecorder(init.id, stores.transcript, clock, writes, () => {

@@ -94,6 +94,13 @@ describe('start-up order', { timeout: 120_000 }, () => {
     assert.deepEqual(log.loads(lines, '@agentclientprotocol/sdk'), []);
     assert.deepEqual(log.loads(lines, '@modelcontextprotocol/sdk'), []);
   });
+
+  it('a daemon without a cluster bus never loads the NATS client', async () => {
+    assert.equal((await fetch(`${daemon.url}/health`)).status, 200);
+    const lines = log.lines();
+    assert.deepEqual(log.loads(lines, '@nats-io/nats-core'), []);
+    assert.deepEqual(log.loads(lines, '@nats-io/transport-node'), []);
+  });
 });
 
 describe('start-up order with a default agent', { timeout: 120_000 }, () => {

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock } from '../../src/clock.js';
+import type { SessionPlacement } from '../../src/cluster/placement.js';
 import { resolveConfig, type ConfigInput } from '../../src/config/config.js';
 import { startDaemon, type Daemon } from '../../src/main/daemon.js';
 import type { DaemonStore } from '../../src/main/store.js';
@@ -40,6 +41,8 @@ export interface TestDaemonOptions {
   readonly clock?: Clock;
   /** Whether the daemon may sandbox commands (default: what this machine offers). */
   readonly sandbox?: SandboxProbe;
+  /** Where sessions run, for a daemon on a cluster bus (default: all on this node). */
+  readonly placement?: SessionPlacement;
 }
 
 /**
@@ -59,6 +62,7 @@ export async function startTestDaemon(options: TestDaemonOptions = {}): Promise<
     log: silentLogger(),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
+    ...(options.placement ? { placement: options.placement } : {}),
   });
   const url = daemon.url;
   const token = config.token;

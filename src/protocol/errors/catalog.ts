@@ -286,6 +286,10 @@ export const ERROR_CATALOG = spec({
   workspace_not_found: { status: 404, message: 'No registered workspace has this id or root' },
   workspace_is_remote: { status: 400, message: 'A remote workspace is read through its owner, not this route' },
   invalid_detail: { status: 400, message: 'detail must be one of: summary, full' },
+
+  // ── several nodes on one store (docs/cluster-bus.md) ────────────────────
+  owner_unreachable: { status: 503, message: 'The node running this session did not answer over the cluster bus', retryable: true, retryAfterSeconds: 1 },
+  bus_message_too_large: { status: 413, message: 'The request or its answer exceeds the cluster bus message size' },
 });
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

@@ -1,0 +1,93 @@
+import type { NatsConnection } from '@nats-io/transport-node';
+import { BusRequestError, type BusSubscription, type BusTransport } from './transport.js';
+
+/** NATS's own default `max_payload`, used until the server's INFO says otherwise. */
+const NATS_DEFAULT_MAX_PAYLOAD = 1024 * 1024;
+
+/**
+ * Connects to the NATS server at `url` (docs/cluster-bus.md). The client package is
+ * imported here, on first use, so a daemon without `--bus` loads nothing of it.
+ * The client reconnects by itself without end; `reachable()` follows its status.
+ */
+export async function connectNats(url: string, name: string): Promise<BusTransport> {
+  const { connect } = await import('@nats-io/transport-node');
+  const nc = await connect({ servers: url, name, maxReconnectAttempts: -1 });
+  let up = true;
+  void (async () => {
+    for await (const status of nc.status()) {
+      if (status.type === 'disconnect') up = false;
+      else if (status.type === 'reconnect') up = true;
+    }
+  })().catch(() => undefined);
+  return new NatsTransport(nc, () => up && !nc.isClosed());
+}
+
+class NatsTransport implements BusTransport {
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly up: () => boolean,
+  ) {}
+
+  get maxPayload(): number {
+    return this.nc.info?.max_payload ?? NATS_DEFAULT_MAX_PAYLOAD;
+  }
+
+  publish(subject: string, data: Uint8Array | string): void {
+    // A publish while disconnected is buffered by the client; one after close has nowhere to go.
+    if (this.nc.isClosed()) return;
+    this.nc.publish(subject, data);
+  }
+
+  subscribe(subject: string, onMessage: (data: Uint8Array) => void): BusSubscription {
+    const sub = this.nc.subscribe(subject, { callback: (err, msg) => {
+      if (err === null) onMessage(msg.data);
+    } });
+    return { unsubscribe: () => !this.nc.isClosed() && sub.unsubscribe() };
+  }
+
+  serve(subject: string, handler: (data: Uint8Array) => Promise<Uint8Array | string>): BusSubscription {
+    const sub = this.nc.subscribe(subject, {
+      callback: (err, msg) => {
+        if (err !== null) return;
+        // A handler answers every request itself, failures included; one that throws leaves the asker to its timeout.
+        void handler(msg.data).then((answer) => msg.respond(answer), () => undefined);
+      },
+    });
+    return { unsubscribe: () => !this.nc.isClosed() && sub.unsubscribe() };
+  }
+
+  async request(subject: string, data: Uint8Array | string, timeoutMs: number): Promise<Uint8Array> {
+    if (this.nc.isClosed() || !this.up()) throw new BusRequestError('unreachable', 'the bus is not connected');
+    try {
+      return (await this.nc.request(subject, data, { timeout: timeoutMs })).data;
+    } catch (err) {
+      const noResponders = typeof (err as { isNoResponders?: unknown }).isNoResponders === 'function' && (err as { isNoResponders(): boolean }).isNoResponders();
+      if (noResponders) throw new BusRequestError('no_responders', `nobody answers on ${subject}`);
+      if ((err as Error).name === 'TimeoutError' || /timeout/i.test((err as Error).message)) {
+        throw new BusRequestError('timeout', `no answer on ${subject} within ${timeoutMs} ms`);
+      }
+      throw new BusRequestError('unreachable', (err as Error).message);
+    }
+  }
+
+  async flush(): Promise<void> {
+    if (this.nc.isClosed() || !this.up()) throw new BusRequestError('unreachable', 'the bus is not connected');
+    try {
+      await this.nc.flush();
+    } catch (err) {
+      throw new BusRequestError('unreachable', (err as Error).message);
+    }
+  }
+
+  reachable(): boolean {
+    return this.up();
+  }
+
+  close(): Promise<void> {
+    // Draining needs the server's answers: while it is away, a stopping daemon just closes.
+    this.closing ??= this.nc.isClosed() ? Promise.resolve() : this.up() ? this.nc.drain().catch(() => this.nc.close()) : this.nc.close();
+    return this.closing;
+  }
+}

@@ -1,0 +1,151 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import type { EventTap } from '../events/bus.js';
+import { MAX_SUBSCRIBERS_PER_SESSION } from '../events/limits.js';
+import type { EventBusStats } from '../events/stats.js';
+import type { SubscribeOptions, Subscription } from '../events/types.js';
+import type { Logger } from '../log.js';
+import { BerthError } from '../protocol/errors/index.js';
+import { clusterEventTap } from './event-tap.js';
+import { forwardRequest, serveForwarded } from './forward.js';
+import { FOLLOWED_NOTICE_MS, FORWARD_TIMEOUT_MS, REPLAY_TIMEOUT_MS } from './limits.js';
+import type { SessionLocation, SessionPlacement } from './placement.js';
+import type { ClusterPort, ForwardedRequest, ForwardedResponse } from './port.js';
+import { openRemoteFeed } from './remote-feed.js';
+import { serveReplays, type ReplaySource } from './replay-server.js';
+import { downSubject, followedSubject, isSubjectToken } from './subjects.js';
+import type { BusSubscription, BusTransport } from './transport.js';
+
+/** Carries the mark of a request this node runs for another one. */
+const FORWARDED_HEADER = 'x-berth-forwarded';
+
+export interface ClusterNodeOptions {
+  readonly transport: BusTransport;
+  readonly placement: SessionPlacement;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly stats?: EventBusStats;
+  readonly forwardTimeoutMs?: number;
+  readonly replayTimeoutMs?: number;
+  readonly followedNoticeMs?: number;
+}
+
+/** What this node offers the others once its HTTP stack exists. */
+export interface ClusterServices {
+  /** Runs a forwarded request through this node's HTTP stack. */
+  readonly handle: (request: ForwardedRequest) => Promise<ForwardedResponse>;
+  /** A session this node runs, for a follower's replay. */
+  readonly open: (sessionId: string) => Promise<ReplaySource>;
+  /** Another node still streams this session to a client: it is not idle. */
+  readonly followed: (sessionId: string) => void;
+}
+
+/**
+ * One daemon's place on the cluster bus (docs/cluster-bus.md): the port the faces
+ * ask (where a session runs, forward, follow), the tap its sessions publish through,
+ * and the two services it answers for the others. `close()` tells the followers of
+ * its sessions that it stops, then leaves the bus.
+ */
+export class ClusterNode implements ClusterPort {
+  private readonly served: BusSubscription[] = [];
+  /** Open remote streams per session, with the node that runs it. */
+  private readonly following = new Map<string, { nodeId: string; count: number }>();
+  private notices: NodeJS.Timeout | undefined;
+  private closing: Promise<void> | undefined;
+  /** Marks the requests this node runs for others; random per process, so no client can forge it. */
+  private readonly mark = randomUUID();
+
+  constructor(private readonly options: ClusterNodeOptions) {
+    if (!isSubjectToken(options.placement.nodeId)) throw new RangeError('a node id must match [A-Za-z0-9_-]{1,128}');
+  }
+
+  get nodeId(): string {
+    return this.options.placement.nodeId;
+  }
+
+  /** A session id that cannot be a subject token is never another node's: it stays here and fails as it would. */
+  locate(sessionId: string): Promise<SessionLocation> {
+    if (!isSubjectToken(sessionId)) return Promise.resolve({ kind: 'local' });
+    return this.options.placement.locate(sessionId);
+  }
+
+  forward(nodeId: string, request: ForwardedRequest): Promise<ForwardedResponse> {
+    return forwardRequest(this.options.transport, nodeId, request, this.options.forwardTimeoutMs ?? FORWARD_TIMEOUT_MS);
+  }
+
+  async follow(sessionId: string, nodeId: string, subscribe: SubscribeOptions): Promise<Subscription> {
+    // The per-session subscriber cap holds per node: the owner counts its own, each follower its own.
+    const count = this.following.get(sessionId)?.count ?? 0;
+    if (count >= MAX_SUBSCRIBERS_PER_SESSION) {
+      this.options.stats?.refused();
+      throw new BerthError('subscriber_limit_exceeded', `EventBus subscriber limit reached (${MAX_SUBSCRIBERS_PER_SESSION})`, { limit: MAX_SUBSCRIBERS_PER_SESSION });
+    }
+    const feed = await openRemoteFeed({
+      transport: this.options.transport,
+      sessionId,
+      ownerNodeId: nodeId,
+      subscribe,
+      timeoutMs: this.options.replayTimeoutMs ?? REPLAY_TIMEOUT_MS,
+      now: () => this.options.clock.now(),
+      newId: randomUUID,
+      ...(this.options.stats && { stats: this.options.stats }),
+    });
+    this.following.set(sessionId, { nodeId, count: (this.following.get(sessionId)?.count ?? 0) + 1 });
+    void feed.detached.then(() => {
+      const entry = this.following.get(sessionId);
+      if (entry && entry.count > 1) this.following.set(sessionId, { ...entry, count: entry.count - 1 });
+      else this.following.delete(sessionId);
+    });
+    return feed;
+  }
+
+  isForwarded(headers: Readonly<Record<string, string | string[] | undefined>>): boolean {
+    return headers[FORWARDED_HEADER] === this.mark;
+  }
+
+  /** The headers a forwarded request runs with here: this node's mark added. */
+  markForwarded(headers: Readonly<Record<string, string | string[]>>): Record<string, string | string[]> {
+    return { ...headers, [FORWARDED_HEADER]: this.mark };
+  }
+
+  reachable(): boolean {
+    return this.options.transport.reachable();
+  }
+
+  /** The tap of a session this node runs: its events go out on the session's subject. */
+  tapFor(sessionId: string): EventTap | undefined {
+    return isSubjectToken(sessionId) ? clusterEventTap(this.options.transport, sessionId, this.options.log) : undefined;
+  }
+
+  /** Starts answering the other nodes: forwarded requests and replay questions. */
+  serve(services: ClusterServices): void {
+    const { transport, log } = this.options;
+    this.served.push(serveForwarded(transport, this.nodeId, services.handle, log));
+    this.served.push(serveReplays(transport, this.nodeId, services.open, log));
+    this.served.push(transport.subscribe(followedSubject(this.nodeId), (data) => {
+      for (const sessionId of Buffer.from(data).toString('utf8').split(',')) if (isSubjectToken(sessionId)) services.followed(sessionId);
+    }));
+    this.notices = setInterval(() => this.noticeFollowed(), this.options.followedNoticeMs ?? FOLLOWED_NOTICE_MS);
+    this.notices.unref();
+  }
+
+  /** Tells each owner which of its sessions this node streams now. */
+  noticeFollowed(): void {
+    const byOwner = new Map<string, string[]>();
+    for (const [sessionId, { nodeId }] of this.following) byOwner.set(nodeId, [...(byOwner.get(nodeId) ?? []), sessionId]);
+    for (const [nodeId, ids] of byOwner) this.options.transport.publish(followedSubject(nodeId), ids.join(','));
+  }
+
+  /** Idempotent: says this node stops (its followers end their streams), stops answering, leaves the bus. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      const { transport } = this.options;
+      clearInterval(this.notices);
+      for (const s of this.served.splice(0)) s.unsubscribe();
+      transport.publish(downSubject(this.nodeId), '');
+      await transport.flush().catch(() => undefined);
+      await transport.close();
+    })();
+    return this.closing;
+  }
+}
