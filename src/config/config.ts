@@ -8,6 +8,7 @@ import { loadHomeMcpServers, McpConfigError, type McpServerSpec } from './mcp-se
 import { checkModelServices, loadModelServices, ModelConfigError, type ModelServiceSpec } from './model-services.js';
 import { checkWorkspaceSettings, loadWorkspaceSettings, WorkspaceSettingsError, type WorkspaceSettings } from './workspace-settings.js';
 import { resolveStoreChoice, StoreConfigError, type StoreChoice } from './store.js';
+import { ClusterConfigError, resolveClusterChoice, type ClusterChoice } from './cluster.js';
 
 /** One rate-limit tier: at most `max` requests per `windowMs`, counted per client id (or remote address). */
 export interface RateLimitTier {
@@ -45,6 +46,8 @@ export interface Config {
   readonly home: string;
   /** Where durable state lives: SQLite in the home folder, or a PostgreSQL server (`--store`, BERTH_STORE_URL; docs/store.md). */
   readonly store: StoreChoice;
+  /** This daemon as one node of several on a PostgreSQL store (`--node-id`, BERTH_NODE_ID; docs/cluster-leases.md), or null. */
+  readonly cluster: ClusterChoice | null;
   readonly allowOrigins: readonly string[];
   readonly logLevel: string;
 
@@ -77,7 +80,11 @@ export interface Config {
 }
 
 /** `agentFlags` are `berth serve`'s agent options, resolved against the home file; `agents` replaces both. */
-export type ConfigInput = { -readonly [K in keyof Config]?: Config[K] } & { agentFlags?: AgentFlags; /** `--store`, before BERTH_STORE_URL. */ storeUrl?: string };
+export type ConfigInput = { -readonly [K in keyof Config]?: Config[K] } & { agentFlags?: AgentFlags; /** `--store`, before BERTH_STORE_URL. */ storeUrl?: string;
+  /** `--node-id` and `--lease-ms`, before BERTH_NODE_ID and BERTH_LEASE_MS. */
+  nodeId?: string;
+  leaseMs?: number;
+};
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -97,6 +104,7 @@ export function resolveConfig(input: ConfigInput, env: NodeJS.ProcessEnv = proce
   const token = normalizeToken(input.token ?? env.BERTH_TOKEN ?? null);
   const hostname = input.hostname ?? '127.0.0.1';
   const home = input.home ? resolve(input.home) : defaultHome(env);
+  const store = input.store ?? resolveStore(input.storeUrl, env);
   const config: Config = {
     port: input.port ?? 4170,
     hostname,
@@ -110,7 +118,8 @@ export function resolveConfig(input: ConfigInput, env: NodeJS.ProcessEnv = proce
     allowWorkspaceRoots: (input.allowWorkspaceRoots ?? []).map((r) => resolve(r)),
     web: input.web ?? true,
     home,
-    store: input.store ?? resolveStore(input.storeUrl, env),
+    store,
+    cluster: input.cluster !== undefined ? input.cluster : resolveCluster(input, store, env),
     allowOrigins: input.allowOrigins ?? [],
     logLevel: input.logLevel ?? env.BERTH_LOG_LEVEL ?? 'info',
     maxSessions: input.maxSessions ?? null,
@@ -150,6 +159,15 @@ function resolveModelServices(
     return given;
   } catch (err) {
     if (err instanceof ModelConfigError) throw new ConfigError(err.message);
+    throw err;
+  }
+}
+
+function resolveCluster(input: ConfigInput, store: StoreChoice, env: NodeJS.ProcessEnv): ClusterChoice | null {
+  try {
+    return resolveClusterChoice({ nodeId: input.nodeId, leaseMs: input.leaseMs }, env, store.engine);
+  } catch (err) {
+    if (err instanceof ClusterConfigError) throw new ConfigError(err.message);
     throw err;
   }
 }
