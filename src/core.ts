@@ -1,6 +1,7 @@
 import type { AgentCatalog } from './agents/acp/catalog.js';
 import type { ModelServices } from './agents/models/index.js';
 import type { Clock } from './clock.js';
+import type { SessionPlacement } from './cluster/placement.js';
 import type { Config } from './config/config.js';
 import type { EventBusStats } from './events/stats.js';
 import type { HealthRegistry } from './health.js';
@@ -38,6 +39,8 @@ export interface Core {
   readonly tools: ToolService;
   /** Every session: create, open (reopening one a stopped daemon lost), load and resume, close (docs/client-api.md §5-§9). */
   readonly sessions: SessionManager;
+  /** Cluster mode (docs/cluster-leases.md): where each session runs; absent on a single daemon, where every session is local. */
+  readonly placement?: SessionPlacement;
   /** Persisted history: the session list, transcript pages, the turn index and exports (docs/client-api.md §10). */
   readonly transcripts: TranscriptService;
   /** The module protocol (docs/modules.md): sessions as tabs, their tokens, messages, inboxes and delivery. */

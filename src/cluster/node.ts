@@ -73,13 +73,16 @@ export class ClusterNode implements SessionPlacement, SessionOwnership {
   }
 
   /**
-   * SIGTERM in cluster mode: refuse what would make a session live here, let `handOver` end
-   * this node's sessions without closing them in the store, then give every lease back so
-   * other nodes take them at once rather than after the lease time.
+   * SIGTERM in cluster mode (docs/cluster-leases.md, Drain): from now on nothing is made
+   * live here; the session manager then hands its sessions over, and `stop` gives every
+   * lease back so other nodes take them at once rather than after the lease time.
    */
-  async drain(handOver: () => Promise<void>): Promise<void> {
+  beginDrain(): void {
     this.draining = true;
-    await handOver();
+  }
+
+  async stop(): Promise<void> {
+    this.draining = true;
     await this.deps.leases.releaseAll();
   }
 

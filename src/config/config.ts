@@ -104,7 +104,7 @@ export function resolveConfig(input: ConfigInput, env: NodeJS.ProcessEnv = proce
   const token = normalizeToken(input.token ?? env.BERTH_TOKEN ?? null);
   const hostname = input.hostname ?? '127.0.0.1';
   const home = input.home ? resolve(input.home) : defaultHome(env);
-  const store = input.store ?? resolveStore(input.storeUrl, env);
+  const store = input.store ?? asConfigError(StoreConfigError, () => resolveStoreChoice(input.storeUrl, env));
   const config: Config = {
     port: input.port ?? 4170,
     hostname,
@@ -119,7 +119,10 @@ export function resolveConfig(input: ConfigInput, env: NodeJS.ProcessEnv = proce
     web: input.web ?? true,
     home,
     store,
-    cluster: input.cluster !== undefined ? input.cluster : resolveCluster(input, store, env),
+    cluster:
+      input.cluster !== undefined
+        ? input.cluster
+        : asConfigError(ClusterConfigError, () => resolveClusterChoice({ nodeId: input.nodeId, leaseMs: input.leaseMs }, env, store.engine)),
     allowOrigins: input.allowOrigins ?? [],
     logLevel: input.logLevel ?? env.BERTH_LOG_LEVEL ?? 'info',
     maxSessions: input.maxSessions ?? null,
@@ -163,43 +166,28 @@ function resolveModelServices(
   }
 }
 
-function resolveCluster(input: ConfigInput, store: StoreChoice, env: NodeJS.ProcessEnv): ClusterChoice | null {
+/** Runs a resolver whose own error class `E` becomes a ConfigError with the same sentence. */
+function asConfigError<T>(E: new (...args: never[]) => Error, resolve: () => T): T {
   try {
-    return resolveClusterChoice({ nodeId: input.nodeId, leaseMs: input.leaseMs }, env, store.engine);
+    return resolve();
   } catch (err) {
-    if (err instanceof ClusterConfigError) throw new ConfigError(err.message);
-    throw err;
-  }
-}
-
-function resolveStore(flag: string | undefined, env: NodeJS.ProcessEnv): StoreChoice {
-  try {
-    return resolveStoreChoice(flag, env);
-  } catch (err) {
-    if (err instanceof StoreConfigError) throw new ConfigError(err.message);
-    throw err;
+    throw err instanceof E ? new ConfigError(err.message) : err;
   }
 }
 
 function resolveAgents(input: ConfigInput, home: string, env: NodeJS.ProcessEnv): AgentSettings {
-  try {
-    return input.agents === undefined ? loadAgentSettings(home, env, input.agentFlags) : checkAgentSettings(input.agents, 'agents option');
-  } catch (err) {
-    if (err instanceof AgentConfigError) throw new ConfigError(err.message);
-    throw err;
-  }
+  return asConfigError(AgentConfigError, () =>
+    input.agents === undefined ? loadAgentSettings(home, env, input.agentFlags) : checkAgentSettings(input.agents, 'agents option'),
+  );
 }
 
 function resolveWorkspaceSettings(
   given: Readonly<Record<string, WorkspaceSettings>> | undefined,
   home: string,
 ): Readonly<Record<string, WorkspaceSettings>> {
-  try {
-    return given === undefined ? loadWorkspaceSettings(home) : checkWorkspaceSettings(given, 'workspaceSettings option');
-  } catch (err) {
-    if (err instanceof WorkspaceSettingsError) throw new ConfigError(err.message);
-    throw err;
-  }
+  return asConfigError(WorkspaceSettingsError, () =>
+    given === undefined ? loadWorkspaceSettings(home) : checkWorkspaceSettings(given, 'workspaceSettings option'),
+  );
 }
 
 /** Servers given directly (tests, embedders, already checked) replace the home file's. */

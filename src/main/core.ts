@@ -14,7 +14,7 @@ import { McpHub } from '../mcp/hub.js';
 import { sessionCounters } from '../sessions/counters.js';
 import { SessionManager } from '../sessions/manager.js';
 import { startIdleReaper } from '../sessions/reaper.js';
-import { recoverInterrupted } from '../sessions/recovery.js';
+import { recoverInterrupted, recoverSession } from '../sessions/recovery.js';
 import { TokenService } from '../tokens/tokens.js';
 import { CommandManager, localWorkspaceTools } from '../tools/builtin/index.js';
 import { openReceiptJournal } from '../tools/receipt-journal.js';
@@ -50,7 +50,7 @@ export interface BuiltCore {
 /** Opens the store and builds the core services on it; no face is started here. */
 export async function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: SandboxProbe): Promise<BuiltCore> {
   const shutdownSteps: Array<() => Promise<void> | void> = [];
-  const { store, repos } = await openDaemonStore(config.store, config.home);
+  const { store, repos } = await openDaemonStore(config.store, config.home, config.cluster !== null);
   const workspaces = new WorkspaceRegistry(config.workspaces, config.remoteWorkspaces, config.allowWorkspaceRoots);
   const health = new HealthRegistry();
   const models = new ModelServices(config.modelServices, {
@@ -91,9 +91,19 @@ export async function buildCore(config: Config, log: Logger, clock: Clock, sandb
     grants: repos.grants,
     checkpoints: repos.checkpoints,
   };
+  const recoveryStores = { ...sessionStores, clock, receipts: repos.receipts };
+  // Cluster mode: other nodes' sessions are live; each session is recovered by the node that takes its lease.
+  const cluster =
+    config.cluster && store.engine === 'postgres' && config.store.engine === 'postgres'
+      ? await (await import('./cluster.js')).startCluster(config.cluster, config.store.url, store.db, {
+          recover: (id) => recoverSession(recoveryStores, id),
+          log,
+          health,
+        })
+      : undefined;
   // Before anything can run: settle what a crashed (or stopped) predecessor left open.
-  const recovered = await recoverInterrupted({ ...sessionStores, clock, receipts: repos.receipts });
-  if (recovered.interruptedTurns + recovered.unstartedPrompts + recovered.lostSessions > 0) {
+  const recovered = cluster ? null : await recoverInterrupted(recoveryStores);
+  if (recovered && recovered.interruptedTurns + recovered.unstartedPrompts + recovered.lostSessions > 0) {
     log.info(recovered, 'recovered sessions and prompts left by the previous run');
   }
   const sessions = new SessionManager({
@@ -102,6 +112,7 @@ export async function buildCore(config: Config, log: Logger, clock: Clock, sandb
     log,
     workspaces,
     stores: sessionStores,
+    ...(cluster ? { ownership: cluster.node } : {}),
     factories: {
       createBus: (options) => new EventBus({ ringSize: config.eventRingSize, clock, stats: eventStats, ...options }),
       // A workspace's MCP servers start with its first session, whose driver waits (bounded) for their tools.
@@ -122,6 +133,7 @@ export async function buildCore(config: Config, log: Logger, clock: Clock, sandb
       sessionIdle: (session) => messaging.idle(session),
     },
   });
+  cluster?.onLost((id) => sessions.handOver(id));
   health.contribute(() => sessionCounters(sessions.list(), clock.now()));
   const transcripts = new TranscriptService({
     stores: sessionStores,
@@ -145,6 +157,7 @@ export async function buildCore(config: Config, log: Logger, clock: Clock, sandb
     agents,
     tools,
     sessions,
+    ...(cluster ? { placement: cluster.node } : {}),
     transcripts,
     messaging,
     eventStats,
@@ -161,7 +174,10 @@ export async function buildCore(config: Config, log: Logger, clock: Clock, sandb
   core.onShutdown(() => mcp.shutdown());
   // After the sessions closed (and disposed their drivers): whatever agent process is left goes, group and all.
   core.onShutdown(() => agents.shutdown());
+  // Cluster mode: leases go back after the sessions have handed over and stored their last writes.
+  if (cluster) core.onShutdown(() => cluster.stop());
   core.onShutdown(() => sessions.shutdown());
+  if (cluster) core.onShutdown(() => cluster.node.beginDrain());
   const reaper = startIdleReaper(() => sessions.list(), config, clock);
   core.onShutdown(() => reaper.stop());
 
