@@ -84,6 +84,21 @@ describe('nodes sharing one PostgreSQL', { skip: missing, timeout: 180_000 }, ()
     assert.equal(lease.rows[0].node_id, winner);
   });
 
+  test('a node whose lease another node took stops the session at once, and its write does not land', async () => {
+    const owner = (await db.query('SELECT node_id FROM session_leases WHERE session_id = $1', [sessionId])).rows[0].node_id as string;
+    const count = async (table: string) => Number((await db.query(`SELECT count(*) AS n FROM ${table} WHERE session_id = $1`, [sessionId])).rows[0].n);
+    const [prompts, records] = [await count('prompts'), await count('transcript')];
+    // Another node (x) takes the lease while the owner still thinks it holds it: as after a pause longer than the lease.
+    await db.query(`UPDATE session_leases SET node_id = 'x', token = token + 1, expires_at = expires_at + 600000 WHERE session_id = $1`, [sessionId]);
+    const refused = await call(node(owner).url, 'POST', `/session/${sessionId}/prompt`, { prompt: [{ type: 'text', text: 'Too late' }] });
+    assert.equal(refused.status, 503);
+    assert.equal(refused.body.code, 'session_on_other_node');
+    assert.deepEqual([await count('prompts'), await count('transcript')], [prompts, records], 'nothing of the fenced-out node landed');
+    const after = await call(node(owner).url, 'GET', `/session/${sessionId}/status`);
+    assert.equal(after.status, 503, 'the session is no longer live there');
+    assert.equal(after.body.nodeId, 'x');
+  });
+
   test('/health reports the node ready with its store reachable', async () => {
     const health = await call(node('c').url, 'GET', '/health');
     assert.equal(health.status, 200);

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { BerthError } from '../../protocol/errors/index.js';
 import { FENCE_CHECK_SQL } from './leases.js';
 
 /** What a repository runs its SQL on: a whole query's rows, or the number of rows a write touched. */
@@ -22,11 +23,11 @@ export interface WriteFence {
   refused(): void;
 }
 
-/** A fenced write refused: this node no longer owns the session. */
-export class LeaseLostError extends Error {
+/** A fenced write refused: this node no longer owns the session; a client retries and lands on the owner. */
+export class LeaseLostError extends BerthError {
   override name = 'LeaseLostError';
   constructor(readonly sessionId: string) {
-    super(`this node no longer holds the lease of session ${sessionId}`);
+    super('session_on_other_node', `This node no longer holds the lease of session ${sessionId}`, { sessionId });
   }
 }
 
