@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { call, openStream } from '../support/cluster.js';
+import { call, openStream } from '../support/spawned-client.js';
 import { runTurn } from '../support/history.js';
 import { postgresMissing, startPostgres, type PostgresServer } from '../support/postgres.js';
 import { newSession } from '../support/session-client.js';

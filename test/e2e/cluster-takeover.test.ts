@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { call, openStream, siblingHome, updateOf } from '../support/cluster.js';
+import { call, openStream, siblingHome, transcriptHolds, updateOf } from '../support/spawned-client.js';
 import { postgresMissing, startPostgres, type PostgresServer } from '../support/postgres.js';
 import { startSpawnedStack, type SpawnedStack } from '../support/spawned-stack.js';
 import { removeDir } from '../support/tmp.js';
@@ -57,12 +57,7 @@ test('a node SIGKILLed mid-turn: another node takes its session over, the old cu
   assert.equal(prompt.status, 202);
   await stream.until((e) => updateOf(e).sessionUpdate === 'tool_call_update' && updateOf(e).status === 'completed');
   await stream.until((e) => updateOf(e).content?.text === 'Now checking the log');
-  // The recorder writes streamed text within a moment; the kill comes once storage holds it.
-  for (;;) {
-    const page = await call(a.url, 'GET', `/session/${sessionId}/transcript?direction=backward&limit=3`);
-    if (page.body.events.some((e: any) => e.data.content?.text === 'Now checking the log')) break;
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await transcriptHolds(a.url, sessionId, 'Now checking the log'); // the kill comes once storage holds it
   const lastSeen = Math.max(...stream.seen.map((e) => e.id ?? 0));
   const oldEpoch = stream.epoch;
   stream.close();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { parseSseStream, type DaemonEvent } from '@qwen-code/sdk/daemon';
 import { tempDir } from './tmp.js';
 
-/** Cluster tests (docs/cluster-leases.md): plain HTTP to any node, as a load balancer's client would. */
+/** Plain HTTP to a daemon by its URL (a spawned one, or any node of a cluster), without a TestDaemon. */
 export async function call(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(base + path, {
     method,
@@ -56,3 +56,12 @@ export async function openStream(base: string, sessionId: string, headers: Recor
 }
 
 export const updateOf = (e: DaemonEvent) => (e.data as any)?.update ?? {};
+
+/** Waits until the session's stored transcript (read through the daemon) holds `text`: the recorder writes within a moment. */
+export async function transcriptHolds(base: string, sessionId: string, text: string): Promise<void> {
+  for (;;) {
+    const page = await call(base, 'GET', `/session/${sessionId}/transcript?direction=backward&limit=3`);
+    if (page.body.events.some((e: any) => e.data.content?.text === text)) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
