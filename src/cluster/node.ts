@@ -48,7 +48,7 @@ export class ClusterNode implements SessionPlacement, SessionOwnership {
   }
 
   claim(sessionId: string): Promise<void> {
-    this.admit();
+    if (this.draining) return Promise.reject(this.drainingError());
     let claim = this.claiming.get(sessionId);
     if (!claim) {
       claim = this.take(sessionId).finally(() => this.claiming.delete(sessionId));
@@ -58,7 +58,7 @@ export class ClusterNode implements SessionPlacement, SessionOwnership {
   }
 
   async claimNew(sessionId: string): Promise<void> {
-    this.admit();
+    if (this.draining) throw this.drainingError();
     if ((await this.deps.leases.acquire(sessionId)) === null) {
       throw new BerthError('session_id_conflict', `Session "${sessionId}" already exists.`, { sessionId, conflict: 'live' });
     }
@@ -86,8 +86,8 @@ export class ClusterNode implements SessionPlacement, SessionOwnership {
     await this.deps.leases.releaseAll();
   }
 
-  private admit(): void {
-    if (this.draining) throw new BerthError('node_draining', `Node ${this.nodeId} is shutting down`, { nodeId: this.nodeId });
+  private drainingError(): BerthError {
+    return new BerthError('node_draining', `Node ${this.nodeId} is shutting down`, { nodeId: this.nodeId });
   }
 
   private async take(sessionId: string): Promise<void> {
