@@ -31,7 +31,7 @@ export function registerServe(program: Command): void {
         'OPENAI_API_KEY and OPENAI_MODEL, or list modelServices in config.json under the home folder',
         '(~/.berth/config.json by default). `npm run demo` shows a whole turn without either.',
         '',
-        'Environment: BERTH_TOKEN (the owner token), BERTH_HOME (the home folder), BERTH_STORE_URL (a PostgreSQL store), BERTH_BUS_URL (a NATS bus), BERTH_LOG_LEVEL.',
+        'Environment: BERTH_TOKEN (the owner token), BERTH_HOME (the home folder), BERTH_STORE_URL (a PostgreSQL store), BERTH_BUS_URL (a NATS bus), BERTH_NODE_ID and BERTH_LEASE_MS (cluster mode), BERTH_LOG_LEVEL.',
       ].join('\n'),
     )
     .option('--port <port>', 'TCP port to listen on (0 picks a free one)', integer('--port'), 4170)
@@ -57,6 +57,8 @@ export function registerServe(program: Command): void {
     .option('--home <dir>', 'state folder for the store, sockets and model config (default: $BERTH_HOME or ~/.berth)')
     .option('--store <url>', 'keep sessions, transcripts and receipts in PostgreSQL, postgres://user@host:port/database (default: $BERTH_STORE_URL, else SQLite in the home folder)')
     .option('--bus <url>', 'share events and requests with the other nodes of a PostgreSQL store over NATS, nats://host:port (default: $BERTH_BUS_URL, else none)')
+    .option('--node-id <id>', 'run as one node of several sharing the PostgreSQL store: sessions are owned per node through leases (default: $BERTH_NODE_ID; docs/cluster-leases.md)')
+    .option('--lease-ms <ms>', 'how long a node holds a session without renewing its lease (default: $BERTH_LEASE_MS, else 10000)', integer('--lease-ms'))
     .option(
       '--allow-origin <origin>',
       'a browser Origin allowed to call the API (* for any); repeatable. Requests from any other Origin are refused',
@@ -103,6 +105,8 @@ export function registerServe(program: Command): void {
         home: opts.home as string | undefined,
         storeUrl: opts.store as string | undefined,
         busUrl: opts.bus as string | undefined,
+        nodeId: opts.nodeId as string | undefined,
+        leaseMs: opts.leaseMs as number | undefined,
         allowOrigins: opts.allowOrigin as string[] | undefined,
         maxSessions: opts.maxSessions as number | undefined,
         maxPendingPromptsPerSession: opts.maxPendingPromptsPerSession as number | undefined,

@@ -9,6 +9,7 @@ import { checkModelServices, loadModelServices, ModelConfigError, type ModelServ
 import { checkWorkspaceSettings, loadWorkspaceSettings, WorkspaceSettingsError, type WorkspaceSettings } from './workspace-settings.js';
 import { resolveBusUrl } from './bus.js';
 import { resolveStoreChoice, StoreConfigError, type StoreChoice } from './store.js';
+import { ClusterConfigError, resolveClusterChoice, type ClusterChoice } from './cluster.js';
 
 /** One rate-limit tier: at most `max` requests per `windowMs`, counted per client id (or remote address). */
 export interface RateLimitTier {
@@ -48,6 +49,8 @@ export interface Config {
   readonly store: StoreChoice;
   /** The NATS server shared with the other nodes (`--bus`, BERTH_BUS_URL; docs/cluster-bus.md), or null for one daemon alone. */
   readonly bus: string | null;
+  /** This daemon as one node of several on a PostgreSQL store (`--node-id`, BERTH_NODE_ID; docs/cluster-leases.md), or null. */
+  readonly cluster: ClusterChoice | null;
   readonly allowOrigins: readonly string[];
   readonly logLevel: string;
 
@@ -80,7 +83,13 @@ export interface Config {
 }
 
 /** `agentFlags` are `berth serve`'s agent options, resolved against the home file; `agents` replaces both. */
-export type ConfigInput = { -readonly [K in keyof Config]?: Config[K] } & { agentFlags?: AgentFlags; /** `--store`, before BERTH_STORE_URL. */ storeUrl?: string; /** `--bus`, before BERTH_BUS_URL. */ busUrl?: string };
+export type ConfigInput = { -readonly [K in keyof Config]?: Config[K] } & { agentFlags?: AgentFlags; /** `--store`, before BERTH_STORE_URL. */ storeUrl?: string;
+  /** `--bus`, before BERTH_BUS_URL. */
+  busUrl?: string;
+  /** `--node-id` and `--lease-ms`, before BERTH_NODE_ID and BERTH_LEASE_MS. */
+  nodeId?: string;
+  leaseMs?: number;
+};
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -100,7 +109,7 @@ export function resolveConfig(input: ConfigInput, env: NodeJS.ProcessEnv = proce
   const token = normalizeToken(input.token ?? env.BERTH_TOKEN ?? null);
   const hostname = input.hostname ?? '127.0.0.1';
   const home = input.home ? resolve(input.home) : defaultHome(env);
-  const store = input.store ?? resolveStore(input.storeUrl, env);
+  const store = input.store ?? asConfigError(StoreConfigError, () => resolveStoreChoice(input.storeUrl, env));
   const config: Config = {
     port: input.port ?? 4170,
     hostname,
@@ -116,6 +125,10 @@ export function resolveConfig(input: ConfigInput, env: NodeJS.ProcessEnv = proce
     home,
     store,
     bus: input.bus !== undefined ? input.bus : resolveBusUrl(input.busUrl, env, store),
+    cluster:
+      input.cluster !== undefined
+        ? input.cluster
+        : asConfigError(ClusterConfigError, () => resolveClusterChoice({ nodeId: input.nodeId, leaseMs: input.leaseMs }, env, store.engine)),
     allowOrigins: input.allowOrigins ?? [],
     logLevel: input.logLevel ?? env.BERTH_LOG_LEVEL ?? 'info',
     maxSessions: input.maxSessions ?? null,
@@ -159,34 +172,28 @@ function resolveModelServices(
   }
 }
 
-function resolveStore(flag: string | undefined, env: NodeJS.ProcessEnv): StoreChoice {
+/** Runs a resolver whose own error class `E` becomes a ConfigError with the same sentence. */
+function asConfigError<T>(E: new (...args: never[]) => Error, resolve: () => T): T {
   try {
-    return resolveStoreChoice(flag, env);
+    return resolve();
   } catch (err) {
-    if (err instanceof StoreConfigError) throw new ConfigError(err.message);
-    throw err;
+    throw err instanceof E ? new ConfigError(err.message) : err;
   }
 }
 
 function resolveAgents(input: ConfigInput, home: string, env: NodeJS.ProcessEnv): AgentSettings {
-  try {
-    return input.agents === undefined ? loadAgentSettings(home, env, input.agentFlags) : checkAgentSettings(input.agents, 'agents option');
-  } catch (err) {
-    if (err instanceof AgentConfigError) throw new ConfigError(err.message);
-    throw err;
-  }
+  return asConfigError(AgentConfigError, () =>
+    input.agents === undefined ? loadAgentSettings(home, env, input.agentFlags) : checkAgentSettings(input.agents, 'agents option'),
+  );
 }
 
 function resolveWorkspaceSettings(
   given: Readonly<Record<string, WorkspaceSettings>> | undefined,
   home: string,
 ): Readonly<Record<string, WorkspaceSettings>> {
-  try {
-    return given === undefined ? loadWorkspaceSettings(home) : checkWorkspaceSettings(given, 'workspaceSettings option');
-  } catch (err) {
-    if (err instanceof WorkspaceSettingsError) throw new ConfigError(err.message);
-    throw err;
-  }
+  return asConfigError(WorkspaceSettingsError, () =>
+    given === undefined ? loadWorkspaceSettings(home) : checkWorkspaceSettings(given, 'workspaceSettings option'),
+  );
 }
 
 /** Servers given directly (tests, embedders, already checked) replace the home file's. */

@@ -14,7 +14,7 @@ import { McpHub } from '../mcp/hub.js';
 import { sessionCounters } from '../sessions/counters.js';
 import { SessionManager } from '../sessions/manager.js';
 import { startIdleReaper } from '../sessions/reaper.js';
-import { recoverInterrupted } from '../sessions/recovery.js';
+import { recoverInterrupted, recoverSession } from '../sessions/recovery.js';
 import { TokenService } from '../tokens/tokens.js';
 import { CommandManager, localWorkspaceTools } from '../tools/builtin/index.js';
 import { openReceiptJournal } from '../tools/receipt-journal.js';
@@ -33,8 +33,8 @@ import { confineCommands } from './command-confinement.js';
 import type { CommandConfinement } from '../tools/builtin/commands/confinement.js';
 import type { Repositories } from './repositories.js';
 import { openDaemonStore, type DaemonStore } from './store.js';
-import { joinCluster } from './cluster.js';
-import type { ClusterNode } from '../cluster/node.js';
+import { joinCluster } from './cluster-bus.js';
+import type { BusNode } from '../cluster/bus-node.js';
 import type { SessionPlacement } from '../cluster/placement.js';
 
 /** The core and what only the wiring holds: the store itself and the local tools the gateway offers remote workspaces. */
@@ -47,7 +47,7 @@ export interface BuiltCore {
   /** How commands run; its machine probe is what the daemon reports once listening. */
   readonly confinement: CommandConfinement;
   /** This node on the cluster bus, when `--bus` names one; the daemon makes it answer the other nodes. */
-  readonly cluster: ClusterNode | undefined;
+  readonly bus: BusNode | undefined;
   /** Runs every registered shutdown step, newest first; a failing step is logged and the rest still run. */
   shutdown(): Promise<void>;
 }
@@ -55,7 +55,7 @@ export interface BuiltCore {
 /** Opens the store and builds the core services on it; no face is started here. */
 export async function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: SandboxProbe, placement?: SessionPlacement): Promise<BuiltCore> {
   const shutdownSteps: Array<() => Promise<void> | void> = [];
-  const { store, repos } = await openDaemonStore(config.store, config.home);
+  const { store, repos } = await openDaemonStore(config.store, config.home, config.cluster !== null);
   const workspaces = new WorkspaceRegistry(config.workspaces, config.remoteWorkspaces, config.allowWorkspaceRoots);
   const health = new HealthRegistry();
   const models = new ModelServices(config.modelServices, {
@@ -89,9 +89,6 @@ export async function buildCore(config: Config, log: Logger, clock: Clock, sandb
   const builtinDriver = builtinDriverFactory({ services: models, maxTurnIterations: config.maxTurnIterations, clock, log });
   const agentOrBuiltin = driverFactory(builtinDriver, agents, log);
   const eventStats = new EventBusStats();
-  const cluster = await joinCluster(config, placement, clock, log, eventStats);
-  // Registered first, so it runs last: the sessions' final events still reach the other nodes.
-  if (cluster) shutdownSteps.push(() => cluster.close());
   const sessionStores = {
     sessions: repos.sessions,
     transcript: repos.transcript,
@@ -99,9 +96,22 @@ export async function buildCore(config: Config, log: Logger, clock: Clock, sandb
     grants: repos.grants,
     checkpoints: repos.checkpoints,
   };
+  const recoveryStores = { ...sessionStores, clock, receipts: repos.receipts };
+  // Cluster mode: other nodes' sessions are live; each session is recovered by the node that takes its lease.
+  const leases =
+    config.cluster && store.engine === 'postgres' && config.store.engine === 'postgres'
+      ? await (await import('./cluster-leases.js')).startCluster(config.cluster, config.store.url, store.db, {
+          recover: (id) => recoverSession(recoveryStores, id),
+          log,
+          health,
+        })
+      : undefined;
+  const bus = await joinCluster(config, leases?.node ?? placement, clock, log, eventStats);
+  // Registered first, so it runs last: the sessions' final events still reach the other nodes.
+  if (bus) shutdownSteps.push(() => bus.close());
   // Before anything can run: settle what a crashed (or stopped) predecessor left open.
-  const recovered = await recoverInterrupted({ ...sessionStores, clock, receipts: repos.receipts });
-  if (recovered.interruptedTurns + recovered.unstartedPrompts + recovered.lostSessions > 0) {
+  const recovered = leases ? null : await recoverInterrupted(recoveryStores);
+  if (recovered && recovered.interruptedTurns + recovered.unstartedPrompts + recovered.lostSessions > 0) {
     log.info(recovered, 'recovered sessions and prompts left by the previous run');
   }
   const sessions = new SessionManager({
@@ -110,9 +120,10 @@ export async function buildCore(config: Config, log: Logger, clock: Clock, sandb
     log,
     workspaces,
     stores: sessionStores,
+    ...(leases ? { ownership: leases.node } : {}),
     factories: {
       createBus: ({ sessionId, ...options }) => {
-        const tap = cluster?.tapFor(sessionId);
+        const tap = bus?.tapFor(sessionId);
         return new EventBus({ ringSize: config.eventRingSize, clock, stats: eventStats, ...options, ...(tap && { tap }) });
       },
       // A workspace's MCP servers start with its first session, whose driver waits (bounded) for their tools.
@@ -133,8 +144,9 @@ export async function buildCore(config: Config, log: Logger, clock: Clock, sandb
       sessionIdle: (session) => messaging.idle(session),
     },
   });
+  leases?.onLost((id) => sessions.handOver(id));
   health.contribute(() => sessionCounters(sessions.list(), clock.now()));
-  if (cluster) health.contribute(() => ({ busReachable: cluster.reachable() }));
+  if (bus) health.contribute(() => ({ busReachable: bus.reachable() }));
   const transcripts = new TranscriptService({
     stores: sessionStores,
     tokens: new TranscriptTokens(await transcriptSecret(repos.meta)),
@@ -164,7 +176,7 @@ export async function buildCore(config: Config, log: Logger, clock: Clock, sandb
     get confinement() {
       return confinement.report();
     },
-    ...(cluster && { cluster }),
+    ...(bus && { cluster: bus }),
     startedAt: clock.now(),
     onShutdown: (fn) => shutdownSteps.push(fn),
   };
@@ -174,7 +186,10 @@ export async function buildCore(config: Config, log: Logger, clock: Clock, sandb
   core.onShutdown(() => mcp.shutdown());
   // After the sessions closed (and disposed their drivers): whatever agent process is left goes, group and all.
   core.onShutdown(() => agents.shutdown());
+  // Cluster mode: leases go back after the sessions have handed over and stored their last writes.
+  if (leases) core.onShutdown(() => leases.stop());
   core.onShutdown(() => sessions.shutdown());
+  if (leases) core.onShutdown(() => leases.node.beginDrain());
   const reaper = startIdleReaper(() => sessions.list(), config, clock);
   core.onShutdown(() => reaper.stop());
 
@@ -187,5 +202,5 @@ export async function buildCore(config: Config, log: Logger, clock: Clock, sandb
       }
     }
   };
-  return { core, store, repos, localTools, confinement, cluster, shutdown };
+  return { core, store, repos, localTools, confinement, bus, shutdown };
 }

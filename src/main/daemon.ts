@@ -16,7 +16,7 @@ import { ToolProtocolHost } from '../toolproto/host.js';
 import type { SandboxProbe } from '../tools/builtin/commands/sandbox.js';
 import { sweepTempFiles } from '../workspace/temp-sweep.js';
 import { buildCore } from './core.js';
-import { clusterServices } from './cluster.js';
+import { clusterServices } from './cluster-bus.js';
 import type { SessionPlacement } from '../cluster/placement.js';
 import { reportCommandSandbox } from './command-confinement.js';
 import { lockHome, type HomeLock } from './home-lock.js';
@@ -64,7 +64,7 @@ async function startOnLockedHome(options: DaemonOptions, lock: HomeLock): Promis
   const { config } = options;
   const log = options.log ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
-  const { core, store, repos, localTools, confinement, cluster, shutdown } = await buildCore(config, log, clock, options.sandbox, options.placement);
+  const { core, store, repos, localTools, confinement, bus, shutdown } = await buildCore(config, log, clock, options.sandbox, options.placement);
 
   // The module protocol: one Unix socket per local workspace; shutdown runs in reverse, so it stops taking questions before sessions close.
   const moduleSockets = await startModuleSockets(core);
@@ -104,7 +104,7 @@ async function startOnLockedHome(options: DaemonOptions, lock: HomeLock): Promis
   const host = config.hostname.includes(':') ? `[${config.hostname}]` : config.hostname;
   const url = `http://${host}:${boundPort}`;
   // Only once the port is known: a forwarded request runs with the Host this node answers to.
-  cluster?.serve(clusterServices(cluster, app, core.sessions, clock, () => `${host}:${boundPort}`));
+  bus?.serve(clusterServices(bus, app, core.sessions, clock, () => `${host}:${boundPort}`));
   lock.announce(url);
   log.info({ url, workspaces: core.workspaces.list().map((w) => w.id), home: config.home }, 'berth listening');
   const swept = sweepWorkspaceTemps(core, clock, log);

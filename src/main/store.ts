@@ -8,11 +8,12 @@ import { sqliteRepositories, type Repositories } from './repositories.js';
 export type DaemonStore = Store | PgStore;
 
 /**
- * Opens the store `choice` names, migrated, with its repositories. The
+ * Opens the store `choice` names, migrated, with its repositories; a PostgreSQL store is
+ * this daemon's alone unless it is `clustered` (a node id was given). The
  * PostgreSQL code and the `pg` package are loaded only when chosen, so the
  * SQLite daemon starts as before.
  */
-export async function openDaemonStore(choice: StoreChoice, home: string): Promise<{ store: DaemonStore; repos: Repositories }> {
+export async function openDaemonStore(choice: StoreChoice, home: string, clustered = false): Promise<{ store: DaemonStore; repos: Repositories }> {
   if (choice.engine === 'sqlite') {
     const store = openStore(home);
     return { store, repos: sqliteRepositories(store.db) };
@@ -21,9 +22,10 @@ export async function openDaemonStore(choice: StoreChoice, home: string): Promis
   secureHome(home);
   const [{ openPgStore, claimSoleDaemon }, { postgresRepositories }] = await Promise.all([import('../store/pg/store.js'), import('./pg-repositories.js')]);
   const store = await openPgStore(choice.url);
-  if (!(await claimSoleDaemon(store.db))) {
+  // A node of a cluster shares the database: its sessions are owned through leases instead (docs/cluster-leases.md).
+  if (!clustered && !(await claimSoleDaemon(store.db))) {
     await store.close();
-    throw new StoreInUseError(`another Berth daemon is using the database ${redactStoreUrl(choice.url)}; one daemon per database until sessions are owned per node`);
+    throw new StoreInUseError(`another Berth daemon is using the database ${redactStoreUrl(choice.url)}; give every daemon a --node-id to run several on one database`);
   }
   return { store, repos: postgresRepositories(store.db) };
 }

@@ -1,4 +1,3 @@
-import { availableCommandsEvent } from './slash-commands.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/config.js';
 import { BerthError } from '../protocol/errors/index.js';
@@ -14,6 +13,11 @@ import { SessionRestorer, type RestoreOutcome, type RestoreRequest } from './res
 import type { Session, SessionInit } from './session.js';
 import { spawnSession, type SpawnOptions, type Spawned } from './spawn.js';
 import { prepareWorktree, undoWorktree, type WorktreeResult } from './worktree.js';
+import { whileClaimed } from './claims.js';
+import { announceCreated } from './created-events.js';
+import { asOwner, type Fenced } from './fenced-stores.js';
+import type { SessionOwnership } from './ownership.js';
+import { HANDED_OVER } from './recovery.js';
 export type { CreateSessionRequest, CreatedSession, DriverRequest, DriverResult, SessionFactories, SessionStores } from './factories.js';
 
 /**
@@ -31,6 +35,7 @@ export class SessionManager {
   /** Closed sessions' last writes (row, transcript) still being stored: shutdown awaits them before the store closes. */
   private readonly draining = new Set<Promise<void>>();
   private readonly restorer: SessionRestorer;
+  private readonly isLive = (id: string): boolean => this.find(id)?.closed === false;
 
   constructor(
     private readonly deps: {
@@ -40,6 +45,8 @@ export class SessionManager {
       readonly workspaces: WorkspaceRegistry;
       readonly stores: SessionStores;
       readonly factories: SessionFactories;
+      /** Cluster mode: which sessions this node may run (docs/cluster-leases.md); absent on a single daemon. */
+      readonly ownership?: SessionOwnership;
     },
   ) {
     this.restorer = new SessionRestorer({
@@ -98,13 +105,13 @@ export class SessionManager {
    * purpose (DELETE, idle reaper) stay closed: 404 `session_not_found`.
    */
   async open(id: string): Promise<Session> {
-    await this.restorer.reopen(id);
+    await whileClaimed(this.deps.ownership, id, this.isLive, () => this.restorer.reopen(id));
     return this.get(id);
   }
 
   /** `POST /session/{id}/load|resume` (docs/client-api.md §5.3, §5.4). */
   restore(req: RestoreRequest): Promise<RestoreOutcome> {
-    return this.restorer.restore(req);
+    return whileClaimed(this.deps.ownership, req.sessionId, this.isLive, () => this.restorer.restore(req));
   }
 
   async create(req: CreateSessionRequest, requestedClientId: string | undefined): Promise<CreatedSession> {
@@ -166,6 +173,7 @@ export class SessionManager {
       prepared = await prepareWorktree(workspace.root, this.deps.config.home, workspace.id, id, req);
       ({ worktree, branch, cwd } = prepared);
     }
+    await this.deps.ownership?.claimNew(id);
     const spawning = this.spawn(
       {
         id,
@@ -189,31 +197,11 @@ export class SessionManager {
     } catch (err) {
       // The session never came to be: take back the worktree or branch made for it.
       if (prepared && workspace.kind === 'local') await undoWorktree(workspace.root, prepared);
+      this.deps.ownership?.released(id);
       throw err;
     }
     const clientId = created.session.clients.attach(requestedClientId, this.deps.clock.now());
-    if (req.approvalMode !== undefined) {
-      created.session.publish({
-        type: 'approval_mode_changed',
-        originatorClientId: clientId,
-        data: { sessionId: id, previous: DEFAULT_APPROVAL_MODE, next: approvalMode, persisted: false },
-      });
-    }
-    // As qwen serve does at session start: the slash commands a prompt may begin with (docs/client-api.md §8.11).
-    if (created.session.harness === 'built-in') created.session.publish(availableCommandsEvent(id));
-    if (created.modelApplied === false) {
-      created.session.publish({
-        type: 'model_switch_failed',
-        originatorClientId: clientId,
-        data: { sessionId: id, requestedModelId: req.modelServiceId ?? '', error: created.modelError ?? 'unknown model service' },
-      });
-    }
-    return {
-      session: created.session,
-      attached: false,
-      clientId,
-      ...(created.modelApplied !== undefined ? { modelApplied: created.modelApplied } : {}),
-    };
+    return announceCreated(created, req, approvalMode, clientId);
   }
 
   private async checkIdFree(id: string): Promise<void> {
@@ -240,8 +228,9 @@ export class SessionManager {
 
   /** Builds a live session from its init (fresh, or restored from the store). */
   private async spawn(init: SessionInit, options: SpawnOptions): Promise<Spawned> {
-    const { config, clock, log, stores, factories } = this.deps;
-    const spawned = await spawnSession(
+    const { config, clock, log, stores, factories, ownership } = this.deps;
+    const fenced: Fenced | undefined = ownership && ((work) => ownership.fenced(init.id, work));
+    const spawning = () => spawnSession(
       {
         config,
         clock,
@@ -259,10 +248,12 @@ export class SessionManager {
           this.checkCapacity();
         },
         onClosed: (s) => this.forget(s),
+        ...(fenced ? { fenced } : {}),
       },
       init,
       options,
     );
+    const spawned = await asOwner(fenced, spawning);
     const { session } = spawned;
     this.live.set(init.id, session);
     // A single-scope session (fresh, or restored after a restart) is its workspace's shared one
@@ -274,7 +265,10 @@ export class SessionManager {
 
   private forget(session: Session): void {
     this.live.delete(session.id);
-    const written = session.flushWrites().finally(() => this.draining.delete(written));
+    const written = session.flushWrites().finally(() => {
+      this.draining.delete(written);
+      this.deps.ownership?.released(session.id); // cluster mode: its lease goes back once its last writes are stored
+    });
     this.draining.add(written);
     this.deps.factories.sessionClosed?.(session.id);
     if (this.shared.get(session.workspace.id) === session.id) this.shared.delete(session.workspace.id);
@@ -294,7 +288,13 @@ export class SessionManager {
 
   /** Daemon shutdown: every prompt ends with `daemon_shutdown`, every stream gets its terminal frame, every write is stored. */
   async shutdown(): Promise<void> {
-    for (const s of [...this.live.values()]) s.close('daemon_shutdown', null, 'daemon_shutdown');
+    // Cluster mode: another node serves them next, so their rows stay open (docs/cluster-leases.md, Drain).
+    for (const s of [...this.live.values()]) s.close(this.deps.ownership ? HANDED_OVER : 'daemon_shutdown', null, 'daemon_shutdown');
     await Promise.all(this.draining);
+  }
+
+  /** Cluster mode: the session leaves this node at once, its row left open (its lease was lost). */
+  handOver(id: string): void {
+    this.find(id)?.close(HANDED_OVER, null, 'daemon_shutdown');
   }
 }

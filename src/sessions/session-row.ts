@@ -2,6 +2,7 @@ import type { Clock } from '../clock.js';
 import type { SessionPatch, SessionRepository } from './records.js';
 import type { SessionInit } from './session-init.js';
 import type { WriteChain } from '../write-chain.js';
+import { HANDED_OVER } from './recovery.js';
 
 /**
  * The one writer of a session's stored row. Only its `Session` holds it, so
@@ -37,6 +38,13 @@ export class SessionRowWriter {
       closedAt: null,
       closeReason: null,
     });
+  }
+
+  /** The session closed; one handed over to another node (docs/cluster-leases.md) leaves its row open for that node. */
+  closed(reason: string): void {
+    if (reason === HANDED_OVER) return;
+    const now = this.clock.now();
+    this.changed({ closedAt: now, closeReason: reason }, now);
   }
 
   /** Submits a change of the row behind the session's earlier writes (a failure is logged). */

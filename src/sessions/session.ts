@@ -22,6 +22,7 @@ import { allowRulesFor } from './allow-list.js';
 import { MemoryGrantRepository, SessionGrants } from './grants.js';
 import type { SessionServices } from './session-services.js';
 import { callFromOutside, type OutsideCaller } from './outside-call.js';
+import { asOwner } from './fenced-stores.js';
 
 export type { PromptAccepted, SessionInit, SessionServices, TurnErrorInfo };
 
@@ -78,7 +79,7 @@ export class Session {
       deadlineMs: config.promptDeadlineMs,
       cursor: () => ({ lastEventId: services.bus.lastEventId, eventEpoch: services.bus.epoch }),
       publish,
-      runTurn: (entry) => runPrompt(turn, entry),
+      runTurn: (entry) => asOwner(services.fenced, () => runPrompt(turn, entry)),
       cancelInteractions: (reason, promptId) => this.interactions.cancelAll(reason, promptId),
       isClosing: () => this.closing,
       admitting: () => services.rewinder.assertIdle(),
@@ -249,7 +250,7 @@ export class Session {
   callTool(call: DriverToolCall, caller: OutsideCaller): Promise<ToolOutcome> {
     this.assertOpen();
     this.touch();
-    return callFromOutside(this.ports, call, caller);
+    return asOwner(this.services.fenced, () => callFromOutside(this.ports, call, caller));
   }
 
   /** Writes the stored row of a fresh session. */
@@ -291,8 +292,7 @@ export class Session {
     this.publish(died ? { type: 'session_died', data: { sessionId: this.id, ...died } } : closed);
     // Submitted in order behind the events above; `flushWrites` awaits them (shutdown does).
     void this.services.transcript.flush();
-    const now = this.services.clock.now();
-    this.row.changed({ closedAt: now, closeReason: reason }, now);
+    this.row.closed(reason);
     this.services.bus.close();
     this.services.driver.dispose();
     this.services.onClosed(this);

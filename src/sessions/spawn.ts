@@ -12,6 +12,7 @@ import { withCheckpoints } from '../tools/checkpoints/capture.js';
 import { CheckpointBook } from '../tools/checkpoints/records.js';
 import { MemoryCheckpointRepository } from '../tools/checkpoints/memory.js';
 import { WriteChain } from '../write-chain.js';
+import { fencedStores, type Fenced } from './fenced-stores.js';
 
 export interface SpawnOptions {
   readonly modelServiceId?: string;
@@ -38,6 +39,8 @@ export interface SpawnHost {
   /** Throws when the session may not become live now (its id taken meanwhile, or the limit reached). */
   checkAdmissible(id: string): void;
   onClosed(session: Session): void;
+  /** Cluster mode: runs work as this session's owner (its store writes carry the lease token). */
+  readonly fenced?: Fenced;
 }
 
 /**
@@ -46,7 +49,8 @@ export interface SpawnHost {
  * and for a fresh session its stored row.
  */
 export async function spawnSession(host: SpawnHost, init: SessionInit, options: SpawnOptions): Promise<Spawned> {
-  const { config, clock, log, stores, factories } = host;
+  const { config, clock, log, factories, fenced } = host;
+  const stores = fenced ? fencedStores(host.stores, fenced) : host.stores;
   const runWorkspace = runWorkspaceOf(init);
   const driverResult = await factories.createDriver({
     sessionId: init.id,
@@ -95,6 +99,7 @@ export async function spawnSession(host: SpawnHost, init: SessionInit, options: 
     sessions: stores.sessions,
     ...(stores.grants ? { grants: stores.grants } : {}),
     onClosed: (s) => host.onClosed(s),
+    ...(fenced ? { fenced } : {}),
     onIdle: (s) => factories.sessionIdle?.(s),
   });
   if (!options.persisted) await session.recordCreated();

@@ -3,10 +3,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { parseSseStream, type DaemonEvent } from '@qwen-code/sdk/daemon';
 import type { ScriptedModel } from '../../src/devtools/scripted-model/index.js';
 import { runTurn } from '../support/history.js';
 import { newSession } from '../support/session-client.js';
+import { call, openStream, transcriptHolds, updateOf } from '../support/spawned-client.js';
 import { startSpawnedStack, type SpawnedStack } from '../support/spawned-stack.js';
 import { startStack } from '../support/stack.js';
 import { removeDir } from '../support/tmp.js';
@@ -36,43 +36,6 @@ after(() => spawned.close());
 
 const serve = () => spawned.serve();
 
-async function call(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(base + path, {
-    method,
-    headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
-
-/** An SSE stream read with the SDK's own parser, with its response headers. */
-async function openStream(base: string, sessionId: string, headers: Record<string, string>) {
-  const abort = new AbortController();
-  const res = await fetch(`${base}/session/${sessionId}/events`, { headers: { accept: 'text/event-stream', ...headers }, signal: abort.signal });
-  assert.equal(res.status, 200);
-  const events = parseSseStream(res.body!, abort.signal)[Symbol.asyncIterator]();
-  const seen: DaemonEvent[] = [];
-  return {
-    epoch: res.headers.get('x-qwen-event-epoch')!,
-    seen,
-    /** The first event (already seen or still to come) that matches. */
-    async until(match: (e: DaemonEvent) => boolean): Promise<DaemonEvent> {
-      const earlier = seen.find(match);
-      if (earlier) return earlier;
-      for (;;) {
-        const r = await events.next();
-        if (r.done) throw new Error(`stream ended; saw ${seen.map((e) => e.type).join(', ')}`);
-        seen.push(r.value);
-        if (match(r.value)) return r.value;
-      }
-    },
-    close: () => abort.abort(),
-  };
-}
-
-const updateOf = (e: DaemonEvent) => (e.data as any)?.update ?? {};
-
 test('after SIGKILL mid-turn the restarted daemon lists and loads the session, marks what was interrupted, and tells old cursors to resync', { timeout: 90_000 }, async () => {
   model.enqueue(
     {
@@ -94,12 +57,7 @@ test('after SIGKILL mid-turn the restarted daemon lists and loads the session, m
   await stream.until((e) => updateOf(e).sessionUpdate === 'tool_call_update' && updateOf(e).status === 'completed');
   await stream.until((e) => updateOf(e).content?.text === 'Now checking the file');
   assert.equal(readFileSync(join(workspace, 'once.txt'), 'utf8'), 'written once\n');
-  // The recorder writes streamed text within a moment; the kill comes once storage holds it.
-  for (;;) {
-    const page = await call(first.url, 'GET', `/session/${sessionId}/transcript?direction=backward&limit=3`);
-    if (page.body.events.some((e: any) => e.data.content?.text === 'Now checking the file')) break;
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await transcriptHolds(first.url, sessionId, 'Now checking the file'); // the kill comes once storage holds it
   const lastSeen = Math.max(...stream.seen.map((e) => e.id ?? 0));
   const oldEpoch = stream.epoch;
   stream.close();

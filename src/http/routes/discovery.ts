@@ -71,10 +71,16 @@ export const createDiscoveryModule = (modules: () => readonly HttpModule[]): Htt
   name: 'discovery',
   features: () => ['health', 'capabilities'],
   register(app, core) {
-    app.get('/health', async (request): Promise<HealthResponse> => {
+    app.get('/health', async (request, reply): Promise<HealthResponse> => {
       const query = request.query as Record<string, string | undefined>;
-      if (!wantsDeep(query)) return { status: 'ok' };
-      return { ...core.health.snapshot(), status: 'ok', workspaceCount: core.workspaces.list().length };
+      // Readiness is checked only where probes were registered (cluster mode, docs/cluster-leases.md); 503 tells a load balancer to look elsewhere.
+      const readiness = await core.health.readiness();
+      if (readiness && !readiness.ready) reply.code(503);
+      const status: HealthResponse = readiness
+        ? { status: readiness.ready ? 'ok' : 'degraded', ...(readiness.reason ? { reason: readiness.reason } : {}), readiness: readiness.checks }
+        : { status: 'ok' };
+      if (!wantsDeep(query)) return status;
+      return { ...core.health.snapshot(), ...status, workspaceCount: core.workspaces.list().length };
     });
     app.get('/capabilities', async () => capabilities(core, modules()));
   },

@@ -60,6 +60,9 @@ export const ERROR_CATALOG = spec({
     retryable: true,
     retryAfterSeconds: 5,
   },
+  // Cluster mode (docs/cluster-leases.md): the session runs on another node, or this node is draining.
+  session_on_other_node: { status: 503, message: 'The session runs on another node', retryable: true, retryAfterSeconds: 1 },
+  node_draining: { status: 503, message: 'This node is shutting down; retry on another node', retryable: true, retryAfterSeconds: 1 },
   invalid_worktree: { status: 400, message: 'A worktree or branch needs a git repository workspace' },
   worktree_failed: { status: 500, message: 'Creating the git worktree or branch failed' },
   invalid_metadata: { status: 400, message: 'Invalid session metadata' },

@@ -9,11 +9,12 @@ import { m007TranscriptOverflow } from './007_transcript_overflow.js';
 import { m008ModuleInboxWaiting } from './008_module_inbox_waiting.js';
 import { m010PermissionGrants } from './010_permission_grants.js';
 import { m012Checkpoints } from './012_checkpoints.js';
+import { m013SessionLeases } from './013_session_leases.js';
 
 /**
  * Every migration, in order. Ids are reserved per area so parallel work does not collide:
  * 1 core · 2 receipts (tools) · 3 sessions + transcript · 4 tokens · 5 gateway call journal ·
- * 6 module inboxes · 7 transcript overflow · 8 inbox counts · 10 permission grants · 12 file checkpoints · 9, 11, 13+ later.
+ * 6 module inboxes · 7 transcript overflow · 8 inbox counts · 10 permission grants · 12 file checkpoints · 13 session leases (cluster) · 9, 11, 14+ later.
  */
 export const MIGRATIONS: readonly Migration[] = [
   m001Core,
@@ -26,4 +27,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m008ModuleInboxWaiting,
   m010PermissionGrants,
   m012Checkpoints,
+  m013SessionLeases,
 ];

@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { connectNats } from '../../../src/cluster/nats-transport.js';
-import { ClusterNode } from '../../../src/cluster/node.js';
+import { BusNode } from '../../../src/cluster/bus-node.js';
 import type { SessionLocation } from '../../../src/cluster/placement.js';
 import { systemClock } from '../../../src/clock.js';
 import { installErrorHandlers } from '../../../src/http/errors.js';
 import { installForwarding } from '../../../src/http/forwarding.js';
 import { silentLogger } from '../../../src/log.js';
-import { runForwarded } from '../../../src/main/cluster.js';
+import { runForwarded } from '../../../src/main/cluster-bus.js';
 import { BerthError } from '../../../src/protocol/errors/index.js';
 import { natsMissing, startNats, type NatsServer } from '../../support/nats.js';
 
@@ -18,7 +18,7 @@ const MAX_PAYLOAD = 64 * 1024;
 const SID = '11111111-2222-4333-8444-555555555555';
 
 /** A node's HTTP stack: a few session routes answering who served them, behind a bearer check. */
-function sessionApp(name: string, cluster?: ClusterNode): FastifyInstance {
+function sessionApp(name: string, cluster?: BusNode): FastifyInstance {
   const app = Fastify();
   installErrorHandlers(app, silentLogger());
   app.addHook('onRequest', async (request) => {
@@ -37,8 +37,8 @@ function sessionApp(name: string, cluster?: ClusterNode): FastifyInstance {
 
 describe('requests forwarded to the node that runs the session', { skip }, () => {
   let nats: NatsServer;
-  let owner: ClusterNode;
-  let front: ClusterNode;
+  let owner: BusNode;
+  let front: BusNode;
   let ownerApp: FastifyInstance;
   let frontApp: FastifyInstance;
   let where: SessionLocation = { kind: 'remote', nodeId: 'owner' };
@@ -47,7 +47,7 @@ describe('requests forwarded to the node that runs the session', { skip }, () =>
   before(async () => {
     nats = await startNats({ maxPayload: MAX_PAYLOAD });
     const node = async (nodeId: string, locate: () => SessionLocation) =>
-      new ClusterNode({
+      new BusNode({
         transport: await connectNats(nats.url, nodeId),
         placement: { nodeId, locate: async () => locate() },
         clock: systemClock,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { connectNats } from '../../../src/cluster/nats-transport.js';
-import { ClusterNode } from '../../../src/cluster/node.js';
+import { BusNode } from '../../../src/cluster/bus-node.js';
 import { systemClock } from '../../../src/clock.js';
 import { silentLogger } from '../../../src/log.js';
 import { BerthError } from '../../../src/protocol/errors/index.js';
@@ -15,7 +15,7 @@ async function until(condition: () => boolean): Promise<void> {
 describe('a node whose NATS server went away', { skip: natsMissing() }, () => {
   it('reports the bus unreachable, refuses forwarding and following with 503 owner_unreachable, and still closes', async () => {
     const nats = await startNats();
-    const node = new ClusterNode({
+    const node = new BusNode({
       transport: await connectNats(nats.url, 'front'),
       placement: { nodeId: 'front', locate: async () => ({ kind: 'remote', nodeId: 'owner' }) },
       clock: systemClock,

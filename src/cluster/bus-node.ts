@@ -19,7 +19,7 @@ import type { BusSubscription, BusTransport } from './transport.js';
 /** Carries the mark of a request this node runs for another one. */
 const FORWARDED_HEADER = 'x-berth-forwarded';
 
-export interface ClusterNodeOptions {
+export interface BusNodeOptions {
   readonly transport: BusTransport;
   readonly placement: SessionPlacement;
   readonly clock: Clock;
@@ -46,7 +46,7 @@ export interface ClusterServices {
  * and the two services it answers for the others. `close()` tells the followers of
  * its sessions that it stops, then leaves the bus.
  */
-export class ClusterNode implements ClusterPort {
+export class BusNode implements ClusterPort {
   private readonly served: BusSubscription[] = [];
   /** Open remote streams per session, with the node that runs it. */
   private readonly following = new Map<string, { nodeId: string; count: number }>();
@@ -55,7 +55,7 @@ export class ClusterNode implements ClusterPort {
   /** Marks the requests this node runs for others; random per process, so no client can forge it. */
   private readonly mark = randomUUID();
 
-  constructor(private readonly options: ClusterNodeOptions) {
+  constructor(private readonly options: BusNodeOptions) {
     if (!isSubjectToken(options.placement.nodeId)) throw new RangeError('a node id must match [A-Za-z0-9_-]{1,128}');
   }
 

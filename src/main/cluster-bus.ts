@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../clock.js';
-import type { ClusterNode, ClusterServices } from '../cluster/node.js';
+import type { BusNode, ClusterServices } from '../cluster/bus-node.js';
 import type { SessionPlacement } from '../cluster/placement.js';
 import { redactBusUrl } from '../config/bus.js';
 import type { Config } from '../config/config.js';
@@ -22,9 +22,9 @@ export async function joinCluster(
   clock: Clock,
   log: Logger,
   stats: EventBusStats,
-): Promise<ClusterNode | undefined> {
+): Promise<BusNode | undefined> {
   if (config.bus === null) return undefined;
-  const [{ connectNats }, { ClusterNode }] = await Promise.all([import('../cluster/nats-transport.js'), import('../cluster/node.js')]);
+  const [{ connectNats }, { BusNode }] = await Promise.all([import('../cluster/nats-transport.js'), import('../cluster/bus-node.js')]);
   const nodePlacement = placement ?? soleNode(randomUUID());
   let transport;
   try {
@@ -33,7 +33,7 @@ export async function joinCluster(
     throw new Error(`cannot reach the cluster bus at ${redactBusUrl(config.bus)}: ${(err as Error).message}`);
   }
   log.info({ bus: redactBusUrl(config.bus), nodeId: nodePlacement.nodeId }, 'joined the cluster bus');
-  return new ClusterNode({ transport, placement: nodePlacement, clock, log, stats });
+  return new BusNode({ transport, placement: nodePlacement, clock, log, stats });
 }
 
 function soleNode(nodeId: string): SessionPlacement {
@@ -45,7 +45,7 @@ function soleNode(nodeId: string): SessionPlacement {
  * fastify stack (auth, validation and status codes exactly its own), with the Host
  * this node answers to — the node the client reached already checked the client's.
  */
-export function clusterServices(cluster: ClusterNode, app: FastifyInstance, sessions: SessionManager, clock: Clock, host: () => string): ClusterServices {
+export function clusterServices(cluster: BusNode, app: FastifyInstance, sessions: SessionManager, clock: Clock, host: () => string): ClusterServices {
   return {
     handle: runForwarded(cluster, app, host),
     open: async (sessionId) => {
@@ -63,7 +63,7 @@ export function clusterServices(cluster: ClusterNode, app: FastifyInstance, sess
 }
 
 /** Runs each forwarded request through `app` as if its client had called this node, and hands back the whole answer. */
-export function runForwarded(cluster: ClusterNode, app: FastifyInstance, host: () => string): ClusterServices['handle'] {
+export function runForwarded(cluster: BusNode, app: FastifyInstance, host: () => string): ClusterServices['handle'] {
   return async (request) => {
     const res = await app.inject({
       method: request.method as 'GET',

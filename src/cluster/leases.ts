@@ -1,0 +1,111 @@
+import type { Logger } from '../log.js';
+import type { WriteFence } from '../store/pg/db.js';
+import type { PgLeaseRepository } from '../store/pg/leases.js';
+
+/**
+ * The leases this node holds, kept alive (docs/cluster-leases.md): one
+ * statement renews them all every third of the lease time. A lease the
+ * renewal no longer returns, or returns with another token, is lost, and so
+ * is every lease when renewals have failed for a whole lease time (the
+ * database may already have let another node take them). A lost session is
+ * reported once through `onLost`, and its fence refuses writes from then on.
+ */
+export class LeaseKeeper {
+  private readonly held = new Map<string, number>();
+  private timer: NodeJS.Timeout | undefined;
+  /** performance.now() of the last renewal that succeeded: a duration on this machine, not a time to compare with another's. */
+  private renewedAt = performance.now();
+  private renewing: Promise<void> | undefined;
+
+  constructor(
+    private readonly deps: {
+      readonly repo: PgLeaseRepository;
+      readonly nodeId: string;
+      readonly leaseMs: number;
+      readonly log: Logger;
+      readonly onLost: (sessionId: string) => void;
+    },
+  ) {}
+
+  start(): void {
+    this.timer ??= setInterval(() => void this.renew(), Math.max(1, Math.floor(this.deps.leaseMs / 3)));
+    this.timer.unref?.();
+  }
+
+  holds(sessionId: string): boolean {
+    return this.held.has(sessionId);
+  }
+
+  get count(): number {
+    return this.held.size;
+  }
+
+  /** Takes the session's lease: its token, or null when another node holds a valid one. */
+  async acquire(sessionId: string): Promise<number | null> {
+    const token = await this.deps.repo.acquire(sessionId, this.deps.nodeId, this.deps.leaseMs);
+    if (token !== null) this.held.set(sessionId, token);
+    return token;
+  }
+
+  /** The fence of a session's writes: the token read at each write, so a lost lease refuses at once. */
+  fence(sessionId: string): WriteFence {
+    return {
+      sessionId,
+      nodeId: this.deps.nodeId,
+      token: () => this.held.get(sessionId),
+      refused: () => this.lose(sessionId, 'a write was refused'),
+    };
+  }
+
+  /** Gives the lease back so another node may take the session at once. */
+  async release(sessionId: string): Promise<void> {
+    const token = this.held.get(sessionId);
+    if (token === undefined) return;
+    this.held.delete(sessionId);
+    await this.deps.repo.release(sessionId, this.deps.nodeId, token);
+  }
+
+  /** Stops renewing and gives every lease back (a drain). */
+  async releaseAll(): Promise<void> {
+    this.stop();
+    await this.renewing;
+    this.held.clear();
+    await this.deps.repo.releaseAll(this.deps.nodeId);
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** One renewal round; the timer runs it, tests call it. */
+  renew(): Promise<void> {
+    this.renewing ??= this.renewOnce().finally(() => (this.renewing = undefined));
+    return this.renewing;
+  }
+
+  private async renewOnce(): Promise<void> {
+    // What this round asks about: a lease taken again while it runs has a new token the answer cannot show.
+    const asked = new Map(this.held);
+    let current: Map<string, number>;
+    try {
+      current = await this.deps.repo.renew(this.deps.nodeId, [...asked.keys()], this.deps.leaseMs);
+    } catch (err) {
+      this.deps.log.warn({ err }, 'lease renewal failed');
+      if (performance.now() - this.renewedAt >= this.deps.leaseMs) {
+        for (const id of [...this.held.keys()]) this.lose(id, 'renewals failed for a whole lease time');
+      }
+      return;
+    }
+    this.renewedAt = performance.now();
+    for (const [id, token] of asked) {
+      if (this.held.get(id) === token && current.get(id) !== token) this.lose(id, 'another node took it');
+    }
+  }
+
+  private lose(sessionId: string, why: string): void {
+    if (!this.held.delete(sessionId)) return;
+    this.deps.log.warn({ sessionId, why }, 'session lease lost; the session stops on this node');
+    this.deps.onLost(sessionId);
+  }
+}

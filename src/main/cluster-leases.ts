@@ -1,0 +1,58 @@
+import type { ClusterChoice } from '../config/cluster.js';
+import { currentFence } from '../cluster/fence.js';
+import { LeaseKeeper } from '../cluster/leases.js';
+import { LeaseNode } from '../cluster/lease-node.js';
+import { probeStore } from '../cluster/readiness.js';
+import { refuseRemoteSession } from '../cluster/remote.js';
+import type { HealthRegistry } from '../health.js';
+import type { Logger } from '../log.js';
+import { PgDb } from '../store/pg/db.js';
+import { PgLeaseRepository } from '../store/pg/leases.js';
+
+/** A running node: its placement and ownership, and how it lets go. */
+export interface ClusterWiring {
+  readonly node: LeaseNode;
+  /** Where a lost lease is reported; the session manager is built after the node. */
+  onLost(handler: (sessionId: string) => void): void;
+  /** Gives every lease back and closes the lease connection. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Cluster mode (docs/cluster-leases.md), loaded only when `--node-id` is given. Leases live
+ * on a connection of their own: a renewal must not wait behind the session writes queued on
+ * the store's connection, and a takeover's lock must not sit inside another unit of it.
+ */
+export async function startCluster(
+  choice: ClusterChoice,
+  storeUrl: string,
+  storeDb: PgDb,
+  deps: { readonly recover: (sessionId: string) => Promise<boolean>; readonly log: Logger; readonly health: HealthRegistry },
+): Promise<ClusterWiring> {
+  const leaseDb = await PgDb.connect(storeUrl);
+  const repo = new PgLeaseRepository(leaseDb);
+  let lost: (sessionId: string) => void = () => undefined;
+  const leases = new LeaseKeeper({ repo, nodeId: choice.nodeId, leaseMs: choice.leaseMs, log: deps.log, onLost: (id) => lost(id) });
+  const node = new LeaseNode({ nodeId: choice.nodeId, leases, repo, recover: deps.recover, remote: refuseRemoteSession, log: deps.log });
+  storeDb.fenceWith(currentFence);
+  leases.start();
+  deps.health.probe(() => probeStore(leaseDb));
+  deps.health.probe(async () => ({
+    name: 'node',
+    ready: !node.isDraining,
+    detail: { nodeId: choice.nodeId, leases: leases.count, ...(node.isDraining ? { draining: true } : {}) },
+  }));
+  deps.log.info({ nodeId: choice.nodeId, leaseMs: choice.leaseMs }, 'running as a cluster node');
+  let stopping: Promise<void> | undefined;
+  return {
+    node,
+    onLost: (handler) => (lost = handler),
+    stop() {
+      stopping ??= node
+        .stop()
+        .catch((err: unknown) => deps.log.warn({ err }, 'releasing the leases failed'))
+        .finally(() => leaseDb.close());
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,119 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { currentFence, runFenced } from '../../../src/cluster/fence.js';
+import { LeaseKeeper } from '../../../src/cluster/leases.js';
+import { silentLogger } from '../../../src/log.js';
+import { LeaseLostError, PgDb } from '../../../src/store/pg/db.js';
+import { PgLeaseRepository } from '../../../src/store/pg/leases.js';
+import { openPgStore, type PgStore } from '../../../src/store/pg/store.js';
+import { postgresMissing, startPostgres, type PostgresServer } from '../../support/postgres.js';
+
+/**
+ * Session leases and fencing on a real PostgreSQL (docs/cluster-leases.md): two
+ * connections stand for two nodes. Time is never waited for: a lease is made to
+ * expire by taking it for a negative time, which the database's clock has passed.
+ */
+const missing = postgresMissing();
+const EXPIRED = -1;
+
+describe('session leases', { skip: missing, timeout: 120_000 }, () => {
+  let server: PostgresServer;
+  let store: PgStore;
+  let dbA: PgDb;
+  let dbB: PgDb;
+  let a: PgLeaseRepository;
+  let b: PgLeaseRepository;
+  let n = 0;
+  const sid = () => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`;
+
+  before(async () => {
+    server = await startPostgres();
+    const url = await server.createDatabase();
+    store = await openPgStore(url);
+    store.db.fenceWith(currentFence);
+    [dbA, dbB] = await Promise.all([PgDb.connect(url), PgDb.connect(url)]);
+    a = new PgLeaseRepository(dbA);
+    b = new PgLeaseRepository(dbB);
+  });
+  after(async () => {
+    await Promise.all([store?.close(), dbA?.close(), dbB?.close()]);
+    await server?.stop();
+  });
+
+  const keeper = (repo: PgLeaseRepository, nodeId: string, lost: string[] = []) =>
+    new LeaseKeeper({ repo, nodeId, leaseMs: 60_000, log: silentLogger(), onLost: (id) => lost.push(id) });
+
+  test('of two nodes racing for free sessions, exactly one takes each', async () => {
+    const ids = Array.from({ length: 20 }, sid);
+    const results = await Promise.all(ids.map((id) => Promise.all([a.acquire(id, 'a', 60_000), b.acquire(id, 'b', 60_000)])));
+    for (const [ta, tb] of results) assert.equal([ta, tb].filter((t) => t !== null).length, 1);
+    for (const id of ids) {
+      const row = await a.get(id);
+      assert.ok(row?.valid);
+      assert.equal(row.token, 1);
+    }
+  });
+
+  test('a held lease is refused to another node, taken once it expired, with a larger token', async () => {
+    const id = sid();
+    assert.equal(await a.acquire(id, 'a', 60_000), 1);
+    assert.equal(await b.acquire(id, 'b', 60_000), null);
+    assert.equal(await a.acquire(id, 'a', EXPIRED), 2, 'the holder takes it again, on a new token');
+    assert.equal(await b.acquire(id, 'b', 60_000), 3);
+    assert.deepEqual(await a.get(id), { sessionId: id, nodeId: 'b', token: 3, valid: true });
+  });
+
+  test('a released lease is free at once and its token keeps growing', async () => {
+    const id = sid();
+    const token = await a.acquire(id, 'a', 60_000);
+    await a.release(id, 'a', token!);
+    assert.equal((await b.get(id))?.valid, false);
+    assert.equal(await b.acquire(id, 'b', 60_000), token! + 1);
+  });
+
+  test('renewal keeps the leases a node still holds and reports the one another node took', async () => {
+    const lost: string[] = [];
+    const node = keeper(a, 'a', lost);
+    const kept = sid();
+    const taken = sid();
+    await node.acquire(kept);
+    await node.acquire(taken);
+    await dbA.run('UPDATE session_leases SET expires_at = 0 WHERE session_id = $1', [taken]); // its time ran out
+    assert.ok((await b.acquire(taken, 'b', 60_000)) !== null);
+    await node.renew();
+    assert.deepEqual(lost, [taken]);
+    assert.ok(node.holds(kept));
+    assert.equal(node.fence(taken).token(), undefined);
+    assert.equal((await a.get(kept))?.valid, true);
+  });
+
+  test('a fenced write lands while the lease holds and is refused after a takeover, leaving nothing', async () => {
+    const lost: string[] = [];
+    const node = keeper(a, 'a', lost);
+    const id = sid();
+    await node.acquire(id);
+    const write = (value: string) => runFenced(node.fence(id), () => store.db.run('INSERT INTO meta (key, value) VALUES ($1, $2)', [`k-${id}-${value}`, value]));
+    assert.equal(await write('before'), 1);
+    // Another node takes it once its time ran out (here: made to run out).
+    await dbA.run('UPDATE session_leases SET expires_at = 0 WHERE session_id = $1', [id]);
+    assert.ok((await b.acquire(id, 'b', 60_000)) !== null);
+    await assert.rejects(write('after'), LeaseLostError);
+    const rows = await store.db.rows<{ key: string }>('SELECT key FROM meta WHERE key LIKE $1', [`k-${id}-%`]);
+    assert.deepEqual(rows.map((r) => r.key), [`k-${id}-before`]);
+    assert.deepEqual(lost, [id], 'the refusal is reported as a lost lease');
+    await assert.rejects(write('again'), LeaseLostError, 'known lost: refused without asking the database');
+  });
+
+  test('a write outside any fence, and a read inside one, are not checked', async () => {
+    const id = sid();
+    assert.equal(await store.db.run('INSERT INTO meta (key, value) VALUES ($1, $2)', [`free-${id}`, 'x']), 1);
+    const node = keeper(a, 'a');
+    // No lease taken: a fenced read still answers, a fenced write is refused.
+    const rows = await runFenced(node.fence(id), () => store.db.rows('SELECT value FROM meta WHERE key = $1', [`free-${id}`]));
+    assert.equal(rows.length, 1);
+    await assert.rejects(
+      runFenced(node.fence(id), () => store.db.run('DELETE FROM meta WHERE key = $1', [`free-${id}`])),
+      LeaseLostError,
+    );
+  });
+});
