@@ -224,7 +224,8 @@ export class SessionRestorer {
     const lastEventId = compacted?.eventCount ?? 0;
     const { session } = await live.spawn(init, { persisted: true, modelId: row.modelId, lastEventId });
     this.outlines.set(session, TranscriptOutline.of(stores.transcript, id, records));
-    session.reopened(historyFromRecords(records), usageFromRecords(records));
+    // The model context is rebuilt once the answer is on its way (or by whatever needs it first, Session.reopened).
+    session.reopened(() => ({ history: historyFromRecords(records), usage: usageFromRecords(records) }));
     if (req.approvalMode !== undefined && approvalMode !== row.approvalMode) {
       session.publish({
         type: 'approval_mode_changed',

@@ -25,6 +25,12 @@ import { callFromOutside, type OutsideCaller } from './outside-call.js';
 
 export type { PromptAccepted, SessionInit, SessionServices, TurnErrorInfo };
 
+/** A reopened session's model context and usage, as rebuilt from its whole transcript. */
+export interface RestoredContext {
+  readonly history: readonly HistoryItem[];
+  readonly usage?: UsageTotals;
+}
+
 /**
  * One live conversation (a "tab"): its clients, prompt FIFO, open interactions, settings and the
  * driver that answers it. It owns its state and stored row: others ask through its methods and
@@ -38,8 +44,9 @@ export class Session {
   readonly clients: ClientRegistry;
   readonly interactions: InteractionBook;
   private lastTurnError: TurnErrorInfo | null = null;
-  /** Tokens and cost so far (`GET /session/{id}/status` `usage`); rebuilt from the transcript on load. */
-  readonly usage = new UsageMeter();
+  private readonly meter = new UsageMeter();
+  /** What a reopened session still has to rebuild from its transcript (see `reopened`). */
+  private pendingContext: (() => RestoredContext) | null = null;
   /** Activity watermark: advanced once per settled turn (docs/client-api.md §5.8 `updatedAt`). */
   private settledAt: number | null = null;
   private activityAt: number;
@@ -78,7 +85,10 @@ export class Session {
       deadlineMs: config.promptDeadlineMs,
       cursor: () => ({ lastEventId: services.bus.lastEventId, eventEpoch: services.bus.epoch }),
       publish,
-      runTurn: (entry) => runPrompt(turn, entry),
+      runTurn: (entry) => {
+        this.contextReady();
+        return runPrompt(turn, entry);
+      },
       cancelInteractions: (reason, promptId) => this.interactions.cancelAll(reason, promptId),
       isClosing: () => this.closing,
       admitting: () => services.rewinder.assertIdle(),
@@ -102,7 +112,7 @@ export class Session {
       prompts,
       interactions: this.interactions,
       runWorkspace: runWorkspaceOf(this.init),
-      usage: this.usage,
+      usage: this.meter,
       ...(driver.harness === 'built-in' ? { commands: this } : {}),
       guard: () => this.guard,
       mustAsk: (policy) => mustAsk(this.settings.approvalMode, policy),
@@ -115,6 +125,12 @@ export class Session {
   }
 
   // ── what others may read ───────────────────────────────────────────────────
+
+  /** Tokens and cost so far (`GET /session/{id}/status` `usage`); rebuilt from the transcript on load. */
+  get usage(): UsageMeter {
+    this.contextReady();
+    return this.meter;
+  }
 
   get closed(): boolean {
     return this.closing;
@@ -237,6 +253,8 @@ export class Session {
   /** Goes back to an earlier turn (docs/client-api.md §5.13): its files, the model context, a `rewind` record. */
   async rewind(target: RewindTarget, clientId: string | undefined, viaCommand = false): Promise<RewindResult> {
     this.assertOpen();
+    // The rewind rebuilds the context from storage itself: a rebuild still pending must not land on top of it later.
+    this.contextReady();
     return this.services.rewinder.rewind(target, clientId, viaCommand);
   }
 
@@ -257,12 +275,28 @@ export class Session {
     return this.row.created(this.init, this.models().currentModelId);
   }
 
-  /** A restored session takes up its stored row again, its driver's model context rebuilt from the transcript. */
-  reopened(history: readonly HistoryItem[], usage?: UsageTotals): void {
-    this.services.driver.restore(history);
-    if (usage) this.usage.restore(usage);
+  /**
+   * A restored session takes up its stored row again. Its driver's model context and its usage,
+   * built from the whole transcript (`context`), follow a moment later, so a load answers without
+   * waiting for them (src/sessions/restore.ts); a turn, a rewind or a read of the usage that comes
+   * first rebuilds them then, so none ever sees the session without its past.
+   */
+  reopened(context: () => RestoredContext): void {
+    this.pendingContext = context;
     this.row.changed({ closedAt: null, closeReason: null, approvalMode: this.settings.approvalMode });
     this.touch();
+    setImmediate(() => this.contextReady());
+  }
+
+  /** Rebuilds the context `reopened` left pending, once; nothing to do otherwise. */
+  private contextReady(): void {
+    const build = this.pendingContext;
+    if (!build) return;
+    this.pendingContext = null;
+    if (this.closing) return;
+    const { history, usage } = build();
+    this.services.driver.restore(history);
+    if (usage) this.meter.restore(usage);
   }
 
   /** Writes out what the transcript recorder still holds; resolves once storage shows everything published so far. */
@@ -284,6 +318,7 @@ export class Session {
   close(reason: string, closedBy: string | null, code: 'session_closed' | 'daemon_shutdown' = 'session_closed', died?: AgentExit): void {
     if (this.closing) return;
     this.closing = true;
+    this.pendingContext = null;
     this.interactions.cancelAll(reason === 'daemon_shutdown' ? 'daemon_shutdown' : 'closed');
     this.lane.endAll(code, reason);
     // An external agent's process died (issue 12): `session_died` ends the streams; the next prompt reopens the session.
