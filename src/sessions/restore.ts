@@ -65,7 +65,8 @@ interface Underway {
  * Brings persisted sessions back to life (docs/client-api.md §5.3, §5.4, §5.10): load
  * (with a replay snapshot), resume (model context only) and the lazy reopen of
  * a session the daemon lost. Each rebuilds the driver's model context from the
- * whole transcript, starts a new bus epoch and mints a client id. A session
+ * whole transcript (once the answer is on its way: Session.reopened), starts a
+ * new bus epoch and mints a client id. A session
  * that is already live is attached instead. Concurrent restores of one id
  * coalesce when they ask the same thing; a load racing a resume is refused
  * with 409 `restore_in_progress` (docs/client-api.md §5.4).
