@@ -226,35 +226,42 @@ export async function run({ quick = false, log = (line) => console.log(line) } =
       const s = await seed(scratch, caps.workspaces[0].id, size);
       const p = await seedPeer(peer, size);
       log(`seeded ${s.records} records in Berth, ${p.records} (${p.turns} turns) in qwen serve`);
-      // Checked on every animation frame inside the page, which reports its own clock: Playwright's
-      // own waits back off to half a second between checks and would blur the figure.
-      const shownAt = (page, selector, text) =>
-        page
-          .waitForFunction(
-            ([sel, txt]) => {
-              const ok = [...document.querySelectorAll(sel)].some((e) => (e.textContent ?? '').includes(txt));
-              return ok ? performance.now() : false;
-            },
-            [selector, text],
-            { polling: 'raf', timeout: 120_000 },
-          )
-          .then((handle) => handle.jsonValue());
+      // Checked on every animation frame inside the page, by a script the page runs before its own
+      // (so the first frame counts even when it comes before Playwright could start asking), which
+      // keeps the page's own clock; Playwright only collects the figure afterwards.
+      const watch = (selector, text) => (page) =>
+        page.addInitScript(
+          ([sel, txt]) => {
+            const tick = () => {
+              if ([...document.querySelectorAll(sel)].some((e) => (e.textContent ?? '').includes(txt))) window.__benchShownAt = performance.now();
+              else requestAnimationFrame(tick);
+            };
+            requestAnimationFrame(tick);
+          },
+          [selector, text],
+        );
+      const shownAt = (page) =>
+        page.waitForFunction(() => window.__benchShownAt ?? false, null, { polling: 50, timeout: 120_000 }).then((handle) => handle.jsonValue());
       const berthUsable = async (page) => {
-        const ms = await shownAt(page, '.msg.agent', s.lastAnswer);
+        const ms = await shownAt(page);
         await page.locator('.composer textarea').waitFor();
         return ms;
       };
-      const shellUsable = (answer) => async (page) => {
+      const shellUsable = async (page) => {
         await page.getByRole('button', { name: 'Connect' }).click({ timeout: 120_000 });
-        return shownAt(page, 'main, body', answer);
+        return shownAt(page);
       };
       const berthRuns = [];
       const shellRuns = [];
       const peerRuns = [];
       for (let i = 0; i < plan.reps; i++) {
-        berthRuns.push(await visit(browser, `${proc.url}/#/s/${s.sessionId}`, (p) => p.addInitScript(`sessionStorage.setItem('berth.token', '')`), berthUsable));
-        shellRuns.push(await visit(browser, `${shell.url}/session/${s.sessionId}?daemon=${encodeURIComponent(proc.url)}`, async () => {}, shellUsable(s.lastAnswer)));
-        peerRuns.push(await visit(browser, `${shell.url}/session/${p.sessionId}?daemon=${encodeURIComponent(peerProc.url)}`, async () => {}, shellUsable(p.lastAnswer)));
+        const berthPrepare = async (page) => {
+          await page.addInitScript(`sessionStorage.setItem('berth.token', '')`);
+          await watch('.msg.agent', s.lastAnswer)(page);
+        };
+        berthRuns.push(await visit(browser, `${proc.url}/#/s/${s.sessionId}`, berthPrepare, berthUsable));
+        shellRuns.push(await visit(browser, `${shell.url}/session/${s.sessionId}?daemon=${encodeURIComponent(proc.url)}`, watch('main, body', s.lastAnswer), shellUsable));
+        peerRuns.push(await visit(browser, `${shell.url}/session/${p.sessionId}?daemon=${encodeURIComponent(peerProc.url)}`, watch('main, body', p.lastAnswer), shellUsable));
       }
       results[size] = { records: s.records, berth: summarize(berthRuns.map((r) => r.ms)), shell: summarize(shellRuns.map((r) => r.ms)), berthAssets: berthRuns[0], shellAssets: shellRuns[0], peer: { records: p.records, turns: p.turns, ...summarize(peerRuns.map((r) => r.ms)) }, peerAssets: peerRuns[0] };
     }

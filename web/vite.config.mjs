@@ -8,16 +8,28 @@ import { defineConfig } from 'vite';
 
 /**
  * The app proper is a chunk of its own (web/src/main.tsx imports it), so the small entry can
- * start a session's load before the big part has compiled; this link has the browser fetch that
- * chunk beside the entry instead of after it.
+ * start a session's load before the big part has compiled; these links have the browser fetch
+ * that chunk and the ones it imports beside the entry instead of after it.
  */
 const preloadApp = {
   name: 'berth-preload-app',
   transformIndexHtml: {
     order: 'post',
     handler(_html, ctx) {
-      const app = Object.values(ctx.bundle ?? {}).find((c) => c.type === 'chunk' && c.isDynamicEntry && c.name === 'mount');
-      return app ? [{ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: `/${app.fileName}` }, injectTo: 'head' }] : [];
+      const bundle = ctx.bundle ?? {};
+      const app = Object.values(bundle).find((c) => c.type === 'chunk' && c.isDynamicEntry && c.name === 'mount');
+      if (!app) return [];
+      // The chunks the app imports (Markdown, the UI library) too, and those first: the entry
+      // asks for Markdown as soon as it runs, to compile its patterns early (web/src/main.tsx).
+      const shared = new Set();
+      const add = (name) => {
+        const chunk = bundle[name];
+        if (chunk?.type !== 'chunk' || chunk.isEntry || shared.has(name)) return;
+        chunk.imports.forEach(add);
+        shared.add(name);
+      };
+      app.imports.forEach(add);
+      return [...shared, app.fileName].map((name) => ({ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: `/${name}` }, injectTo: 'head' }));
     },
   },
 };

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { ConfigError, parseRateLimits, parseRemoteWorkspace, resolveConfig, type ConfigInput } from '../config/config.js';
+import { ConfigError, resolveConfig, type ConfigInput } from '../config/config.js';
+import { parseRateLimits, parseRemoteWorkspace } from '../config/flag-parsers.js';
 import { startDaemon } from '../main/daemon.js';
 import { forgetTokenEnv, ownerTokenFrom } from './owner-token.js';
 import { startupSummary } from './startup-summary.js';

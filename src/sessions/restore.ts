@@ -65,7 +65,8 @@ interface Underway {
  * Brings persisted sessions back to life (docs/client-api.md §5.3, §5.4, §5.10): load
  * (with a replay snapshot), resume (model context only) and the lazy reopen of
  * a session the daemon lost. Each rebuilds the driver's model context from the
- * whole transcript, starts a new bus epoch and mints a client id. A session
+ * whole transcript (once the answer is on its way: Session.reopened), starts a
+ * new bus epoch and mints a client id. A session
  * that is already live is attached instead. Concurrent restores of one id
  * coalesce when they ask the same thing; a load racing a resume is refused
  * with 409 `restore_in_progress` (docs/client-api.md §5.4).
@@ -224,7 +225,8 @@ export class SessionRestorer {
     const lastEventId = compacted?.eventCount ?? 0;
     const { session } = await live.spawn(init, { persisted: true, modelId: row.modelId, lastEventId });
     this.outlines.set(session, TranscriptOutline.of(stores.transcript, id, records));
-    session.reopened(historyFromRecords(records), usageFromRecords(records));
+    // The model context is rebuilt once the answer is on its way (or by whatever needs it first, Session.reopened).
+    session.reopened(() => ({ history: historyFromRecords(records), usage: usageFromRecords(records) }));
     if (req.approvalMode !== undefined && approvalMode !== row.approvalMode) {
       session.publish({
         type: 'approval_mode_changed',

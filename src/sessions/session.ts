@@ -1,9 +1,9 @@
-import type { AgentExit, ContentBlock, DriverToolCall, HistoryItem, ModelInfo } from '../agents/driver.js';
+import type { AgentExit, ContentBlock, DriverToolCall, ModelInfo } from '../agents/driver.js';
 import { BerthError } from '../protocol/errors/index.js';
 import type { EventEnvelope, PublishInput } from '../events/types.js';
 import type { Policy, ToolDefinition, ToolOutcome } from '../tools/types.js';
 import type { Workspace } from '../workspace/types.js';
-import { guardFor, mustAsk, type ApprovalMode } from './approval.js';
+import { guardFor, type ApprovalMode } from './approval.js';
 import { ClientRegistry } from './clients.js';
 import { interactionEventsOf } from './interaction-events.js';
 import { InteractionBook } from './interactions.js';
@@ -12,14 +12,13 @@ import { PromptLane } from './prompt-lane.js';
 import type { PromptEntry } from './prompt-queue.js';
 import type { SessionBus } from './ports.js';
 import type { RewindResult, RewindTarget } from './rewind.js';
-import { runWorkspaceOf } from './run-workspace.js';
 import type { PromptAccepted, SessionInit, TurnErrorInfo } from './session-init.js';
 import { SessionRowWriter } from './session-row.js';
 import { SessionSettings, type SessionMetadata } from './settings.js';
 import { runPrompt, type TurnPorts } from './turn.js';
-import { UsageMeter, type UsageTotals } from './usage.js';
-import { allowRulesFor } from './allow-list.js';
-import { MemoryGrantRepository, SessionGrants } from './grants.js';
+import { turnPortsOf } from './session-ports.js';
+import { UsageMeter } from './usage.js';
+import { PendingContext, type RestoredContext } from './restored-context.js';
 import type { SessionServices } from './session-services.js';
 import { callFromOutside, type OutsideCaller } from './outside-call.js';
 import { asOwner } from './fenced-stores.js';
@@ -39,8 +38,11 @@ export class Session {
   readonly clients: ClientRegistry;
   readonly interactions: InteractionBook;
   private lastTurnError: TurnErrorInfo | null = null;
-  /** Tokens and cost so far (`GET /session/{id}/status` `usage`); rebuilt from the transcript on load. */
-  readonly usage = new UsageMeter();
+  private readonly meter = new UsageMeter();
+  private readonly pendingContext = new PendingContext(({ history, usage }) => {
+    this.services.driver.restore(history);
+    if (usage) this.meter.restore(usage);
+  });
   /** Activity watermark: advanced once per settled turn (docs/client-api.md §5.8 `updatedAt`). */
   private settledAt: number | null = null;
   private activityAt: number;
@@ -68,7 +70,12 @@ export class Session {
     });
     this.row = new SessionRowWriter(init.id, services.sessions, clock, services.writes);
     this.settings = new SessionSettings({ sessionId: init.id, row: this.row, driver: services.driver, publish }, init);
-    const turn = (this.ports = this.turnPorts(publish));
+    const turn = (this.ports = turnPortsOf(this, services, {
+      usage: this.meter,
+      publish,
+      settle: (entry, terminal, extra) => this.lane.settle(entry, terminal, extra),
+      started: () => (this.lastTurnError = null),
+    }));
     this.lane = new PromptLane({
       sessionId: init.id,
       clock,
@@ -79,7 +86,10 @@ export class Session {
       deadlineMs: config.promptDeadlineMs,
       cursor: () => ({ lastEventId: services.bus.lastEventId, eventEpoch: services.bus.epoch }),
       publish,
-      runTurn: (entry) => asOwner(services.fenced, () => runPrompt(turn, entry)),
+      runTurn: (entry) => {
+        this.pendingContext.now();
+        return asOwner(services.fenced, () => runPrompt(turn, entry));
+      },
       cancelInteractions: (reason, promptId) => this.interactions.cancelAll(reason, promptId),
       isClosing: () => this.closing,
       admitting: () => services.rewinder.assertIdle(),
@@ -92,30 +102,13 @@ export class Session {
     });
   }
 
-  private turnPorts(publish: (input: PublishInput) => void): TurnPorts {
-    const { clock, log, driver, tools, prompts } = this.services;
-    return {
-      sessionId: this.id,
-      clock,
-      log,
-      driver,
-      tools,
-      prompts,
-      interactions: this.interactions,
-      runWorkspace: runWorkspaceOf(this.init),
-      usage: this.usage,
-      ...(driver.harness === 'built-in' ? { commands: this } : {}),
-      guard: () => this.guard,
-      mustAsk: (policy) => mustAsk(this.settings.approvalMode, policy),
-      grants: new SessionGrants(this.services.grants ?? new MemoryGrantRepository(), this.id, this.workspace.id, clock),
-      allowRules: allowRulesFor(this.services.config.workspaceSettings, this.workspace),
-      publish,
-      settle: (entry, terminal, extra) => this.lane.settle(entry, terminal, extra),
-      started: () => (this.lastTurnError = null),
-    };
-  }
-
   // ── what others may read ───────────────────────────────────────────────────
+
+  /** Tokens and cost so far (`GET /session/{id}/status` `usage`); rebuilt from the transcript on load. */
+  get usage(): UsageMeter {
+    this.pendingContext.now();
+    return this.meter;
+  }
 
   get closed(): boolean {
     return this.closing;
@@ -238,6 +231,8 @@ export class Session {
   /** Goes back to an earlier turn (docs/client-api.md §5.13): its files, the model context, a `rewind` record. */
   async rewind(target: RewindTarget, clientId: string | undefined, viaCommand = false): Promise<RewindResult> {
     this.assertOpen();
+    // The rewind rebuilds the context from storage itself: a rebuild still pending must not land on top of it later.
+    this.pendingContext.now();
     return this.services.rewinder.rewind(target, clientId, viaCommand);
   }
 
@@ -258,10 +253,14 @@ export class Session {
     return this.row.created(this.init, this.models().currentModelId);
   }
 
-  /** A restored session takes up its stored row again, its driver's model context rebuilt from the transcript. */
-  reopened(history: readonly HistoryItem[], usage?: UsageTotals): void {
-    this.services.driver.restore(history);
-    if (usage) this.usage.restore(usage);
+  /**
+   * A restored session takes up its stored row again. Its driver's model context and its usage,
+   * built from the whole transcript (`context`), follow a moment later, so a load answers without
+   * waiting for them (src/sessions/restore.ts); a turn, a rewind or a read of the usage that comes
+   * first rebuilds them then, so none ever sees the session without its past.
+   */
+  reopened(context: () => RestoredContext): void {
+    this.pendingContext.later(context);
     this.row.changed({ closedAt: null, closeReason: null, approvalMode: this.settings.approvalMode });
     this.touch();
   }
@@ -285,6 +284,7 @@ export class Session {
   close(reason: string, closedBy: string | null, code: 'session_closed' | 'daemon_shutdown' = 'session_closed', died?: AgentExit): void {
     if (this.closing) return;
     this.closing = true;
+    this.pendingContext.drop();
     this.interactions.cancelAll(reason === 'daemon_shutdown' ? 'daemon_shutdown' : 'closed');
     this.lane.endAll(code, reason);
     // An external agent's process died (issue 12): `session_died` ends the streams; the next prompt reopens the session.

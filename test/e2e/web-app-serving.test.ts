@@ -30,6 +30,19 @@ describe('the web app on a daemon with an owner token', () => {
     }
   });
 
+  it('names in the page every script its scripts import statically, so none waits for another to arrive first', async () => {
+    const html = await (await bare('/')).text();
+    const named = new Set([...html.matchAll(/(?:src|href)="\/assets\/([^"]+\.js)"/g)].map((m) => m[1]!));
+    assert.ok(named.size >= 2, html);
+    for (const name of named) {
+      const code = await (await bare(`/assets/${name}`, '*/*')).text();
+      // Static imports only (`import … from "./x.js"`): the highlighter is a dynamic import, fetched later on purpose.
+      for (const [, imported] of code.matchAll(/(?:from|import)\s*"\.\/([^"]+\.js)"/g)) {
+        assert.ok(named.has(imported!), `${name} imports ${imported}, which the page does not name`);
+      }
+    }
+  });
+
   it('sends the scripts and styles gzipped to a browser that takes gzip, and as they are to one that does not', async () => {
     const html = await (await bare('/')).text();
     const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)![1]!;

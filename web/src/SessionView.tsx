@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, download } from './api';
+import { loadHighlighterWhenIdle } from './highlight';
 import { HISTORY_PAGE, openSession, type Loaded } from './session-link';
 import type { Item } from './session-model';
 import type { LinkState } from './sse';
@@ -48,6 +49,11 @@ export function SessionView({ sessionId, onError }: { sessionId: string; onError
       current?.stop();
     };
   }, [sessionId]);
+
+  // Highlighting waits until the replay is on screen, then comes in at the next idle moment.
+  useEffect(() => {
+    if (loaded) loadHighlighterWhenIdle();
+  }, [loaded !== null]);
 
   const headers: Record<string, string> = loaded ? { 'x-qwen-client-id': loaded.clientId } : {};
   const call = (method: string, path: string, body?: unknown) => api(method, path, body, headers).catch((err: Error) => onError(err.message));

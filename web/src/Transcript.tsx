@@ -7,8 +7,27 @@ import { visibleRange, type Range } from './window-range';
 
 type Ask = Extract<Item, { kind: 'permission' }>;
 
-/** A row's height before it was ever rendered: about one short answer. Measured heights replace it. */
-const ESTIMATE = 80;
+/**
+ * A row's height before it was ever rendered, by kind, on the low side of what the styles give
+ * (web/src/styles.css: a closed thought or tool card, one line of a message, ~110 characters a
+ * line). Measured heights replace it. Low on purpose: the first render, pinned to the bottom,
+ * then takes a few rows too many, and the next only drops some; an estimate above the real
+ * height leaves the screen short, and every render that adds rows to fill it renders and
+ * measures again before the first frame.
+ */
+function estimate(item: Item): number {
+  switch (item.kind) {
+    case 'agent':
+      return 30 + 20 * Math.floor(item.text.length / 110);
+    case 'user':
+      return 44 + 20 * Math.floor(item.text.length / 110);
+    case 'thought':
+    case 'note':
+      return 30;
+    default:
+      return 44;
+  }
+}
 /** Pixels rendered beyond each edge of the viewport, so a quick scroll or a search finds rows in place. */
 const OVERSCAN = 1200;
 /** Within this distance of the bottom the view follows new output; within it of the top, older pages load. */
@@ -78,10 +97,19 @@ export function Transcript(props: {
   const [view, setView] = useState({ top: 0, height: 800 });
   const [, remeasured] = useState(0);
   // The first frame renders the rows on screen only; the overscan follows once it is painted.
+  // Not set by the effect itself: Preact runs a pending effect early when the component renders
+  // again (as the first measurement makes it), which would bring the overscan into the first frame.
   const [overscan, setOverscan] = useState(0);
-  useEffect(() => setOverscan(OVERSCAN), []);
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const frame = requestAnimationFrame(() => (timer = setTimeout(() => setOverscan(OVERSCAN))));
+    return () => {
+      cancelAnimationFrame(frame);
+      clearTimeout(timer);
+    };
+  }, []);
   const items = props.model.items;
-  const heights = items.map((i) => measured.current.get(i.key) ?? ESTIMATE);
+  const heights = items.map((i) => measured.current.get(i.key) ?? estimate(i));
   // Pinned to the bottom, the window ends at the last row whatever the estimates say.
   const { start, end, above, below } = pinned.current ? tail(heights, view.height + overscan) : visibleRange(heights, view.top, view.height, overscan);
 

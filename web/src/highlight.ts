@@ -3,7 +3,8 @@ import { useEffect, useState } from 'preact/hooks';
 /**
  * Syntax highlighting, loaded apart from the app (web/src/hljs.ts, a third of its script): opening
  * a session does not wait for it. Until it has arrived code shows as plain text, and what showed
- * code (a Markdown answer) renders again once it is here; the page fetches it when it is idle.
+ * code (a Markdown answer) renders again once it is here; the page fetches it when it is idle
+ * after the first view has shown (web/src/mount.tsx, SessionView).
  */
 type Highlighter = typeof import('./hljs');
 
@@ -19,6 +20,13 @@ export function loadHighlighter(): Promise<Highlighter> {
     return m;
   });
   return loading;
+}
+
+/** Fetches the highlighter when the page is next idle (once; a later call does nothing). */
+export function loadHighlighterWhenIdle(): void {
+  if (loading) return;
+  const idle = window.requestIdleCallback ?? ((run: () => void) => setTimeout(run, 1000));
+  idle(() => void loadHighlighter());
 }
 
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

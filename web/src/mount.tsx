@@ -1,9 +1,14 @@
 import { render } from 'preact';
 import { App } from './App';
-import { loadHighlighter } from './highlight';
+import { loadHighlighterWhenIdle } from './highlight';
+import { parseRoute } from './route';
 
-render(<App />, document.getElementById('app')!);
+// The entry script is async (web/index.html), so it does not wait for the style sheet; the page
+// body may then still be parsing when this chunk arrives.
+const start = () => render(<App />, document.getElementById('app')!);
+if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start, { once: true });
+else start();
 
-// Highlighting is a chunk of its own (web/src/highlight.ts): fetched once the page is idle.
-const idle = window.requestIdleCallback ?? ((run: () => void) => setTimeout(run, 1000));
-idle(() => void loadHighlighter());
+// A session view asks for the highlighter once it shows its replay (SessionView): idle time before
+// that is mostly the wait for the load, and compiling highlight.js then would delay the view.
+if (parseRoute(location.hash).kind !== 'session') loadHighlighterWhenIdle();

@@ -12,15 +12,10 @@
  * faces ignore it. `errorKind` is set where the contract uses the errorKind
  * style (workspace reads, §11.1) or a closed errorKind (§13.2).
  */
-export interface ErrorSpec {
-  readonly status: number;
-  readonly message: string;
-  readonly errorKind?: string;
-  readonly retryable?: boolean;
-  readonly retryAfterSeconds?: number;
-}
+import { spec, type ErrorSpec } from './error-spec.js';
+import { WIRE_AND_NODE_ERRORS } from './wire-catalog.js';
 
-const spec = <T extends Record<string, ErrorSpec>>(t: T) => t;
+export type { ErrorSpec };
 
 export const ERROR_CATALOG = spec({
   // ── request shape (§1, §13.2) ───────────────────────────────────────────
@@ -252,36 +247,6 @@ export const ERROR_CATALOG = spec({
   schema_too_complex: { status: 400, message: 'The tool input schema is larger or deeper than the daemon compiles' },
   tool_name_conflict: { status: 409, message: 'Another application already publishes a tool with this name here' },
 
-  // ── wire protocols (seeds 000, 003, 004) ────────────────────────────────
-  protocol_error: { status: 400, message: 'Protocol error', errorKind: 'protocol_error' },
-  invalid_encoding: { status: 400, message: 'Invalid payload encoding', errorKind: 'protocol_error' },
-  frame_too_large: { status: 413, message: 'Frame exceeds the size limit' },
-  channel_limit_exceeded: { status: 429, message: 'Too many gateway channels', retryable: true },
-  channel_unavailable: {
-    status: 503,
-    message: 'No gateway channel is connected for this workspace',
-    retryable: true,
-  },
-  workspace_not_remote: { status: 400, message: 'The workspace is not a remote workspace' },
-  intention_mismatch: { status: 403, message: 'The call does not carry the launch intention the owner pinned' },
-  application_disconnected: {
-    status: 503,
-    message: 'The application disconnected',
-    retryable: true,
-  },
-  application_limit_exceeded: {
-    status: 429,
-    message: 'Too many applications are connected',
-    retryable: true,
-    retryAfterSeconds: 5,
-  },
-  malformed: { status: 400, message: 'Malformed question' },
-  message_too_long: { status: 413, message: 'The message is too long' },
-  unknown_tab: { status: 404, message: 'No such tab' },
-  network_rule: { status: 403, message: 'A tab without network may not send to a tab with network' },
-  hop_limit: { status: 429, message: 'This chain of messages has gone on too long' },
-  pace_limit: { status: 429, message: 'Too many messages from this tab', retryable: true },
-
   // ── qwen serve routes the Web Shell calls, outside the 25 operations (README, "The qwen Web Shell") ──
   invalid_archive_state: { status: 400, message: '`archiveState` must be "active" or "archived"' },
   invalid_cursor: { status: 400, message: 'The cursor is not one this daemon handed out' },
@@ -289,10 +254,7 @@ export const ERROR_CATALOG = spec({
   workspace_not_found: { status: 404, message: 'No registered workspace has this id or root' },
   workspace_is_remote: { status: 400, message: 'A remote workspace is read through its owner, not this route' },
   invalid_detail: { status: 400, message: 'detail must be one of: summary, full' },
-
-  // ── several nodes on one store (docs/cluster-bus.md) ────────────────────
-  owner_unreachable: { status: 503, message: 'The node running this session did not answer over the cluster bus', retryable: true, retryAfterSeconds: 1 },
-  bus_message_too_large: { status: 413, message: 'The request or its answer exceeds the cluster bus message size' },
+  ...WIRE_AND_NODE_ERRORS,
 });
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

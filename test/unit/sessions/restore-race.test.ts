@@ -20,7 +20,10 @@ import { sqliteRepositories } from '../../../src/main/repositories.js';
 class RememberingDriver implements AgentDriver {
   readonly harness = 'test';
   restoredFrom: readonly HistoryItem[] | null = null;
+  /** The context each turn ran on, in order. */
+  readonly turnsRanOn: (readonly HistoryItem[] | null)[] = [];
   async runTurn() {
+    this.turnsRanOn.push(this.restoredFrom);
     return { stopReason: 'end_turn' };
   }
   state() {
@@ -141,6 +144,8 @@ describe('concurrent restores of one session', () => {
     assert.equal(a.session, b.session);
     assert.notEqual(a.clientId, b.clientId);
     assert.equal(a.session.clients.count, 2);
+    // The context is rebuilt once the load has answered (Session.reopened).
+    await new Promise(setImmediate);
     assert.deepEqual(drivers.at(-1)!.restoredFrom, [
       { kind: 'user', content: [{ type: 'text', text: 'hello' }] },
       { kind: 'assistant', text: 'hi there', toolCalls: [] },
@@ -148,6 +153,23 @@ describe('concurrent restores of one session', () => {
     // Once live, a resume is an attach (the SDK's self-heal relies on it).
     const resumed = await manager.restore({ action: 'resume', sessionId: id });
     assert.equal(resumed.attached, true);
+  });
+
+  test('a prompt sent as soon as a load answers runs on the whole conversation, and so does a read of the usage', async () => {
+    const history = [
+      { kind: 'user', content: [{ type: 'text', text: 'hello' }] },
+      { kind: 'assistant', text: 'hi there', toolCalls: [] },
+    ];
+    const read = await manager.restore({ action: 'load', sessionId: await storedSession() });
+    // Whatever needs the context before the rebuild came round builds it there and then.
+    assert.ok(read.session.usage);
+    assert.deepEqual(drivers.at(-1)!.restoredFrom, history);
+
+    const prompted = await manager.restore({ action: 'load', sessionId: await storedSession() });
+    const driver = drivers.at(-1)!;
+    await prompted.session.submit([{ type: 'text', text: 'and now?' }], { clientId: prompted.clientId });
+    while (driver.turnsRanOn.length === 0) await new Promise(setImmediate);
+    assert.deepEqual(driver.turnsRanOn, [history]);
   });
 
   test('a restore that fails fails every caller waiting on it, and the session can be restored afterwards', async () => {
