@@ -1,7 +1,8 @@
-import { constants, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, open as openFd, readlinkSync, type Stats } from 'node:fs';
 import { lstat, open, readlink, realpath, type FileHandle } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { BerthError } from '../protocol/errors/index.js';
-import { isInside } from './paths.js';
+import { confine, isInside, lexicalInside } from './paths.js';
 
 /**
  * A confined path opened, then proven to still be inside the workspace.
@@ -29,7 +30,7 @@ const PROC_FD = '/proc/self/fd';
 
 let procFdWorks: boolean | undefined;
 
-async function hasProcFd(): Promise<boolean> {
+export async function hasProcFd(): Promise<boolean> {
   if (procFdWorks === undefined) {
     procFdWorks = process.platform === 'linux' && (await lstat(PROC_FD).then(() => true, () => false));
   }
@@ -62,6 +63,41 @@ export async function openVerified(root: string, abs: string, options: { directo
     return { real, via, stat: () => fh.stat(), close: () => fh.close() };
   } catch (err) {
     await fh.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+const openRaw = promisify(openFd);
+
+/**
+ * Opens what `userPath` names (links followed) and only then confines it: the
+ * kernel says where the opened object is (`/proc/self/fd/N`), and that must be
+ * inside `root`. One open and one in-memory readlink replace `confine()`'s
+ * realpath plus `openVerified()`'s open and check, with the same guarantee
+ * (what is used is the object proven inside, whatever the names do later).
+ * O_PATH opens nothing for reading, so a link to a device outside the root
+ * is never really opened. Any failure to open is handed to `confine()`, which
+ * names the refusal as before (link loop, dangling link, escape on the way,
+ * missing path). Without /proc it is `confine()` then `openVerified()`.
+ */
+export async function openInside(root: string, userPath: string, options: { directory?: boolean } = {}): Promise<VerifiedHandle> {
+  const lexical = lexicalInside(root, userPath);
+  if (!(await hasProcFd())) return openVerified(root, (await confine(root, userPath)).abs, options);
+  let fd: number;
+  try {
+    fd = await openRaw(lexical, O_PATH | (options.directory ? constants.O_DIRECTORY : 0));
+  } catch (err) {
+    await confine(root, userPath);
+    throw err;
+  }
+  try {
+    const via = `${PROC_FD}/${fd}`;
+    // procfs is in memory: inline, like the fstat of an open file.
+    const real = readlinkSync(via);
+    if (!isInside(root, real)) throw escape();
+    return { real, via, stat: async () => fstatSync(fd), close: async () => closeSync(fd) };
+  } catch (err) {
+    closeSync(fd);
     throw err;
   }
 }

@@ -1,8 +1,8 @@
 import { readdir } from 'node:fs/promises';
 import { MAX_LIST_ENTRIES } from './limits.js';
-import { openVerified } from './handle.js';
+import { openInside } from './handle.js';
 import { loadIgnoreRules } from './ignore.js';
-import { confine, toRel } from './paths.js';
+import { toRel } from './paths.js';
 import { kindOf, type EntryKind } from './stat.js';
 
 export interface ListOptions {
@@ -34,8 +34,7 @@ export interface DirectoryList {
  * inside the root, not whatever the path names by then (a swapped link).
  */
 export async function listDirectory(root: string, userPath: string, options: ListOptions): Promise<DirectoryList> {
-  const confined = await confine(root, userPath);
-  const handle = await openVerified(root, confined.abs, { directory: true });
+  const handle = await openInside(root, userPath, { directory: true });
   let dirents;
   try {
     dirents = await readdir(handle.via, { withFileTypes: true });

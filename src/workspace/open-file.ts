@@ -1,7 +1,8 @@
-import { constants, fstatSync, readlinkSync, type Stats } from 'node:fs';
+import { constants, fstatSync, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { BerthError } from '../protocol/errors/index.js';
-import { confine, isInside } from './paths.js';
+import { hasProcFd, openInside } from './handle.js';
+import { confine, toRel } from './paths.js';
 
 /** A regular file of the workspace, opened for reading. The caller closes `handle`. */
 export interface OpenedFile {
@@ -13,15 +14,31 @@ export interface OpenedFile {
 }
 
 /**
- * Confines `userPath`, then opens the result without following a final link
- * and without blocking on a FIFO, and refuses anything but a regular file.
- *
- * confine() proves the path was inside the root when it looked; a link swapped
- * in between that check and the open could still lead out, so on Linux the
- * opened descriptor itself is asked where it points (/proc/self/fd) and must
- * be inside the root too.
+ * Opens `userPath` inside `root` for reading and refuses anything but a
+ * regular file. On Linux the object is first opened by name only (O_PATH,
+ * handle.ts `openInside`), proven inside the root and a regular file, and
+ * then reopened for reading through `/proc/self/fd/N` — the very object
+ * checked, so a link swapped into the path meanwhile cannot lead out, and a
+ * device or FIFO is never opened for reading.
  */
 export async function openConfinedFile(root: string, userPath: string): Promise<OpenedFile> {
+  if (!(await hasProcFd())) return openConfinedByName(root, userPath);
+  const target = await openInside(root, userPath);
+  try {
+    const rel = toRel(root, target.real);
+    if (!(await target.stat()).isFile()) throw new BerthError('not_regular_file', `path is not a regular file: ${rel}`);
+    const handle = await open(target.via, constants.O_RDONLY | constants.O_NONBLOCK);
+    return { handle, stat: statOpen(handle), rel };
+  } finally {
+    await target.close();
+  }
+}
+
+/**
+ * Without /proc: confine the name, open it without following a final link and
+ * without blocking on a FIFO; confine() is then the whole check.
+ */
+async function openConfinedByName(root: string, userPath: string): Promise<OpenedFile> {
   const target = await confine(root, userPath);
   let handle: FileHandle;
   try {
@@ -35,15 +52,12 @@ export async function openConfinedFile(root: string, userPath: string): Promise<
     if (code === 'ENXIO' || code === 'ENODEV') throw new BerthError('not_regular_file', `path is not a regular file: ${target.rel}`);
     throw err;
   }
-  try {
-    const stat = statOpen(handle);
-    if (!stat.isFile()) throw new BerthError('not_regular_file', `path is not a regular file: ${target.rel}`);
-    assertDescriptorInside(root, handle.fd, userPath);
-    return { handle, stat, rel: target.rel };
-  } catch (err) {
+  const stat = statOpen(handle);
+  if (!stat.isFile()) {
     await handle.close();
-    throw err;
+    throw new BerthError('not_regular_file', `path is not a regular file: ${target.rel}`);
   }
+  return { handle, stat, rel: target.rel };
 }
 
 /**
@@ -56,21 +70,6 @@ export const statOpen = (handle: FileHandle): Stats => fstatSync(handle.fd);
 /** Closes a read's descriptor without making the answer wait for it. */
 export function closeSoon(handle: FileHandle): void {
   handle.close().catch(() => undefined);
-}
-
-function assertDescriptorInside(root: string, fd: number, userPath: string): void {
-  if (process.platform !== 'linux') return;
-  let actual: string;
-  try {
-    // procfs is in memory: inline like statOpen.
-    actual = readlinkSync(`/proc/self/fd/${fd}`);
-  } catch {
-    return; // no procfs (a container without /proc): confine() is the whole check
-  }
-  if (actual.endsWith(' (deleted)')) return;
-  if (!isInside(root, actual)) {
-    throw new BerthError('symlink_escape', `the path led outside the workspace while being opened: ${userPath}`);
-  }
 }
 
 /** Reads up to `length` bytes at `position`, looping over short reads; returns what was read. */

@@ -41,17 +41,7 @@ export function toRel(root: string, abs: string): string {
  * `path_not_found` when the path is missing and `allowMissing` is off.
  */
 export async function confine(root: string, userPath: string, options: ConfineOptions = {}): Promise<ConfinedPath> {
-  if (typeof userPath !== 'string' || userPath.length === 0) {
-    throw new BerthError('parse_error', '`path` is required');
-  }
-  if (userPath.length > MAX_PATH_CHARS || userPath.includes('\0')) {
-    throw new BerthError('path_outside_workspace', 'the path is not a valid workspace path');
-  }
-  refuseLongName(userPath);
-  const lexical = resolve(root, userPath);
-  if (!isInside(root, lexical)) {
-    throw new BerthError('path_outside_workspace', `path is outside the workspace: ${userPath}`);
-  }
+  const lexical = lexicalInside(root, userPath);
   let real: string;
   try {
     real = await realpath(lexical);
@@ -66,6 +56,26 @@ export async function confine(root: string, userPath: string, options: ConfineOp
     throw new BerthError('symlink_escape', `a symlink leads outside the workspace: ${userPath}`);
   }
   return { abs: real, rel: toRel(root, real), exists: true };
+}
+
+/**
+ * The checks that need no system call: `userPath` is given, well-formed, and
+ * names a place inside `root` before any link is followed. Returns the
+ * absolute lexical path (`..` already resolved).
+ */
+export function lexicalInside(root: string, userPath: string): string {
+  if (typeof userPath !== 'string' || userPath.length === 0) {
+    throw new BerthError('parse_error', '`path` is required');
+  }
+  if (userPath.length > MAX_PATH_CHARS || userPath.includes('\0')) {
+    throw new BerthError('path_outside_workspace', 'the path is not a valid workspace path');
+  }
+  refuseLongName(userPath);
+  const lexical = resolve(root, userPath);
+  if (!isInside(root, lexical)) {
+    throw new BerthError('path_outside_workspace', `path is outside the workspace: ${userPath}`);
+  }
+  return lexical;
 }
 
 /** A name no file system here can hold is the client's mistake, refused before any system call. */

@@ -1,6 +1,6 @@
 import type { Stats } from 'node:fs';
-import { openVerified } from './handle.js';
-import { confine, toRel } from './paths.js';
+import { openInside } from './handle.js';
+import { toRel } from './paths.js';
 
 export type EntryKind = 'file' | 'directory' | 'symlink' | 'other';
 
@@ -29,8 +29,7 @@ export interface PathStat {
  * (a link swapped in meanwhile cannot answer for an outside file).
  */
 export async function statPath(root: string, userPath: string): Promise<PathStat> {
-  const target = await confine(root, userPath);
-  const handle = await openVerified(root, target.abs);
+  const handle = await openInside(root, userPath);
   try {
     const s = await handle.stat();
     return { kind: 'stat', path: toRel(root, handle.real), type: kindOf(s), sizeBytes: s.size, modifiedMs: Math.trunc(s.mtimeMs) };

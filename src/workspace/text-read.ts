@@ -140,9 +140,11 @@ async function readWhole(
     }
     base = cursor.off - sniffed.bomBytes;
   }
-  const scanner = scannerFor(o, cursor !== undefined, base, Infinity);
-  scanner.feed(text.subarray(base), base);
-  scanner.finish(text.length);
+  const scanner = wholeText(o, cursor, text) ?? scannerFor(o, cursor !== undefined, base, Infinity);
+  if (scanner instanceof LineWindowScanner) {
+    scanner.feed(text.subarray(base), base);
+    scanner.finish(text.length);
+  }
 
   const { text: content, cut: decodedCut } = decodeCapped(scanner.content(), capOf(o));
   const cut = decodedCut || scanner.overflow;
@@ -166,6 +168,19 @@ async function readWhole(
     nextCursor,
     hasMore,
   };
+}
+
+/** What readWhole needs of a window; a scanner's, or the whole text's below. */
+type Window = Pick<LineWindowScanner, 'content' | 'overflow' | 'nextStart' | 'windowStart' | 'windowEnd'>;
+
+/**
+ * The window when it is simply the whole text (no line, limit or cursor, and
+ * within the byte cap): the scanner would copy it line by line to give the
+ * same bytes back, about half the time of a 96 KiB read.
+ */
+function wholeText(o: TextReadOptions, cursor: ReadCursor | undefined, text: Buffer): Window | undefined {
+  if (cursor !== undefined || o.line !== undefined || o.limit !== undefined || text.length > capOf(o)) return undefined;
+  return { content: () => text, overflow: false, nextStart: undefined, windowStart: 0, windowEnd: text.length };
 }
 
 function cursorFor(stat: Stats, off: number, before: Uint8Array): string {

@@ -56,7 +56,7 @@ describe('start-up order', { timeout: 120_000 }, () => {
   let log: ReturnType<typeof loadLog>;
   before(async () => {
     dir = tempDir('berth-startup-order-');
-    // A model service, so there is a model client to load: nothing asks it anything.
+    // A model service, so there is a model client to load; the warm-up's model list request fails quietly (port 9).
     const started = await startLogged(dir, [], { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OPENAI_MODEL: 'scripted' });
     daemon = started.daemon;
     log = loadLog(started.file);

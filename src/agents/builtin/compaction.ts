@@ -17,8 +17,34 @@ export const SUMMARY_PROMPT = [
   'Be specific (names, paths, values); omit pleasantries. Answer with the summary only.',
 ].join(' ');
 
+/**
+ * JSON characters of each message and tool definition, kept per object. The
+ * gauge measures every model request twice (before and after), and
+ * stringifying the whole history and tool list each time was a turn's largest
+ * cost of Berth's own; a history only grows, and a message is not changed
+ * once it is in a conversation (conversation.ts pushes or replaces whole).
+ */
+const charsOf = new WeakMap<object, number>();
+
+function jsonChars(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return (JSON.stringify(value) ?? 'null').length;
+  let chars = charsOf.get(value);
+  if (chars === undefined) {
+    chars = JSON.stringify(value).length;
+    charsOf.set(value, chars);
+  }
+  return chars;
+}
+
+/** `JSON.stringify(items).length`, from the cached lengths of the items: brackets and commas added. */
+function arrayChars(items: readonly unknown[]): number {
+  let chars = 2 + Math.max(0, items.length - 1);
+  for (const item of items) chars += jsonChars(item);
+  return chars;
+}
+
 function requestChars(messages: readonly Message[], tools: readonly unknown[]): number {
-  return JSON.stringify(messages).length + JSON.stringify(tools).length;
+  return arrayChars(messages) + arrayChars(tools);
 }
 
 /**

@@ -29,9 +29,15 @@ export class ModelServices {
     this.configFile = join(options.home, HOME_CONFIG_FILE);
   }
 
-  /** Makes each service's client now (loading the model package), so the first prompt does not wait for it. */
+  /**
+   * Makes each service's client now (loading the model package) and asks for
+   * its model list, so the first session and prompt wait for neither. The
+   * request also pays the one-time costs on its path (Node compiles its
+   * bundled undici when the client first builds `Headers`, about 20 ms), which
+   * the first `POST /session` used to pay.
+   */
   warmUp(): Promise<void> {
-    return Promise.all([...this.services.values()].map((s) => s.client())).then(() => undefined);
+    return Promise.all([...this.services.values()].map((s) => s.client().then(() => s.prefetch()))).then(() => undefined);
   }
 
   /** Service ids, default first (`/capabilities` `modelServices`). */

@@ -38,6 +38,8 @@ export class ModelService {
   private listing: ModelListing | undefined;
   private failedAt = 0;
   private discovering: Promise<ModelListing> | undefined;
+  /** Set while `prefetch()` asks: whether a caller has joined its request. */
+  private prefetching: { joined: boolean } | undefined;
 
   constructor(
     private readonly spec: ModelServiceSpec,
@@ -82,6 +84,8 @@ export class ModelService {
     if (l && (l.source !== 'fallback' || this.clock.now() - this.failedAt < MODEL_DISCOVERY_RETRY_MS)) {
       return Promise.resolve(l);
     }
+    // A session arriving while the warm-up asks shares that request and owns its outcome, failure included.
+    if (this.prefetching) this.prefetching.joined = true;
     this.discovering ??= this.discover().finally(() => (this.discovering = undefined));
     return this.discovering;
   }
@@ -101,7 +105,24 @@ export class ModelService {
     return this.spec.defaultModel ?? listing?.models[0]?.id ?? null;
   }
 
-  private async discover(): Promise<ModelListing> {
+  /**
+   * Asks for the model list ahead of the first session (the daemon's warm-up
+   * after listening), so creating it waits for no `GET /models`. A failure is
+   * not kept, reported or timed: the endpoint may simply not be up yet, and
+   * the first session then asks again as if nothing had happened.
+   */
+  async prefetch(): Promise<void> {
+    if (this.listing !== undefined || this.discovering !== undefined) return;
+    const state = { joined: false };
+    this.prefetching = state;
+    this.discovering = this.discover(() => state.joined).finally(() => {
+      this.discovering = undefined;
+      this.prefetching = undefined;
+    });
+    await this.discovering;
+  }
+
+  private async discover(report: () => boolean = () => true): Promise<ModelListing> {
     try {
       const page = await (await this.client()).models.list({ timeout: MODEL_DISCOVERY_TIMEOUT_MS });
       const models = page.data
@@ -110,8 +131,9 @@ export class ModelService {
       this.listing = { models, source: 'discovered' };
     } catch (err) {
       const error = `GET ${this.baseUrl}/models failed: ${err instanceof Error ? err.message : String(err)}`;
-      const fallback = this.spec.defaultModel ? [{ id: this.spec.defaultModel }] : [];
-      this.listing = { models: fallback, source: 'fallback', error };
+      const fallback: ModelListing = { models: this.spec.defaultModel ? [{ id: this.spec.defaultModel }] : [], source: 'fallback', error };
+      if (!report()) return fallback;
+      this.listing = fallback;
       this.failedAt = this.clock.now();
       this.onDiscoveryFailed(this.id, error);
     }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { createBuiltinDriver } from '../../../src/agents/builtin/index.js';
-import { SUMMARY_PROMPT } from '../../../src/agents/builtin/compaction.js';
+import { ContextGauge, SUMMARY_PROMPT } from '../../../src/agents/builtin/compaction.js';
 import { ModelServices } from '../../../src/agents/models/index.js';
 import { systemClock } from '../../../src/clock.js';
 import { startScriptedModel, type ScriptedModel } from '../../../src/devtools/scripted-model/index.js';
@@ -141,6 +141,20 @@ describe('context compaction', () => {
       { role: 'assistant', content: 'a3' },
       { role: 'user', content: 'q4' },
     ]);
+  });
+});
+
+describe('the context gauge', () => {
+  test('counts exactly the JSON characters of the request, also as the history grows', () => {
+    const gauge = new ContextGauge();
+    const tools = [{ type: 'function', function: { name: 'read', parameters: { type: 'object' } } }];
+    const messages: Parameters<ContextGauge['tokens']>[0][number][] = [{ role: 'system', content: 'be brief' }];
+    for (const text of ['hello', 'a "quoted" word', 'ünïcödé ✓']) {
+      messages.push({ role: 'user', content: text });
+      const chars = JSON.stringify(messages).length + JSON.stringify(tools).length;
+      assert.equal(gauge.tokens(messages, tools), Math.ceil(chars / 4));
+    }
+    assert.equal(gauge.tokens([], []), 1);
   });
 });
 

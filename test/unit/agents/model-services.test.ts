@@ -79,6 +79,45 @@ describe('model services', () => {
     assert.equal(failures.length, 2, 'after the interval discovery is tried again');
   });
 
+  test('the warm-up asks for the model list, and the first session then asks nothing', async () => {
+    const services = registry([{ id: 'local', baseUrl: model.url }]);
+    await services.warmUp();
+    assert.equal(modelListRequests(), 1);
+    const driver = await createBuiltinDriver({ services, maxTurnIterations: 5, clock: manualClock() });
+    assert.deepEqual(
+      driver.state().models.availableModels.map((m) => m.modelId),
+      ['local/m-one', 'local/m-two'],
+    );
+    assert.equal(modelListRequests(), 1);
+  });
+
+  test('a warm-up discovery that fails is neither reported nor kept: the first session asks again', async () => {
+    const gone = await startScriptedModel();
+    await gone.close();
+    const failures: string[] = [];
+    const services = registry([{ id: 'late', baseUrl: gone.url, defaultModel: 'fallback-model' }], manualClock(), (id) => failures.push(id));
+    await services.warmUp();
+    assert.deepEqual(failures, []);
+    assert.equal(services.get('late')!.known(), undefined);
+    await services.get('late')!.models();
+    assert.deepEqual(failures, ['late'], 'the session-time discovery fails and is reported as before');
+  });
+
+  test('a session that joins a warm-up discovery in flight owns its failure', async () => {
+    const gone = await startScriptedModel();
+    await gone.close();
+    const failures: string[] = [];
+    const services = registry([{ id: 'late', baseUrl: gone.url, defaultModel: 'fallback-model' }], manualClock(), (id) => failures.push(id));
+    const service = services.get('late')!;
+    await service.client();
+    const warming = service.prefetch();
+    const listing = await service.models();
+    await warming;
+    assert.equal(listing.source, 'fallback');
+    assert.deepEqual(failures, ['late']);
+    assert.equal(service.known()?.source, 'fallback');
+  });
+
   test('a service that cannot list models and has no default model refuses prompts with model_not_configured', async () => {
     const gone = await startScriptedModel();
     await gone.close();
