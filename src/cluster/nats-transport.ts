@@ -10,7 +10,12 @@ const NATS_DEFAULT_MAX_PAYLOAD = 1024 * 1024;
  * The client reconnects by itself without end; `reachable()` follows its status.
  */
 export async function connectNats(url: string, name: string): Promise<BusTransport> {
-  const { connect } = await import('@nats-io/transport-node');
+  // Bundled (dist/bundle), the CommonJS package becomes a chunk whose only export is its default;
+  // under tsx it has named exports too. Either shape gives the same `connect`.
+  type NatsModule = typeof import('@nats-io/transport-node');
+  const mod = (await import('@nats-io/transport-node')) as NatsModule & { default?: NatsModule };
+  const connect = mod.connect ?? mod.default?.connect;
+  if (typeof connect !== 'function') throw new Error('@nats-io/transport-node has no connect()');
   const nc = await connect({ servers: url, name, maxReconnectAttempts: -1 });
   let up = true;
   void (async () => {
