@@ -1,20 +1,21 @@
-// The cluster benchmark's table: each row's median and p90 on the SQLite daemon and on the
-// PostgreSQL daemon, the per-request ratio PostgreSQL / SQLite against issue 18's 1.5× target,
-// and the slot for the several-node rows, printed as not measured until they are built.
+// The cluster benchmark's tables: one node (SQLite, PostgreSQL, PostgreSQL + NATS) with the ratio
+// per request to SQLite against issue 18's 1.5× target; PostgreSQL + NATS with the load spread over
+// 1, 2 and 3 nodes; and the forwarding cost (owner vs another node) against its 1 ms target.
 import { formatTable } from './report.mjs';
 import { round, roundNumbers, summarize } from './stats.mjs';
 
 /** Issue 18: one node on PostgreSQL (+ NATS) stays within 1.5× of the SQLite daemon's latency per request. */
 export const LATENCY_TARGET = 1.5;
-/** The several-node rows issue 18 asks for; not measured until leases and NATS exist. */
+/** Issue 18: a request forwarded to the owning node adds at most this much at the median. */
+export const FORWARD_TARGET_MS = 1;
+/** The cluster sizes measured. */
 export const NODE_COUNTS = [1, 2, 3];
-const NOT_MEASURED = 'not measured yet';
+/** Block keys (cluster.mjs) → the series names of the result JSON and its chart. */
+export const SERIES = { sqlite: 'sqlite', postgres: 'postgres', nats1: 'pg+nats 1 node', nats2: 'pg+nats 2 nodes', nats3: 'pg+nats 3 nodes' };
 
 /**
  * The measured rows: `phase` names the blocks, `kind` whether the row is a latency (ms, from every
- * sample of every block) or a rate (per second, one value per block). For a rate, the per-request
- * ratio is SQLite's rate over PostgreSQL's (time per request); for a latency, PostgreSQL's median
- * over SQLite's.
+ * sample of every block) or a rate (per second, one value per block).
  */
 export function clusterRows(plan) {
   return [
@@ -27,74 +28,122 @@ export function clusterRows(plan) {
   ];
 }
 
-/** `{id, unit, kind, sqlite, postgres?, ratio?}` with the summaries of one row. */
+/**
+ * Time per request of `other` over `base`, so above 1 always means slower: the median over the
+ * median for a latency, the base's rate over the other's for a rate.
+ */
+export function perRequestRatio(kind, base, other) {
+  if (!base || !other) return undefined;
+  return round(kind === 'rate' ? base.median / other.median : other.median / base.median);
+}
+
+/** `{id, unit, kind, <series>: summary…, ratios: {postgres?, 'pg+nats 1 node'?}}` for one row. */
 export function summarizeRow(row, blocks) {
-  const pick = (store) => {
-    const list = blocks[store]?.[row.phase];
-    if (!list || list.length === 0) return undefined;
-    return roundNumbers(summarize(row.kind === 'rate' ? list.map((b) => b.rate) : list.flatMap((b) => b.latencyMs)));
-  };
-  const sqlite = pick('sqlite');
-  const postgres = pick('postgres');
-  const out = { id: row.id, unit: row.unit, kind: row.kind, sqlite };
-  if (postgres) {
-    out.postgres = postgres;
-    out.ratio = round(row.kind === 'rate' ? sqlite.median / postgres.median : postgres.median / sqlite.median);
+  const out = { id: row.id, unit: row.unit, kind: row.kind };
+  for (const [key, series] of Object.entries(SERIES)) {
+    const list = blocks[key]?.[row.phase];
+    if (!list || list.length === 0) continue;
+    out[series] = roundNumbers(summarize(row.kind === 'rate' ? list.map((b) => b.rate) : list.flatMap((b) => b.latencyMs)));
+  }
+  out.ratios = {};
+  for (const series of [SERIES.postgres, SERIES.nats1]) {
+    const r = perRequestRatio(row.kind, out.sqlite, out[series]);
+    if (r !== undefined) out.ratios[series] = r;
   }
   return out;
 }
 
-const fmt = (v) => (v === undefined ? '—' : Number(round(v)).toLocaleString('en-US'));
+/** The forwarding row from every round's `{owner: [ms], forwarded: [ms]}`: both summaries and the median difference. */
+export function summarizeForwarding(forward) {
+  if (!forward || forward.length === 0) return undefined;
+  const owner = roundNumbers(summarize(forward.flatMap((f) => f.owner)));
+  const forwarded = roundNumbers(summarize(forward.flatMap((f) => f.forwarded)));
+  const costMs = round(forwarded.median - owner.median);
+  return { id: 'GET /session/{id}/status', unit: 'ms', owner, forwarded, costMs, costP90Ms: round(forwarded.p90 - owner.p90), withinTarget: costMs <= FORWARD_TARGET_MS };
+}
 
-/** `{text, json}` for run.mjs. */
-export function reportCluster({ plan, blocks, loads, rss, postgres }) {
-  const rows = clusterRows(plan).map((r) => summarizeRow(r, blocks));
-  const header = ['one node', 'SQLite median', 'p90', 'PostgreSQL median', 'p90', 'PG/SQLite per request', `≤ ${LATENCY_TARGET}×`];
-  const table = formatTable(
-    header,
+const fmt = (v) => (v === undefined ? '—' : Number(round(v)).toLocaleString('en-US'));
+const verdict = (ok) => (ok === undefined ? '—' : ok ? 'yes' : 'NO');
+const times = (r) => (r === undefined ? '—' : `${r.toFixed(2)}×`);
+
+/** Median and the slow side (p90 of a latency, p10 of a rate: a rate's p10 is its p90 of time). */
+function cells(row, s) {
+  const u = row.unit === 'ms' ? ' ms' : '';
+  if (s === undefined) return ['—', '—'];
+  return [`${fmt(s.median)}${u}`, `${fmt(row.kind === 'rate' ? s.p10 : s.p90)}${u}`];
+}
+
+function oneNodeTable(rows) {
+  const nats = SERIES.nats1;
+  return formatTable(
+    ['one node', 'SQLite median', 'p90', 'PostgreSQL median', 'p90', 'PG/SQLite', 'PG+NATS median', 'p90', 'PG+NATS/SQLite', `≤ ${LATENCY_TARGET}×`],
     rows.map((r) => {
-      const u = r.unit === 'ms' ? ' ms' : '';
-      // For a rate the spread that matters is the slow side: p10 of a rate is its p90 of time.
-      const spread = (s) => (s === undefined ? '—' : `${fmt(r.kind === 'rate' ? s.p10 : s.p90)}${u}`);
+      const worst = r.ratios[nats] ?? r.ratios[SERIES.postgres];
       return [
         r.id,
-        `${fmt(r.sqlite.median)}${u}`,
-        spread(r.sqlite),
-        r.postgres ? `${fmt(r.postgres.median)}${u}` : '—',
-        spread(r.postgres),
-        r.ratio === undefined ? '—' : `${r.ratio.toFixed(2)}×`,
-        r.ratio === undefined ? '—' : r.ratio <= LATENCY_TARGET ? 'yes' : 'NO',
+        ...cells(r, r.sqlite),
+        ...cells(r, r[SERIES.postgres]),
+        times(r.ratios[SERIES.postgres]),
+        ...cells(r, r[nats]),
+        times(r.ratios[nats]),
+        verdict(worst === undefined ? undefined : worst <= LATENCY_TARGET),
       ];
     }),
   );
-  const nodes = formatTable(
-    ['PostgreSQL + NATS', ...NODE_COUNTS.map((n) => `${n} node${n > 1 ? 's' : ''}`)],
-    clusterRows(plan)
-      .filter((r) => r.kind === 'rate')
-      .map((r) => [r.id, ...NODE_COUNTS.map(() => NOT_MEASURED)]),
+}
+
+/** Medians with 1, 2 and 3 nodes and the 3-node / 1-node ratio (throughput gained, or time per request lost). */
+function nodesTable(rows) {
+  const series = NODE_COUNTS.map((n) => SERIES[`nats${n}`]);
+  return formatTable(
+    ['PostgreSQL + NATS, round robin', ...NODE_COUNTS.map((n) => `${n} node${n > 1 ? 's' : ''}`), '3 nodes / 1 node'],
+    rows.map((r) => {
+      const u = r.unit === 'ms' ? ' ms' : '';
+      const first = r[series[0]];
+      const last = r[series.at(-1)];
+      const scale = first && last ? `${(last.median / first.median).toFixed(2)}×` : '—';
+      return [r.id, ...series.map((s) => (r[s] ? `${fmt(r[s].median)}${u}` : 'not measured')), scale];
+    }),
   );
+}
+
+function forwardTable(f) {
+  return formatTable(
+    ['forwarding (2+ nodes up)', 'to the owner median', 'p90', 'via another node median', 'p90', 'difference median', 'p90', `≤ ${FORWARD_TARGET_MS} ms`],
+    [[f.id, `${fmt(f.owner.median)} ms`, `${fmt(f.owner.p90)} ms`, `${fmt(f.forwarded.median)} ms`, `${fmt(f.forwarded.p90)} ms`, `${fmt(f.costMs)} ms`, `${fmt(f.costP90Ms)} ms`, verdict(f.withinTarget)]],
+  );
+}
+
+/** `{text, json}` for run.mjs. */
+export function reportCluster({ plan, blocks, forward, loads, rss, postgres, bus }) {
+  const rows = clusterRows(plan).map((r) => summarizeRow(r, blocks));
+  const forwarding = summarizeForwarding(forward);
   const mib = (r) => (r ? `${(r.totalKiB / 1024).toFixed(0)} MiB` : '—');
   const frames = blocks.sqlite.fanout.map((b) => b.framesPerTurn);
   const notes = [
-    `rounds: ${plan.rounds}; per round and daemon: ${plan.callers}×${plan.sessionsPerCaller} sessions, ${plan.promptSessions}×${plan.promptsPerSession} prompts, ${plan.fanoutPrompts} prompts to ${plan.subscribers} subscribers; daemon order alternates by round`,
-    'rates: one value per block (median, and p10 as the slow side); latencies: every sample of every block (median, p90)',
-    `SSE: ${fmt(frames[0])} frames per turn per subscriber; frame delay = arrival − the daemon's _meta.serverTimestamp (whole ms, same clock)`,
+    `rounds: ${plan.rounds}; per round and target: ${plan.callers}×${plan.sessionsPerCaller} sessions, ${plan.promptSessions}×${plan.promptsPerSession} prompts, ${plan.fanoutPrompts} prompts to ${plan.subscribers} subscribers; ${plan.forwardRequests} status requests each way; target order reverses by round`,
+    'rates: one value per block (median, and p10 as the slow side); latencies: every sample of every block (median, p90); ratios are per request (above 1 = slower than SQLite)',
+    `SSE: ${fmt(frames[0])} frames per turn per subscriber; frame delay = arrival − the owner's _meta.serverTimestamp (whole ms, same clock)`,
     postgres.skipped
       ? `PostgreSQL: not measured (${postgres.skipped})`
       : `PostgreSQL: ${postgres.version}, ${postgres.sessionRows} session rows stored, loopback TCP, started by the bench, durability ${postgres.durable ? 'ON (fsync, synchronous_commit, full_page_writes: the defaults)' : 'OFF (BERTH_BENCH_PG_DURABILITY=off: a diagnostic of the fsync share, not numbers to quote)'}; SQLite: WAL with synchronous=NORMAL (Berth's setting: a commit is not fsynced until checkpoint)`,
-    `RSS after the run: berth/sqlite ${mib(rss.sqlite)}, berth/postgres ${mib(rss.postgres)}, PostgreSQL server ${mib(rss.postgresServer)}`,
+    bus?.skipped
+      ? `PostgreSQL + NATS: not measured (${bus.skipped})`
+      : `PostgreSQL + NATS: ${bus.version}, ${bus.nodes} nodes always up (the n-node blocks send to the first n, round robin per request: creates, streams and prompts land on any node, so prompts and streams are forwarded or followed over NATS); ${bus.sessionRows} session rows stored`,
+    `RSS after the run: ${Object.entries(rss).map(([k, v]) => `${k} ${mib(v)}`).join(', ')}`,
     `1-minute load after each round: ${loads.join(', ')}`,
-    `several nodes: ${NOT_MEASURED} (leases and NATS, issue 18, are not built); the slot below is where their rows go`,
   ];
-  const text = [table, '', ...notes.map((n) => `- ${n}`), '', nodes].join('\n');
+  const tables = [oneNodeTable(rows), '', ...notes.map((n) => `- ${n}`), '', nodesTable(rows)];
+  if (forwarding) tables.push('', forwardTable(forwarding));
   return {
-    text,
+    text: tables.join('\n'),
     json: {
-      chartTitle: 'Berth on SQLite beside Berth on PostgreSQL, one node',
+      chartTitle: 'Berth on SQLite, on PostgreSQL, and on 1-3 PostgreSQL + NATS nodes',
       plan,
       rows,
-      multiNode: { status: NOT_MEASURED, nodes: NODE_COUNTS, rows: clusterRows(plan).filter((r) => r.kind === 'rate').map((r) => r.id) },
+      forwarding,
       postgres,
+      bus,
       rss: Object.fromEntries(Object.entries(rss).map(([k, v]) => [k, v?.totalKiB])),
       loads,
     },

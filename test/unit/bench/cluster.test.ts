@@ -1,13 +1,13 @@
-// The cluster benchmark's report: which way each row's PostgreSQL / SQLite ratio points (per
-// request, so above 1 means PostgreSQL is slower for both latencies and rates), the 1.5× verdict,
-// the table without PostgreSQL, and the several-node rows printed as not measured, never as numbers.
+// The cluster benchmark's report: which way each ratio points (per request, so above 1 means
+// slower than SQLite for latencies and rates alike), the 1.5× verdict on PostgreSQL + NATS, the
+// 1/2/3-node table, the forwarding cost against 1 ms, and the tables when a server is missing.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
 // Plain .mjs loaded by URL, as in harness.test.ts: no declarations for tsc to ask for.
 const load = (path: string): Promise<any> => import(new URL(`../../../bench/${path}`, import.meta.url).href);
 
-const plan = { rounds: 1, callers: 4, sessionsPerCaller: 2, promptSessions: 2, promptsPerSession: 2, subscribers: 16, fanoutPrompts: 2 };
+const plan = { rounds: 1, callers: 4, sessionsPerCaller: 2, promptSessions: 2, promptsPerSession: 2, subscribers: 16, fanoutPrompts: 2, forwardRequests: 2 };
 const block = (rate: number, latencyMs: number[]) => ({ rate, latencyMs, framesPerTurn: 5 });
 const blocksOf = (scale: number) => ({
   sessions: [block(200 / scale, [4 * scale, 5 * scale, 6 * scale])],
@@ -15,41 +15,78 @@ const blocksOf = (scale: number) => ({
   fanout: [block(4000 / scale, [2 * scale, 3 * scale])],
 });
 const rss = { sqlite: { totalKiB: 90 * 1024 }, postgres: { totalKiB: 95 * 1024 }, postgresServer: { totalKiB: 80 * 1024 } };
+const pgInfo = { version: 'postgres 15', durable: true, sessionRows: 12 };
+const busInfo = { version: 'nats 2.9', nodes: 3, sessionRows: 40 };
 
 describe('bench cluster report', () => {
-  it('gives PostgreSQL / SQLite per request for latencies and rates alike', async () => {
+  it('gives the per-request ratio to SQLite for latencies and rates alike, and judges PG+NATS against 1.5×', async () => {
     const { reportCluster } = await load('lib/cluster-report.mjs');
     const { json, text } = reportCluster({
       plan,
-      blocks: { sqlite: blocksOf(1), postgres: blocksOf(2) },
+      blocks: { sqlite: blocksOf(1), postgres: blocksOf(1.25), nats1: blocksOf(2) },
+      forward: [],
       loads: [1.5],
       rss,
-      postgres: { version: 'postgres 15', durable: true, sessionRows: 12 },
+      postgres: pgInfo,
+      bus: busInfo,
     });
-    for (const row of json.rows) assert.equal(row.ratio, 2, row.id);
-    assert.equal(json.rows.find((r: any) => r.id === 'sessions created/s').postgres.median, 100);
-    assert.match(text, /POST \/session, 4 callers .* 2\.00×\s+NO/);
+    for (const row of json.rows) {
+      assert.equal(row.ratios.postgres, 1.25, row.id);
+      assert.equal(row.ratios['pg+nats 1 node'], 2, row.id);
+    }
+    assert.equal(json.rows.find((r: any) => r.id === 'sessions created/s')['pg+nats 1 node'].median, 100);
+    assert.match(text, /POST \/session, 4 callers .* 1\.25× .* 2\.00×\s+NO/);
     assert.match(text, /durability ON/);
   });
 
-  it('says yes within 1.5× and prints the SQLite rows alone when PostgreSQL is missing', async () => {
+  it('shows the 1, 2 and 3 node medians and the 3-node / 1-node ratio', async () => {
     const { reportCluster } = await load('lib/cluster-report.mjs');
-    const near = reportCluster({ plan, blocks: { sqlite: blocksOf(1), postgres: blocksOf(1.25) }, loads: [], rss, postgres: { version: 'x', durable: true, sessionRows: 1 } });
-    assert.ok(near.json.rows.every((r: any) => r.ratio === 1.25));
-    assert.doesNotMatch(near.text, /\bNO\b/);
-    const alone = reportCluster({ plan, blocks: { sqlite: blocksOf(1) }, loads: [], rss: { sqlite: rss.sqlite }, postgres: { skipped: 'no binaries' } });
-    assert.ok(alone.json.rows.every((r: any) => r.postgres === undefined && r.ratio === undefined));
-    assert.match(alone.text, /PostgreSQL: not measured \(no binaries\)/);
+    const { json, text } = reportCluster({
+      plan,
+      blocks: { sqlite: blocksOf(1), postgres: blocksOf(1), nats1: blocksOf(1), nats2: blocksOf(0.8), nats3: blocksOf(0.5) },
+      forward: [],
+      loads: [],
+      rss,
+      postgres: pgInfo,
+      bus: busInfo,
+    });
+    const rate = json.rows.find((r: any) => r.id === 'prompts/s');
+    assert.deepEqual([rate['pg+nats 1 node'].median, rate['pg+nats 2 nodes'].median, rate['pg+nats 3 nodes'].median], [60, 75, 120]);
+    const nodes = text.slice(text.indexOf('PostgreSQL + NATS, round robin'));
+    assert.match(nodes, /1 node\s+2 nodes\s+3 nodes\s+3 nodes \/ 1 node/);
+    assert.match(nodes, /prompts\/s\s+60\s+75\s+120\s+2\.00×/);
+    assert.doesNotMatch(text, /forwarding/);
   });
 
-  it('keeps a slot for 1, 2 and 3 nodes and fills it with "not measured yet"', async () => {
+  it('takes the forwarding cost as the difference of the medians and holds it to 1 ms', async () => {
+    const { summarizeForwarding } = await load('lib/cluster-report.mjs');
+    const cheap = summarizeForwarding([
+      { owner: [1, 1, 1], forwarded: [1.5, 1.6, 1.7] },
+      { owner: [1, 1.2], forwarded: [1.6, 1.8] },
+    ]);
+    assert.equal(cheap.owner.median, 1);
+    assert.equal(cheap.forwarded.median, 1.6);
+    assert.equal(cheap.costMs, 0.6);
+    assert.equal(cheap.withinTarget, true);
+    const dear = summarizeForwarding([{ owner: [1, 1], forwarded: [3, 3] }]);
+    assert.equal(dear.withinTarget, false);
+    assert.equal(summarizeForwarding([]), undefined);
+  });
+
+  it('prints the SQLite column alone, and says why, when PostgreSQL and NATS are missing', async () => {
     const { reportCluster } = await load('lib/cluster-report.mjs');
-    const { json, text } = reportCluster({ plan, blocks: { sqlite: blocksOf(1) }, loads: [], rss: {}, postgres: { skipped: 'off' } });
-    assert.deepEqual(json.multiNode.nodes, [1, 2, 3]);
-    assert.equal(json.multiNode.status, 'not measured yet');
-    const slot = text.slice(text.indexOf('PostgreSQL + NATS'));
-    assert.match(slot, /1 node\s+2 nodes\s+3 nodes/);
-    assert.equal(slot.match(/not measured yet/g)?.length, 9);
-    assert.doesNotMatch(slot, /\d+\.\d/);
+    const alone = reportCluster({
+      plan,
+      blocks: { sqlite: blocksOf(1) },
+      forward: [],
+      loads: [],
+      rss: { sqlite: rss.sqlite },
+      postgres: { skipped: 'no binaries' },
+      bus: { skipped: 'no binaries' },
+    });
+    assert.ok(alone.json.rows.every((r: any) => r.postgres === undefined && Object.keys(r.ratios).length === 0));
+    assert.match(alone.text, /PostgreSQL: not measured \(no binaries\)/);
+    assert.match(alone.text, /PostgreSQL \+ NATS: not measured \(no binaries\)/);
+    assert.equal(alone.text.slice(alone.text.indexOf('PostgreSQL + NATS, round robin')).match(/not measured/g)?.length, 18);
   });
 });
