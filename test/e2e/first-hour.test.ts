@@ -42,7 +42,7 @@ describe('/ says what answers there and where to go', () => {
     assert.match(csp, /script-src 'self'(;|$)/);
     assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|https?:/);
     const html = await res.text();
-    const script = /<script type="module" crossorigin src="(\/assets\/[^"]+\.js)"/.exec(html);
+    const script = /<script (?:async )?type="module" crossorigin src="(\/assets\/[^"]+\.js)"/.exec(html);
     assert.ok(script, 'the page loads its bundle from this origin');
     assert.doesNotMatch(html, /https?:\/\//, 'nothing is fetched from another origin');
     const asset = await fetch(`${d.url}${script[1]}`);
