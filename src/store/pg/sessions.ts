@@ -1,17 +1,7 @@
 import type { Async } from '../async.js';
 import type { SqliteSessionRepository, StoredSession, StoredSessionPatch } from '../repos/sessions.js';
 import type { PgDb } from './db.js';
-import { type Raw, json, fromRaw } from '../repos/sessions.js';
-
-const PATCH_COLUMNS: Record<keyof StoredSessionPatch, string> = {
-  displayName: 'display_name',
-  titleSource: 'title_source',
-  prs: 'prs',
-  modelId: 'model_id',
-  approvalMode: 'approval_mode',
-  closedAt: 'closed_at',
-  closeReason: 'close_reason',
-};
+import { type Raw, PATCH_COLUMNS, json, fromRaw } from '../repos/sessions.js';
 
 const COLUMNS =
   'id, workspace_id, scope, created_at, updated_at, display_name, title_source, prs, model_id, approval_mode, ' +

@@ -1,7 +1,7 @@
 import type { Async } from '../async.js';
 import type { SqliteTokenRepository, TokenRecord } from '../repos/tokens.js';
 import type { PgDb } from './db.js';
-import { type Raw } from '../repos/tokens.js';
+import { type Raw, fromRaw } from '../repos/tokens.js';
 
 /** Channel and application tokens in PostgreSQL. */
 export class PgTokenRepository<Policy extends string = string> implements Async<SqliteTokenRepository<Policy>> {
@@ -20,14 +20,6 @@ export class PgTokenRepository<Policy extends string = string> implements Async<
       'SELECT id, hash, scope, workspace_id, app_name, max_policy FROM tokens WHERE hash = $1 AND revoked_at IS NULL',
       [hash],
     );
-    if (!r) return undefined;
-    return {
-      id: r.id,
-      hash: r.hash,
-      scope: r.scope,
-      workspaceId: r.workspace_id,
-      appName: r.app_name,
-      maxPolicy: r.max_policy as Policy | null,
-    };
+    return r ? fromRaw<Policy>(r) : undefined;
   }
 }

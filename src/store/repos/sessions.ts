@@ -74,7 +74,8 @@ export function fromRaw(r: Raw): StoredSession {
   };
 }
 
-const COLUMNS: Record<keyof StoredSessionPatch, string> = {
+/** The column each patchable field is stored in, on both engines. */
+export const PATCH_COLUMNS: Record<keyof StoredSessionPatch, string> = {
   displayName: 'display_name',
   titleSource: 'title_source',
   prs: 'prs',
@@ -131,7 +132,7 @@ export class SqliteSessionRepository {
   async update(id: string, patch: StoredSessionPatch, now: number): Promise<void> {
     const sets: string[] = ['updated_at = @now'];
     const params: Record<string, unknown> = { id, now };
-    for (const [key, column] of Object.entries(COLUMNS) as [keyof StoredSessionPatch, string][]) {
+    for (const [key, column] of Object.entries(PATCH_COLUMNS) as [keyof StoredSessionPatch, string][]) {
       if (!(key in patch)) continue;
       sets.push(`${column} = @${column}`);
       params[column] = key === 'prs' ? JSON.stringify(patch.prs) : patch[key];

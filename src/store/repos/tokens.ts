@@ -20,6 +20,15 @@ export interface Raw {
   max_policy: string | null;
 }
 
+export const fromRaw = <Policy extends string>(r: Raw): TokenRecord<Policy> => ({
+  id: r.id,
+  hash: r.hash,
+  scope: r.scope,
+  workspaceId: r.workspace_id,
+  appName: r.app_name,
+  maxPolicy: r.max_policy as Policy | null,
+});
+
 /**
  * Channel and application tokens. The policy vocabulary is the tool layer's;
  * the store keeps it as text, so the caller names the type it reads back.
@@ -45,14 +54,6 @@ export class SqliteTokenRepository<Policy extends string = string> {
   /** The token with this hash, unless revoked. */
   async findActive(hash: string): Promise<TokenRecord<Policy> | undefined> {
     const r = this.byHashStmt.get(hash) as Raw | undefined;
-    if (!r) return undefined;
-    return {
-      id: r.id,
-      hash: r.hash,
-      scope: r.scope,
-      workspaceId: r.workspace_id,
-      appName: r.app_name,
-      maxPolicy: r.max_policy as Policy | null,
-    };
+    return r ? fromRaw<Policy>(r) : undefined;
   }
 }
