@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { spawnDaemon, type SpawnedDaemon } from '../support/daemon.js';
 import { packageLoads } from '../support/load-order/packages.js';
+import { natsMissing, startNats, type NatsServer } from '../support/nats.js';
+import { postgresMissing, startPostgres, type PostgresServer } from '../support/postgres.js';
 import { removeDir, tempDir } from '../support/tmp.js';
 
 /**
@@ -124,5 +126,37 @@ describe('start-up order with a default agent', { timeout: 120_000 }, () => {
     const listening = log.listening(lines);
     const sdk = log.loads(lines, '@agentclientprotocol/sdk')[0] ?? -1;
     assert.ok(listening > 0 && sdk > listening, `the ACP SDK loads after the port opens (line ${sdk}, port at ${listening})`);
+  });
+});
+
+/**
+ * The built node joins its bus: the NATS client is a chunk of the bundle whose
+ * exports differ from the package's under tsx, so only the built command shows
+ * that `--bus` works as shipped.
+ */
+const clusterMissing = postgresMissing() ?? natsMissing();
+describe('start-up of a built cluster node', { skip: clusterMissing, timeout: 120_000 }, () => {
+  let dir: string;
+  let postgres: PostgresServer;
+  let nats: NatsServer;
+  let daemon: SpawnedDaemon | undefined;
+  before(async () => {
+    dir = tempDir('berth-startup-order-node-');
+    [postgres, nats] = await Promise.all([startPostgres(), startNats()]);
+  });
+  after(async () => {
+    await daemon?.stop();
+    await Promise.all([postgres?.stop(), nats?.stop()]);
+    removeDir(dir);
+  });
+
+  it('joins the bus and has loaded the NATS client', async () => {
+    const started = await startLogged(dir, ['--store', await postgres.createDatabase(), '--bus', nats.url, '--node-id', 'n1'], { BERTH_TOKEN: 'node-token-for-the-start-up-test' });
+    daemon = started.daemon;
+    const res = await fetch(`${daemon.url}/health?deep=1`, { headers: { authorization: 'Bearer node-token-for-the-start-up-test' } });
+    const body = (await res.json()) as { busReachable?: boolean };
+    assert.equal(body.busReachable, true);
+    const lines = loadLog(started.file).lines();
+    assert.ok(loadLog(started.file).loads(lines, '@nats-io/transport-node').length > 0, 'the NATS client was loaded');
   });
 });
