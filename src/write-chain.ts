@@ -15,6 +15,7 @@ import type { Logger } from './log.js';
 export class WriteChain {
   private tail: Promise<void> = Promise.resolve();
   private inFlight = 0;
+  private count = 0;
 
   constructor(
     private readonly log: Logger,
@@ -24,6 +25,20 @@ export class WriteChain {
   /** Queues `write` after every write submitted before it; `what` names it in the log if it fails. */
   submit(what: string, write: () => Promise<unknown>): void {
     this.run(write).catch((err: unknown) => this.log.error({ err, ...this.context }, `${what} failed`));
+  }
+
+  /**
+   * Queues `write` like `submit`, but starts it no sooner than after this turn of the event loop's
+   * I/O: whatever the current callback hands to sockets (an event frame) is written first, and the
+   * store write follows. Later submissions still wait for it, and `flush()` includes it.
+   */
+  submitAfterIo(what: string, write: () => Promise<unknown>): void {
+    this.submit(what, () => new Promise<void>((resolve) => setImmediate(resolve)).then(write));
+  }
+
+  /** How many writes were ever submitted: a caller that appends to its last write tells by it that nothing came after. */
+  get submitted(): number {
+    return this.count;
   }
 
   /**
@@ -40,6 +55,7 @@ export class WriteChain {
     };
     const result = this.inFlight === 0 ? start() : this.tail.then(start);
     this.inFlight++;
+    this.count++;
     const settled = (): void => {
       this.inFlight--;
     };

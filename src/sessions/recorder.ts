@@ -20,6 +20,12 @@ interface Pending {
   meta: Record<string, unknown>;
 }
 
+/** Records waiting for one store write; `position` is the chain's count when it was submitted. */
+interface Batch {
+  readonly records: NewTranscriptRecord[];
+  position: number;
+}
+
 const CHUNK_KINDS: Record<string, ChunkKind> = {
   user_message_chunk: 'user_prompt',
   agent_message_chunk: 'agent_message',
@@ -36,6 +42,8 @@ export class TranscriptRecorder implements TranscriptSink {
   private pending: Pending | null = null;
   private timer: NodeJS.Timeout | null = null;
   private degraded = false;
+  /** The write not yet started, while records may still join it. */
+  private batch: Batch | null = null;
 
   constructor(
     private readonly sessionId: string,
@@ -175,11 +183,25 @@ export class TranscriptRecorder implements TranscriptSink {
     this.append({ sessionId: this.sessionId, recordId, kind, promptId, at: this.clock.now(), data });
   }
 
+  /**
+   * Records are stored after the I/O of the moment they were made (`submitAfterIo`), so the frame
+   * of the event they record — a `turn_complete` above all — reaches its streams first
+   * (docs/architecture.md, How a prompt flows: the transcript is stored after `turn_complete`).
+   * Records made meanwhile join the same write, one transaction, as long as no other write of the
+   * session was submitted after it (the chain's order is the order of events).
+   */
   private append(record: NewTranscriptRecord): void {
     const bounded = boundRecord(record);
-    this.writes.submit('transcript write', async () => {
+    const open = this.batch;
+    if (open && open.position === this.writes.submitted) {
+      open.records.push(bounded);
+      return;
+    }
+    const batch: Batch = { records: [bounded], position: 0 };
+    this.writes.submitAfterIo('transcript write', async () => {
+      if (this.batch === batch) this.batch = null;
       try {
-        await this.repo.append([bounded]);
+        await this.repo.append(batch.records);
       } catch (err) {
         if (!this.degraded) {
           this.degraded = true;
@@ -188,6 +210,8 @@ export class TranscriptRecorder implements TranscriptSink {
         throw err;
       }
     });
+    batch.position = this.writes.submitted;
+    this.batch = batch;
   }
 
   get recordingDegraded(): boolean {

@@ -4,6 +4,7 @@ import { BerthError } from '../../protocol/errors/index.js';
 import type { SessionUpdate } from '../driver.js';
 import type { ModelProfile } from '../models/service.js';
 import { modelError, type ModelCallTarget } from './model-error.js';
+import { chatRequestBody, JSON_BODY_HEADERS, type ChatRequestHead } from './request-body.js';
 import { contextUsageUpdate, requestUsage, usageChunk, type RequestUsage } from './usage.js';
 
 /** One streamed answer, assembled. */
@@ -76,15 +77,16 @@ export async function callModel(call: ModelCall): Promise<ModelAnswer> {
     });
 
   try {
+    const head: ChatRequestHead = {
+      model: call.target.model,
+      messages: call.messages as OpenAI.Chat.ChatCompletionMessageParam[],
+      stream: true,
+      stream_options: { include_usage: true },
+    };
+    // The body goes as prebuilt text (the tool list's from cache); the params still tell the client to stream.
     const stream = await call.client.chat.completions.create(
-      {
-        model: call.target.model,
-        messages: call.messages as OpenAI.Chat.ChatCompletionMessageParam[],
-        stream: true,
-        stream_options: { include_usage: true },
-        ...(call.tools.length > 0 && { tools: call.tools as OpenAI.Chat.ChatCompletionTool[] }),
-      },
-      { signal },
+      { ...head, ...(call.tools.length > 0 && { tools: call.tools as OpenAI.Chat.ChatCompletionTool[] }) },
+      { signal, body: chatRequestBody(head, call.tools), headers: JSON_BODY_HEADERS },
     );
     for await (const chunk of stream) {
       idle.refresh();

@@ -26,7 +26,25 @@ function wireNameFor(name: string, taken: Set<string>): string {
   return candidate;
 }
 
-/** The tool list of one turn as function tools (about 10 µs for the builtins, so it is not cached). */
+/**
+ * Each definition's function tool, kept as long as the definition is: the same object turn after
+ * turn lets the context gauge and the request body reuse its JSON (compaction.ts, request-body.ts)
+ * instead of serialising every schema again for each request.
+ */
+const functionTools = new WeakMap<ToolDefinition, OpenAI.Chat.ChatCompletionTool>();
+
+function functionTool(d: ToolDefinition, wire: string): OpenAI.Chat.ChatCompletionTool {
+  const known = functionTools.get(d);
+  if (known?.type === 'function' && known.function.name === wire) return known;
+  const tool: OpenAI.Chat.ChatCompletionTool = {
+    type: 'function',
+    function: { name: wire, description: d.description, parameters: d.inputSchema as OpenAI.FunctionParameters },
+  };
+  functionTools.set(d, tool);
+  return tool;
+}
+
+/** The tool list of one turn as function tools; a definition seen before gives back the same tool object. */
 export function modelTools(definitions: readonly ToolDefinition[]): ModelTools {
   const taken = new Set<string>([PLAN_TOOL_NAME]);
   const back = new Map<string, string>();
@@ -37,10 +55,7 @@ export function modelTools(definitions: readonly ToolDefinition[]): ModelTools {
     const wire = wireNameFor(d.name, taken);
     taken.add(wire);
     if (wire !== d.name) back.set(wire, d.name);
-    tools.push({
-      type: 'function',
-      function: { name: wire, description: d.description, parameters: d.inputSchema as OpenAI.FunctionParameters },
-    });
+    tools.push(functionTool(d, wire));
   }
   tools.push(PLAN_TOOL);
   return { tools, toolName: (wire) => back.get(wire) ?? wire };
