@@ -27,6 +27,13 @@ after(async () => {
   await cluster?.close();
 });
 
+/** A prompt sent without waiting for its turn: a 202 daemon answers with its prompt id. */
+async function promptOn(client: DaemonClient, sessionId: string, words: string): Promise<{ promptId: string }> {
+  const accepted = await client.promptNonBlocking(sessionId, { prompt: text(words) });
+  assert.ok('promptId' in accepted && typeof accepted.promptId === 'string', 'a 202 daemon answers with a prompt id');
+  return { promptId: accepted.promptId };
+}
+
 const optionOf = (request: DaemonEvent, kind: string): string => (request.data as any).options.find((o: { kind: string }) => o.kind === kind).optionId;
 
 test('the SDK creates on one node, follows on another and votes on a third: an allowed write lands once, a rejected one never', { skip: missing, timeout: 120_000 }, async () => {
@@ -36,8 +43,7 @@ test('the SDK creates on one node, follows on another and votes on a third: an a
   const log = new EventLog((signal) => two.subscribeEvents(session.sessionId, { signal, lastEventId: 0 }));
   try {
     model.enqueue(writeReply('allowed.txt', 'allowed\n'), { kind: 'reply', text: 'Wrote it.' });
-    const first = await three.promptNonBlocking(session.sessionId, { prompt: text('Write allowed.txt') });
-    assert.ok('promptId' in first, 'a 202 daemon answers with a prompt id');
+    const first = await promptOn(three, session.sessionId, 'Write allowed.txt');
     const asked = await log.waitFor(ofType('permission_request'));
     assert.equal(existsSync(join(workspace, 'allowed.txt')), false, 'nothing is written before the vote');
     const requestId = (asked.data as any).requestId;
@@ -48,8 +54,7 @@ test('the SDK creates on one node, follows on another and votes on a third: an a
     assert.equal(readFileSync(join(workspace, 'allowed.txt'), 'utf8'), 'allowed\n', 'the allowed write happened once');
 
     model.enqueue(writeReply('rejected.txt', 'rejected\n'), { kind: 'reply', text: 'Left it alone.' });
-    const second = await one.promptNonBlocking(session.sessionId, { prompt: text('Write rejected.txt') });
-    assert.ok('promptId' in second);
+    const second = await promptOn(one, session.sessionId, 'Write rejected.txt');
     const askedAgain = await log.waitFor((e) => e.type === 'permission_request' && (e.data as any).requestId !== requestId);
     const reject = { outcome: { outcome: 'selected' as const, optionId: optionOf(askedAgain, 'reject_once') } };
     assert.equal(await three.respondToSessionPermission(session.sessionId, (askedAgain.data as any).requestId, reject), true);

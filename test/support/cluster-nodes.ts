@@ -1,5 +1,5 @@
-import { natsMissing, startNats, type NatsServer } from './nats.js';
-import { postgresMissing, startPostgres, type PostgresServer } from './postgres.js';
+import { natsMissing, startNats } from './nats.js';
+import { postgresMissing, startPostgres } from './postgres.js';
 import { siblingHome } from './spawned-client.js';
 import type { SpawnedDaemon } from './daemon.js';
 import { startSpawnedStack, type SpawnedStack } from './spawned-stack.js';
