@@ -90,10 +90,11 @@ export class SessionManager {
     return Promise.all([...live.map((s) => s.flushWrites()), ...this.draining]);
   }
 
-  /** The live session, or 404 `session_not_found`. */
+  /** The live session, or 404 `session_not_found` (503 for one handed over a moment ago: closed-session.ts). */
   get(id: string): Session {
     const s = this.find(id);
-    if (!s || s.closed) throw new BerthError('session_not_found', `No session with id "${id}"`, { sessionId: id });
+    if (!s) throw new BerthError('session_not_found', `No session with id "${id}"`, { sessionId: id });
+    s.assertOpen();
     return s;
   }
 

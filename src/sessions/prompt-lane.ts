@@ -31,7 +31,7 @@ export interface PromptLanePorts {
   /** Cancels the open interactions of a prompt (a deadline or a cancel ends them with it). */
   cancelInteractions(reason: 'deadline' | 'cancelled', promptId: string): void;
   isClosing(): boolean;
-  /** Throws when the session admits no prompt now (a rewind is running). */
+  /** Throws when the session admits no prompt now (it is closing, or a rewind is running). */
   admitting(): void;
   /** Told just before a failed prompt's `turn_error` is published. */
   failed(error: TurnErrorInfo): void;
@@ -110,7 +110,6 @@ export class PromptLane {
     }
     try {
       // Asked again: the session may have closed, or a rewind begun, while the row was written.
-      if (ports.isClosing()) throw new BerthError('session_not_found', `No session with id "${ports.sessionId}"`, { sessionId: ports.sessionId });
       ports.admitting();
     } catch (err) {
       // The prompt never joins the FIFO; its row says so.

@@ -1,5 +1,4 @@
 import type { AgentExit, ContentBlock, DriverToolCall, ModelInfo } from '../agents/driver.js';
-import { BerthError } from '../protocol/errors/index.js';
 import type { EventEnvelope, PublishInput } from '../events/types.js';
 import type { Policy, ToolDefinition, ToolOutcome } from '../tools/types.js';
 import type { Workspace } from '../workspace/types.js';
@@ -22,6 +21,7 @@ import { PendingContext, type RestoredContext } from './restored-context.js';
 import type { SessionServices } from './session-services.js';
 import { callFromOutside, type OutsideCaller } from './outside-call.js';
 import { asOwner } from './fenced-stores.js';
+import { closedSessionError } from './closed-session.js';
 
 export type { PromptAccepted, SessionInit, SessionServices, TurnErrorInfo };
 
@@ -47,6 +47,8 @@ export class Session {
   private settledAt: number | null = null;
   private activityAt: number;
   private closing = false;
+  /** Why it closes, once it does: a session handed over answers differently from one closed for good. */
+  private closeReason: string | null = null;
   private readonly row: SessionRowWriter;
   private readonly settings: SessionSettings;
   private readonly lane: PromptLane;
@@ -92,7 +94,10 @@ export class Session {
       },
       cancelInteractions: (reason, promptId) => this.interactions.cancelAll(reason, promptId),
       isClosing: () => this.closing,
-      admitting: () => services.rewinder.assertIdle(),
+      admitting: () => {
+        this.assertOpen();
+        services.rewinder.assertIdle();
+      },
       failed: (error) => (this.lastTurnError = error),
       settled: (ran, now) => {
         if (ran) this.settledAt = Math.max(now, (this.settledAt ?? 0) + 1);
@@ -191,9 +196,9 @@ export class Session {
     this.activityAt = this.services.clock.now();
   }
 
-  /** Throws 404 `session_not_found` once the session is closing (a closed session answers like an unknown one). */
+  /** Throws once the session is closing: 404 `session_not_found` as for an unknown one, or 503 when it was handed over (closed-session.ts). */
   assertOpen(): void {
-    if (this.closing) throw new BerthError('session_not_found', `No session with id "${this.id}"`, { sessionId: this.id });
+    if (this.closing) throw closedSessionError(this.id, this.closeReason);
   }
 
   /** Admits a prompt into the FIFO (docs/client-api.md §6); it runs after the reply is on its way. */
@@ -284,6 +289,7 @@ export class Session {
   close(reason: string, closedBy: string | null, code: 'session_closed' | 'daemon_shutdown' = 'session_closed', died?: AgentExit): void {
     if (this.closing) return;
     this.closing = true;
+    this.closeReason = reason;
     this.pendingContext.drop();
     this.interactions.cancelAll(reason === 'daemon_shutdown' ? 'daemon_shutdown' : 'closed');
     this.lane.endAll(code, reason);

@@ -58,9 +58,9 @@ export async function openStream(base: string, sessionId: string, headers: Recor
 export const updateOf = (e: DaemonEvent) => (e.data as any)?.update ?? {};
 
 /** Waits until the session's stored transcript (read through the daemon) holds `text`: the recorder writes within a moment. */
-export async function transcriptHolds(base: string, sessionId: string, text: string): Promise<void> {
+export async function transcriptHolds(base: string, sessionId: string, text: string, headers: Record<string, string> = {}): Promise<void> {
   for (;;) {
-    const page = await call(base, 'GET', `/session/${sessionId}/transcript?direction=backward&limit=3`);
+    const page = await call(base, 'GET', `/session/${sessionId}/transcript?direction=backward&limit=3`, undefined, headers);
     if (page.body.events.some((e: any) => e.data.content?.text === text)) return;
     await new Promise((r) => setTimeout(r, 20));
   }
