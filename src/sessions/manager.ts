@@ -99,11 +99,9 @@ export class SessionManager {
   }
 
   /**
-   * The live session, bringing it back first when the daemon lost it (a crash
-   * or a shutdown left it closed as `daemon_lost` / `daemon_shutdown`): it
-   * comes back as a resume would, on a new bus epoch, so a client reconnecting
-   * with an old cursor is told to resync (docs/client-api.md §5.10, §7.4). Sessions closed on
-   * purpose (DELETE, idle reaper) stay closed: 404 `session_not_found`.
+   * The live session, brought back first when the daemon lost it (a crash or a shutdown closed it as `daemon_lost` /
+   * `daemon_shutdown`): as a resume would, on a new bus epoch, so a client with an old cursor is told to resync
+   * (docs/client-api.md §5.10, §7.4). Sessions closed on purpose (DELETE, idle reaper) stay closed: 404 `session_not_found`.
    */
   async open(id: string): Promise<Session> {
     await whileClaimed(this.deps.ownership, id, this.isLive, () => this.restorer.reopen(id));

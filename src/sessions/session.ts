@@ -46,9 +46,8 @@ export class Session {
   /** Activity watermark: advanced once per settled turn (docs/client-api.md §5.8 `updatedAt`). */
   private settledAt: number | null = null;
   private activityAt: number;
-  private closing = false;
-  /** Why it closes, once it does: a session handed over answers differently from one closed for good. */
-  private closeReason: string | null = null;
+  /** Why it closes, once it does (null while open): a session handed over answers differently from one closed for good. */
+  private closedFor: string | null = null;
   private readonly row: SessionRowWriter;
   private readonly settings: SessionSettings;
   private readonly lane: PromptLane;
@@ -93,7 +92,7 @@ export class Session {
         return asOwner(services.fenced, () => runPrompt(turn, entry));
       },
       cancelInteractions: (reason, promptId) => this.interactions.cancelAll(reason, promptId),
-      isClosing: () => this.closing,
+      isClosing: () => this.closed,
       admitting: () => {
         this.assertOpen();
         services.rewinder.assertIdle();
@@ -116,7 +115,7 @@ export class Session {
   }
 
   get closed(): boolean {
-    return this.closing;
+    return this.closedFor !== null;
   }
 
   get bus(): SessionBus {
@@ -198,7 +197,7 @@ export class Session {
 
   /** Throws once the session is closing: 404 `session_not_found` as for an unknown one, or 503 when it was handed over (closed-session.ts). */
   assertOpen(): void {
-    if (this.closing) throw closedSessionError(this.id, this.closeReason);
+    if (this.closed) throw closedSessionError(this.id, this.closedFor);
   }
 
   /** Admits a prompt into the FIFO (docs/client-api.md §6); it runs after the reply is on its way. */
@@ -258,12 +257,7 @@ export class Session {
     return this.row.created(this.init, this.models().currentModelId);
   }
 
-  /**
-   * A restored session takes up its stored row again. Its driver's model context and its usage,
-   * built from the whole transcript (`context`), follow a moment later, so a load answers without
-   * waiting for them (src/sessions/restore.ts); a turn, a rewind or a read of the usage that comes
-   * first rebuilds them then, so none ever sees the session without its past.
-   */
+  /** A restored session takes up its stored row again; its model context and usage follow (restored-context.ts). */
   reopened(context: () => RestoredContext): void {
     this.pendingContext.later(context);
     this.row.changed({ closedAt: null, closeReason: null, approvalMode: this.settings.approvalMode });
@@ -281,15 +275,12 @@ export class Session {
   }
 
   /**
-   * Closes the live session: every pending or running prompt ends with
-   * `turn_error` (code `session_closed` or `daemon_shutdown`), open requests
-   * resolve as cancelled, then one terminal `session_closed` ends every stream.
-   * The persisted transcript stays. Idempotent.
+   * Closes the live session: pending and running prompts end with `turn_error` (`session_closed` or `daemon_shutdown`),
+   * open requests resolve as cancelled, then one `session_closed` ends every stream. The transcript stays. Idempotent.
    */
   close(reason: string, closedBy: string | null, code: 'session_closed' | 'daemon_shutdown' = 'session_closed', died?: AgentExit): void {
-    if (this.closing) return;
-    this.closing = true;
-    this.closeReason = reason;
+    if (this.closed) return;
+    this.closedFor = reason;
     this.pendingContext.drop();
     this.interactions.cancelAll(reason === 'daemon_shutdown' ? 'daemon_shutdown' : 'closed');
     this.lane.endAll(code, reason);
