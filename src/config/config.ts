@@ -110,6 +110,10 @@ export function resolveConfig(input: ConfigInput, env: NodeJS.ProcessEnv = proce
   const hostname = input.hostname ?? '127.0.0.1';
   const home = input.home ? resolve(input.home) : defaultHome(env);
   const store = input.store ?? asConfigError(StoreConfigError, () => resolveStoreChoice(input.storeUrl, env));
+  const cluster =
+    input.cluster !== undefined
+      ? input.cluster
+      : asConfigError(ClusterConfigError, () => resolveClusterChoice({ nodeId: input.nodeId, leaseMs: input.leaseMs }, env, store.engine));
   const config: Config = {
     port: input.port ?? 4170,
     hostname,
@@ -124,11 +128,8 @@ export function resolveConfig(input: ConfigInput, env: NodeJS.ProcessEnv = proce
     web: input.web ?? true,
     home,
     store,
-    bus: input.bus !== undefined ? input.bus : resolveBusUrl(input.busUrl, env, store),
-    cluster:
-      input.cluster !== undefined
-        ? input.cluster
-        : asConfigError(ClusterConfigError, () => resolveClusterChoice({ nodeId: input.nodeId, leaseMs: input.leaseMs }, env, store.engine)),
+    bus: input.bus !== undefined ? input.bus : resolveBusUrl(input.busUrl, env, store, cluster),
+    cluster,
     allowOrigins: input.allowOrigins ?? [],
     logLevel: input.logLevel ?? env.BERTH_LOG_LEVEL ?? 'info',
     maxSessions: input.maxSessions ?? null,

@@ -11,7 +11,9 @@ import { startStack, type Stack } from '../support/stack.js';
  * PostgreSQL store. Node B's placement says node A runs the session (the lease table's
  * answer, injected here), so B forwards every request for it to A and streams its events
  * from A's ring and A's subject. Each node has its own database in this test: sessions are
- * not yet owned per node, and one database refuses a second daemon until they are.
+ * not yet owned per node, and one database refuses a second daemon until they are. The bus is
+ * given resolved (`bus`), as an embedder gives it: the injected placement names the node, so no
+ * `--node-id` (which `--bus` requires) takes leases here.
  */
 const missing = natsMissing() ?? postgresMissing();
 const TOKEN = 'cluster-test-token';
@@ -34,7 +36,7 @@ describe('two nodes on one NATS bus', { skip: missing, timeout: 180_000 }, () =>
   before(async () => {
     [pg, nats] = await Promise.all([startPostgres(), startNats()]);
     const start = async (nodeId: string, placement: SessionPlacement) =>
-      startStack({ placement, config: { token: TOKEN, store: { engine: 'postgres', url: await pg.createDatabase() }, busUrl: nats.url } });
+      startStack({ placement, config: { token: TOKEN, store: { engine: 'postgres', url: await pg.createDatabase() }, bus: nats.url } });
     a = await start('a', placementOf('a', 'a', new Set()));
     b = await start('b', placementOf('b', 'a', onA));
   });
