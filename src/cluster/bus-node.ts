@@ -14,6 +14,8 @@ import type { ClusterPort, ForwardedRequest, ForwardedResponse } from './port.js
 import { openRemoteFeed } from './remote-feed.js';
 import { serveReplays, type ReplaySource } from './replay-server.js';
 import { downSubject, followedSubject, isSubjectToken } from './subjects.js';
+import { BusTabPeers, serveTabs } from './tab-peers.js';
+import type { TabPeers, TabsHere } from '../messaging/peers.js';
 import type { BusSubscription, BusTransport } from './transport.js';
 
 /** Carries the mark of a request this node runs for another one. */
@@ -127,6 +129,13 @@ export class BusNode implements ClusterPort {
     }));
     this.notices = setInterval(() => this.noticeFollowed(), this.options.followedNoticeMs ?? FOLLOWED_NOTICE_MS);
     this.notices.unref();
+  }
+
+  /** The module protocol across nodes: this node answers the others about its tabs, and asks them about theirs. */
+  shareTabs(here: TabsHere, nodesOf: (workspaceId: string) => Promise<string[]>): TabPeers {
+    const { transport, log } = this.options;
+    this.served.push(serveTabs(transport, this.nodeId, here, log));
+    return new BusTabPeers({ transport, nodesOf, log });
   }
 
   /** Tells each owner which of its sessions this node streams now. */

@@ -13,3 +13,9 @@ export const REPLAY_ANSWER_HEADROOM = 4096;
  * shortest idle timeout anyone sets, so a session watched only from other nodes is never reaped as idle.
  */
 export const FOLLOWED_NOTICE_MS = 30_000;
+/**
+ * How long a module `list` or `send` waits for another node's tabs or its word on a delivery:
+ * an agent is waiting on its socket, and a node that is gone leaves only its tabs out (a
+ * message stays in the shared inbox either way).
+ */
+export const TAB_PEER_TIMEOUT_MS = 3_000;

@@ -19,3 +19,5 @@ export const httpSubject = (nodeId: string): string => `berth.node.${nodeId}.htt
 export const downSubject = (nodeId: string): string => `berth.node.${nodeId}.down`;
 /** Session ids a node's followers still stream: the owner counts them as activity, as it counts its own subscribers. */
 export const followedSubject = (nodeId: string): string => `berth.node.${nodeId}.followed`;
+/** A node's module tabs, asked by the other nodes' `list` and `send` (request/reply). */
+export const tabsSubject = (nodeId: string): string => `berth.node.${nodeId}.tabs`;

@@ -14,6 +14,10 @@ export interface ClusterWiring {
   readonly node: LeaseNode;
   /** Where a lost lease is reported; the session manager is built after the node. */
   onLost(handler: (sessionId: string) => void): void;
+  /** The other nodes running a module tab of the workspace (docs/cluster-bus.md, Module tabs). */
+  nodesWithTabs(workspaceId: string): Promise<string[]>;
+  /** Of these sessions, the ones live on some node: a valid lease row (docs/cluster-leases.md). */
+  liveAmong(sessionIds: readonly string[]): Promise<Set<string>>;
   /** Gives every lease back and closes the lease connection. */
   stop(): Promise<void>;
 }
@@ -47,6 +51,8 @@ export async function startCluster(
   return {
     node,
     onLost: (handler) => (lost = handler),
+    nodesWithTabs: (workspaceId) => repo.nodesWithTabs(workspaceId, choice.nodeId),
+    liveAmong: (sessionIds) => repo.liveAmong(sessionIds),
     stop() {
       stopping ??= node
         .stop()

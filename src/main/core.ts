@@ -109,6 +109,7 @@ export async function buildCore(config: Config, log: Logger, clock: Clock, sandb
   const bus = await joinCluster(config, leases?.node ?? placement, clock, log, eventStats);
   // Registered first, so it runs last: the sessions' final events still reach the other nodes.
   if (bus) shutdownSteps.push(() => bus.close());
+  if (bus && leases) messaging.joinPeers(bus.shareTabs(messaging.here, (workspaceId) => leases.nodesWithTabs(workspaceId)));
   // Before anything can run: settle what a crashed (or stopped) predecessor left open.
   const recovered = leases ? null : await recoverInterrupted(recoveryStores);
   if (recovered && recovered.interruptedTurns + recovered.unstartedPrompts + recovered.lostSessions > 0) {

@@ -1,4 +1,5 @@
 import type { Logger } from '../log.js';
+import type { TabPeers } from './peers.js';
 import type { ModuleInboxRepository } from './records.js';
 import type { MessageRules } from './rules.js';
 import type { TabDirectory } from './tabs.js';
@@ -10,4 +11,6 @@ export interface MessagingContext {
   readonly inbox: ModuleInboxRepository;
   readonly rules: MessageRules;
   readonly newId: () => string;
+  /** The other nodes' tabs in cluster mode; undefined on a daemon alone. */
+  peers: TabPeers | undefined;
 }

@@ -18,21 +18,40 @@ export async function list(ctx: MessagingContext, asker: Tab): Promise<Answer> {
     workspace: asker.session.workspace.displayName,
   };
   const others = ctx.tabs.inWorkspace(asker.session.workspace.id).filter((t) => t !== asker);
-  const waiting = await Promise.all(others.map((t) => ctx.inbox.count(t.session.id)));
-  const tabs: Listed[] = others.map((t, i) => ({
-      tab: String(t.tab),
-      title: titleOf(t),
-      harness: harnessOf(t),
-      profile: profileOf(t),
-      network: t.network,
-      inbox: t.delivery === 'inbox',
-      waiting: waiting[i]!,
-      trouble: t.trouble,
-    }));
+  const here = await listedOf(ctx, others);
+  // Cluster mode: the workspace's tabs on the other nodes, merged by number.
+  const tabs: Listed[] = ctx.peers ? mergeByTab(here, await ctx.peers.tabsOf(asker.session.workspace.id)) : here.map(listedOnly);
   const head = `You are ${nameOf(you)} in workspace ${you.workspace} (${you.harness}, ${you.profile}).`;
   if (tabs.length === 0) return done(`${head} No other tab is open.`, { you, tabs });
   const lines = tabs.map((t) => `- ${nameOf(t)}: ${t.harness}, ${t.profile}, ${describe(t)}`);
   return done(`${head} Other tabs:\n${lines.join('\n')}`, { you, tabs });
+}
+
+/** Tabs of this node as a list shows them, each with its session id (another node's list asks for it). */
+export async function listedOf(ctx: MessagingContext, tabs: readonly Tab[]): Promise<Array<Listed & { readonly sessionId: string }>> {
+  const waiting = await Promise.all(tabs.map((t) => ctx.inbox.count(t.session.id)));
+  return tabs.map((t, i) => ({
+    sessionId: t.session.id,
+    tab: String(t.tab),
+    title: titleOf(t),
+    harness: harnessOf(t),
+    profile: profileOf(t),
+    network: t.network,
+    inbox: t.delivery === 'inbox',
+    waiting: waiting[i]!,
+    trouble: t.trouble,
+  }));
+}
+
+/** Two lists of tabs as one, by number; a tab both name (a session just moving between nodes) once, as this node sees it. */
+function mergeByTab(here: readonly Listed[], there: readonly Listed[]): Listed[] {
+  const seen = new Set(here.map((t) => t.tab));
+  return [...here, ...there.filter((t) => !seen.has(t.tab))].sort((a, b) => Number(a.tab) - Number(b.tab)).map(listedOnly);
+}
+
+/** A listed tab without what only nodes exchange (session and node ids): the answer's shape is docs/modules.md's. */
+function listedOnly(t: Listed): Listed {
+  return { tab: t.tab, title: t.title, harness: t.harness, profile: t.profile, network: t.network, inbox: t.inbox, waiting: t.waiting, trouble: t.trouble };
 }
 
 function describe(t: Listed): string {

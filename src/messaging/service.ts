@@ -11,11 +11,12 @@ import { refused } from './answer.js';
 import type { MessagingContext } from './context.js';
 import { offerLater } from './delivery.js';
 import { peekInbox, takeInbox } from './inbox.js';
-import { list, notOpen } from './list.js';
+import { list, listedOf, notOpen } from './list.js';
 import { mintModuleToken, moduleTokenHash } from './module-tokens.js';
 import { isMalformed, parseQuestion } from './question.js';
 import { MessageRules } from './rules.js';
-import { send } from './send.js';
+import { arrived, send } from './send.js';
+import type { TabPeers, TabsHere } from './peers.js';
 import { harnessOf, profileOf, TabDirectory, titleOf, type Delivery, type Tab, type TabDeclaration } from './tabs.js';
 import type { Answer, Question, Request } from './types.js';
 
@@ -62,6 +63,7 @@ export class MessagingService {
       inbox: deps.inbox,
       rules: new MessageRules(),
       newId: deps.newId ?? (() => `msg_${randomUUID()}`),
+      peers: undefined,
     };
   }
 
@@ -140,6 +142,22 @@ export class MessagingService {
     if (token === '') return false;
     return (await this.deps.tabs.sessionsForToken(moduleTokenHash(token))).includes(sessionId.toLowerCase());
   }
+
+  // ── the other nodes (cluster mode, docs/cluster-bus.md) ───────────────────
+
+  /** From now on `list` and `send` also see the workspace's tabs on the other nodes. */
+  joinPeers(peers: TabPeers): void {
+    this.ctx.peers = peers;
+  }
+
+  /** What this node answers the others: its tabs of a workspace, and a stored message's offer to one of them. */
+  readonly here: TabsHere = {
+    listedHere: (workspaceId) => listedOf(this.ctx, this.directory.inWorkspace(workspaceId)),
+    offerHere: async (sessionId, messageId) => {
+      const tab = this.directory.get(sessionId);
+      return tab ? arrived(this.ctx, tab, messageId, this.deps.clock.now()) : undefined;
+    },
+  };
 
   // ── sockets and tokens ─────────────────────────────────────────────────────
 

@@ -69,4 +69,24 @@ export class PgLeaseRepository {
     );
     return row && { sessionId: row.session_id, nodeId: row.node_id, token: row.token, valid: row.valid };
   }
+
+  /** The nodes but `nodeId` holding a valid lease on a module tab of the workspace: whom a module `list` asks. */
+  async nodesWithTabs(workspaceId: string, nodeId: string): Promise<string[]> {
+    const rows = await this.db.rows<{ node_id: string }>(
+      `SELECT DISTINCT l.node_id FROM session_leases l JOIN module_tabs t ON t.session_id = l.session_id
+       WHERE t.workspace_id = $1 AND l.node_id <> $2 AND l.expires_at >= ${DB_NOW}`,
+      [workspaceId, nodeId],
+    );
+    return rows.map((r) => r.node_id);
+  }
+
+  /** Of `sessionIds`, those some node holds a valid lease on: live somewhere in the cluster. One statement for a page. */
+  async liveAmong(sessionIds: readonly string[]): Promise<Set<string>> {
+    if (sessionIds.length === 0) return new Set();
+    const rows = await this.db.rows<{ session_id: string }>(
+      `SELECT session_id FROM session_leases WHERE session_id = ANY($1::text[]) AND expires_at >= ${DB_NOW}`,
+      [sessionIds],
+    );
+    return new Set(rows.map((r) => r.session_id));
+  }
 }
