@@ -72,6 +72,17 @@ export class LeaseNode implements SessionPlacement, SessionOwnership {
     this.deps.leases.release(sessionId).catch((err: unknown) => this.deps.log.warn({ err, sessionId }, 'lease release failed'));
   }
 
+  /** A valid lease row of another node: the session is live there (this node's own id counts only for what it holds). */
+  async liveElsewhere(sessionIds: readonly string[]): Promise<Set<string>> {
+    const holders = await this.deps.repo.holders(sessionIds);
+    return new Set([...holders].filter(([, nodeId]) => nodeId !== this.nodeId).map(([sessionId]) => sessionId));
+  }
+
+  /** Of these sessions, the node holding each one's valid lease. */
+  holders(sessionIds: readonly string[]): Promise<Map<string, string>> {
+    return this.deps.repo.holders(sessionIds);
+  }
+
   /**
    * SIGTERM in cluster mode (docs/cluster-leases.md, Drain): from now on nothing is made
    * live here; the session manager then hands its sessions over, and `stop` gives every

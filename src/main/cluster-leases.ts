@@ -16,8 +16,6 @@ export interface ClusterWiring {
   onLost(handler: (sessionId: string) => void): void;
   /** The other nodes running a module tab of the workspace (docs/cluster-bus.md, Module tabs). */
   nodesWithTabs(workspaceId: string): Promise<string[]>;
-  /** Of these sessions, the ones live on some node: a valid lease row (docs/cluster-leases.md). */
-  liveAmong(sessionIds: readonly string[]): Promise<Set<string>>;
   /** Gives every lease back and closes the lease connection. */
   stop(): Promise<void>;
 }
@@ -52,7 +50,6 @@ export async function startCluster(
     node,
     onLost: (handler) => (lost = handler),
     nodesWithTabs: (workspaceId) => repo.nodesWithTabs(workspaceId, choice.nodeId),
-    liveAmong: (sessionIds) => repo.liveAmong(sessionIds),
     stop() {
       stopping ??= node
         .stop()

@@ -70,16 +70,17 @@ export class SessionManager {
   }
 
   /**
-   * One page of stored sessions in the order they were stored, each with whether it is live now,
-   * and the cursor of the next page when there may be more (`GET /sessions`, docs/client-api.md §5.11).
+   * One page of stored sessions in store order, each with whether it is live now (here, or on another node: one
+   * lease look per page), and the next page's cursor when there may be more (`GET /sessions`, docs/client-api.md §5.11).
    */
   async stored(query: SessionListQuery): Promise<{ readonly sessions: { row: SessionRow; live: boolean }[]; readonly nextCursor?: string }> {
     await this.written(); // the rows as the sessions left them
     const found = await this.deps.stores.sessions.listAfter(query.after, query.limit + 1);
     const page = found.slice(0, query.limit);
+    const elsewhere = this.deps.ownership ? await this.deps.ownership.liveElsewhere(page.map(({ row }) => row.id)) : undefined;
     const sessions = page.map(({ row }) => {
       const live = this.live.get(row.id);
-      return { row, live: live !== undefined && !live.closed };
+      return { row, live: (live !== undefined && !live.closed) || elsewhere?.has(row.id) === true };
     });
     return found.length > query.limit ? { sessions, nextCursor: sessionListCursor(page.at(-1)!.position) } : { sessions };
   }

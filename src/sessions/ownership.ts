@@ -16,4 +16,6 @@ export interface SessionOwnership {
   fenced<T>(sessionId: string, work: () => T): T;
   /** The session is no longer live here and its last writes are stored: its lease goes back. */
   released(sessionId: string): void;
+  /** Of these sessions, the ones another node runs now; one look for a whole list page. */
+  liveElsewhere(sessionIds: readonly string[]): Promise<Set<string>>;
 }

@@ -74,4 +74,18 @@ describe('a workspace across two nodes', { skip: missing, timeout: 120_000 }, ()
     const taken = await askModule(there.socket, { token: there.token, op: 'inbox' });
     assert.deepEqual(taken.messages?.map((m) => [m.tab, m.text]), [[here.tab, 'For your inbox.']]);
   });
+
+  test('the session list shows a session live on the other node as live, on either node', async () => {
+    const there = await openTab(two.daemon);
+    const stateOn = async (stack: Stack): Promise<string | undefined> => {
+      const page = await stack.daemon.json('GET', '/sessions?limit=500');
+      assert.equal(page.status, 200, JSON.stringify(page.body));
+      return page.body.sessions.find((s: { sessionId: string }) => s.sessionId === there.sessionId)?.state;
+    };
+    assert.equal(await stateOn(two), 'live', 'live on its own node');
+    assert.equal(await stateOn(one), 'live', 'and on the node that does not run it');
+    const closed = await two.daemon.json('DELETE', `/session/${there.sessionId}`);
+    assert.ok(closed.status < 300, JSON.stringify(closed.body));
+    await until(async () => (await stateOn(one)) === 'persisted', 'the closed session to show as persisted on n1');
+  });
 });

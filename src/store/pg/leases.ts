@@ -80,13 +80,13 @@ export class PgLeaseRepository {
     return rows.map((r) => r.node_id);
   }
 
-  /** Of `sessionIds`, those some node holds a valid lease on: live somewhere in the cluster. One statement for a page. */
-  async liveAmong(sessionIds: readonly string[]): Promise<Set<string>> {
-    if (sessionIds.length === 0) return new Set();
-    const rows = await this.db.rows<{ session_id: string }>(
-      `SELECT session_id FROM session_leases WHERE session_id = ANY($1::text[]) AND expires_at >= ${DB_NOW}`,
+  /** Of `sessionIds`, the node holding each one's valid lease; one statement for them all. */
+  async holders(sessionIds: readonly string[]): Promise<Map<string, string>> {
+    if (sessionIds.length === 0) return new Map();
+    const rows = await this.db.rows<{ session_id: string; node_id: string }>(
+      `SELECT session_id, node_id FROM session_leases WHERE session_id = ANY($1::text[]) AND expires_at >= ${DB_NOW}`,
       [sessionIds],
     );
-    return new Set(rows.map((r) => r.session_id));
+    return new Map(rows.map((r) => [r.session_id, r.node_id]));
   }
 }
