@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import type { EventTap } from '../events/bus.js';
 import { MAX_SUBSCRIBERS_PER_SESSION } from '../events/limits.js';
 import type { EventBusStats } from '../events/stats.js';
+import type { SubscriberQueue } from '../events/subscriber-queue.js';
 import type { SubscribeOptions, Subscription } from '../events/types.js';
 import type { Logger } from '../log.js';
 import { BerthError } from '../protocol/errors/index.js';
@@ -51,7 +52,7 @@ export interface ClusterServices {
 export class BusNode implements ClusterPort {
   private readonly served: BusSubscription[] = [];
   /** Open remote streams per session, with the node that runs it. */
-  private readonly following = new Map<string, { nodeId: string; count: number }>();
+  private readonly following = new Map<string, { nodeId: string; feeds: Set<SubscriberQueue> }>();
   private notices: NodeJS.Timeout | undefined;
   private closing: Promise<void> | undefined;
   /** Marks the requests this node runs for others; random per process, so no client can forge it. */
@@ -77,7 +78,7 @@ export class BusNode implements ClusterPort {
 
   async follow(sessionId: string, nodeId: string, subscribe: SubscribeOptions): Promise<Subscription> {
     // The per-session subscriber cap holds per node: the owner counts its own, each follower its own.
-    const count = this.following.get(sessionId)?.count ?? 0;
+    const count = this.following.get(sessionId)?.feeds.size ?? 0;
     if (count >= MAX_SUBSCRIBERS_PER_SESSION) {
       this.options.stats?.refused();
       throw new BerthError('subscriber_limit_exceeded', `EventBus subscriber limit reached (${MAX_SUBSCRIBERS_PER_SESSION})`, { limit: MAX_SUBSCRIBERS_PER_SESSION });
@@ -92,13 +93,29 @@ export class BusNode implements ClusterPort {
       newId: randomUUID,
       ...(this.options.stats && { stats: this.options.stats }),
     });
-    this.following.set(sessionId, { nodeId, count: (this.following.get(sessionId)?.count ?? 0) + 1 });
+    const entry = this.following.get(sessionId) ?? { nodeId, feeds: new Set<SubscriberQueue>() };
+    entry.feeds.add(feed);
+    this.following.set(sessionId, entry);
     void feed.detached.then(() => {
-      const entry = this.following.get(sessionId);
-      if (entry && entry.count > 1) this.following.set(sessionId, { ...entry, count: entry.count - 1 });
-      else this.following.delete(sessionId);
+      entry.feeds.delete(feed);
+      if (entry.feeds.size === 0 && this.following.get(sessionId) === entry) this.following.delete(sessionId);
     });
     return feed;
+  }
+
+  /** The sessions this node streams from other nodes, with the node each one's streams follow. */
+  followed(): ReadonlyMap<string, string> {
+    return new Map([...this.following].map(([sessionId, { nodeId }]) => [sessionId, nodeId]));
+  }
+
+  /**
+   * Ends the streams following `sessionId` from `nodeId`, as that node's `down` would: its lease
+   * ran out without a word (a killed node), so its clients reconnect and resync now rather than
+   * at the next owner's first event.
+   */
+  ownerGone(sessionId: string, nodeId: string): void {
+    const entry = this.following.get(sessionId);
+    if (entry?.nodeId === nodeId) for (const feed of [...entry.feeds]) feed.end();
   }
 
   isForwarded(headers: Readonly<Record<string, string | string[] | undefined>>): boolean {

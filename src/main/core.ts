@@ -109,7 +109,12 @@ export async function buildCore(config: Config, log: Logger, clock: Clock, sandb
   const bus = await joinCluster(config, leases?.node ?? placement, clock, log, eventStats);
   // Registered first, so it runs last: the sessions' final events still reach the other nodes.
   if (bus) shutdownSteps.push(() => bus.close());
-  if (bus && leases) messaging.joinPeers(bus.shareTabs(messaging.here, (workspaceId) => leases.nodesWithTabs(workspaceId)));
+  if (bus && leases) {
+    messaging.joinPeers(bus.shareTabs(messaging.here, (workspaceId) => leases.nodesWithTabs(workspaceId)));
+    const { watchOwners } = await import('../cluster/owner-watch.js');
+    const leaseMs = config.cluster!.leaseMs;
+    shutdownSteps.push(watchOwners({ followed: () => bus.followed(), holders: (ids) => leases.node.holders(ids), ownerGone: (id, node) => bus.ownerGone(id, node), intervalMs: leaseMs / 3, log }));
+  }
   // Before anything can run: settle what a crashed (or stopped) predecessor left open.
   const recovered = leases ? null : await recoverInterrupted(recoveryStores);
   if (recovered && recovered.interruptedTurns + recovered.unstartedPrompts + recovered.lostSessions > 0) {

@@ -60,7 +60,7 @@ test('node 1 SIGKILLed mid-turn: another node takes the session over, the follow
   const tookMs = Math.round(performance.now() - killedAt);
   process.stdout.write(`taken over by n3 ${tookMs} ms after the kill (lease ${LEASE_MS} ms); refusals meanwhile: ${JSON.stringify(Object.fromEntries(refusals))}\n`);
 
-  // The new owner's first event (of a new epoch) ends the follower's stream on node 2.
+  // The follower's stream on node 2 has ended by now (node 1's lease ran out) or ends at the new owner's first event.
   model.enqueue({ kind: 'reply', text: 'Checked.' });
   const next = await api('n2', 'POST', `/session/${sessionId}/prompt`, { prompt: [{ type: 'text', text: 'Check again' }] });
   assert.equal(next.status, 202, JSON.stringify(next.body));
