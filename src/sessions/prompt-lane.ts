@@ -50,6 +50,8 @@ export class PromptLane {
   private pumping = false;
   /** Prompts whose row is being written: they hold a place in the FIFO already. */
   private admitting = 0;
+  /** Prompt rows being written now (`admitted`). */
+  private readonly admissions = new Set<Promise<void>>();
 
   constructor(private readonly ports: PromptLanePorts) {
     this.queue = new PromptQueue(ports.sessionId, ports.maxPending);
@@ -67,6 +69,33 @@ export class PromptLane {
   /** Admitted prompts not yet settled or removed, running first. */
   all(): readonly PromptEntry[] {
     return this.queue.all();
+  }
+
+  /**
+   * Resolves once the rows being admitted are written, with the settlement of any refused on the way
+   * submitted: a session closing meanwhile (a handover) stores that before its lease goes back.
+   */
+  admitted(): Promise<unknown> {
+    return Promise.allSettled(this.admissions);
+  }
+
+  /** Stores the prompt's row; when the session closed (or a rewind began) meanwhile, settles it as removed and refuses. */
+  private async admitRow(entry: PromptEntry, now: number): Promise<void> {
+    const { ports } = this;
+    this.admitting++;
+    try {
+      await ports.prompts.admit({ id: entry.promptId, sessionId: ports.sessionId, content: entry.content, originatorClientId: entry.originatorClientId ?? null, queuedAt: now });
+    } finally {
+      this.admitting--;
+    }
+    try {
+      // Asked again: the session may have closed, or a rewind begun, while the row was written.
+      ports.admitting();
+    } catch (err) {
+      // The prompt never joins the FIFO; its row says so.
+      ports.writes.submit('prompt settle', () => ports.prompts.settle(entry.promptId, now, 'removed', null, null));
+      throw err;
+    }
   }
 
   running(): PromptEntry | undefined {
@@ -96,25 +125,12 @@ export class PromptLane {
     // Captured before any event of this prompt exists: every event of the turn has a larger id.
     const cursor = ports.cursor();
     const accepted: PromptAccepted = { promptId: entry.promptId, lastEventId: cursor.lastEventId, eventEpoch: cursor.eventEpoch };
-    this.admitting++;
+    const admission = this.admitRow(entry, now);
+    this.admissions.add(admission);
     try {
-      await ports.prompts.admit({
-        id: entry.promptId,
-        sessionId: ports.sessionId,
-        content,
-        originatorClientId: opts.clientId ?? null,
-        queuedAt: now,
-      });
+      await admission;
     } finally {
-      this.admitting--;
-    }
-    try {
-      // Asked again: the session may have closed, or a rewind begun, while the row was written.
-      ports.admitting();
-    } catch (err) {
-      // The prompt never joins the FIFO; its row says so.
-      ports.writes.submit('prompt settle', () => ports.prompts.settle(entry.promptId, now, 'removed', null, null));
-      throw err;
+      this.admissions.delete(admission);
     }
     const busy = this.queue.size > 0;
     this.queue.push(entry);

@@ -269,8 +269,9 @@ export class Session {
     return this.services.transcript.flush();
   }
 
-  /** Resolves once every write the session submitted so far (row, transcript, prompts) has settled. */
-  flushWrites(): Promise<void> {
+  /** Resolves once every write the session submitted so far (row, transcript, prompts, rows being admitted) has settled. */
+  async flushWrites(): Promise<void> {
+    await this.lane.admitted();
     return this.services.writes.flush();
   }
 

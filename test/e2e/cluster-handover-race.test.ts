@@ -53,6 +53,14 @@ test('a prompt whose row is being written when its session is handed over is tol
   assert.equal(answer.status, 503, JSON.stringify(answer.body));
   assert.equal(answer.body.code, 'session_on_other_node');
   assert.equal(answer.body.retryable, true);
-  const row = await db.query('SELECT started_at FROM prompts WHERE session_id = $1', [sessionId]);
-  assert.deepEqual(row.rows, [{ started_at: null }], 'the prompt never ran here');
+  await node.daemon.daemon.core.sessions.written();
+  const rows = await db.query('SELECT started_at, terminal FROM prompts WHERE session_id = $1', [sessionId]);
+  // Settled as refused: the next owner finds nothing to recover, so no phantom `daemon_lost` prompt shows in the transcript.
+  assert.deepEqual(rows.rows, [{ started_at: null, terminal: 'removed' }], 'the refused prompt never ran and is settled');
+  // The next owner (this node again, its lease given back) finds nothing to recover for it.
+  const reopened = await node.daemon.json('GET', `/session/${sessionId}/status`);
+  assert.equal(reopened.status, 200, JSON.stringify(reopened.body));
+  const transcript = await node.daemon.json('GET', `/session/${sessionId}/transcript?limit=200`);
+  const phantom = transcript.body.events.filter((e: { type: string }) => e.type === 'turn_error' || e.type === 'user_message');
+  assert.deepEqual(phantom, [], 'the transcript shows no trace of the refused prompt');
 });
