@@ -20,20 +20,26 @@ export interface OwnerWatchOptions {
  */
 export function watchOwners(options: OwnerWatchOptions): () => void {
   let looking = false;
-  const look = async () => {
-    const followed = options.followed();
-    if (looking || followed.size === 0) return;
+  const tick = async () => {
+    if (looking) return;
     looking = true;
     try {
-      const holders = await options.holders([...followed.keys()]);
-      for (const [sessionId, nodeId] of followed) if (holders.get(sessionId) !== nodeId) options.ownerGone(sessionId, nodeId);
+      await endStreamsOfGoneOwners(options);
     } catch (err) {
       options.log.warn({ err }, 'looking up the owners of followed sessions failed');
     } finally {
       looking = false;
     }
   };
-  const timer = setInterval(() => void look(), Math.max(1, options.intervalMs));
+  const timer = setInterval(() => void tick(), Math.max(1, options.intervalMs));
   timer.unref();
   return () => clearInterval(timer);
+}
+
+/** One look: ends the streams of every followed session whose owner no longer holds a valid lease on it. */
+export async function endStreamsOfGoneOwners(options: Pick<OwnerWatchOptions, 'followed' | 'holders' | 'ownerGone'>): Promise<void> {
+  const followed = options.followed();
+  if (followed.size === 0) return;
+  const holders = await options.holders([...followed.keys()]);
+  for (const [sessionId, nodeId] of followed) if (holders.get(sessionId) !== nodeId) options.ownerGone(sessionId, nodeId);
 }

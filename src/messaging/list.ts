@@ -20,7 +20,7 @@ export async function list(ctx: MessagingContext, asker: Tab): Promise<Answer> {
   const others = ctx.tabs.inWorkspace(asker.session.workspace.id).filter((t) => t !== asker);
   const here = await listedOf(ctx, others);
   // Cluster mode: the workspace's tabs on the other nodes, merged by number.
-  const tabs: Listed[] = ctx.peers ? mergeByTab(here, await ctx.peers.tabsOf(asker.session.workspace.id)) : here.map(listedOnly);
+  const tabs: Listed[] = ctx.peers ? mergeByTab(asker, here, await ctx.peers.tabsOf(asker.session.workspace.id)) : here.map(listedOnly);
   const head = `You are ${nameOf(you)} in workspace ${you.workspace} (${you.harness}, ${you.profile}).`;
   if (tabs.length === 0) return done(`${head} No other tab is open.`, { you, tabs });
   const lines = tabs.map((t) => `- ${nameOf(t)}: ${t.harness}, ${t.profile}, ${describe(t)}`);
@@ -44,8 +44,8 @@ export async function listedOf(ctx: MessagingContext, tabs: readonly Tab[]): Pro
 }
 
 /** Two lists of tabs as one, by number; a tab both name (a session just moving between nodes) once, as this node sees it. */
-function mergeByTab(here: readonly Listed[], there: readonly Listed[]): Listed[] {
-  const seen = new Set(here.map((t) => t.tab));
+function mergeByTab(asker: Tab, here: readonly Listed[], there: readonly Listed[]): Listed[] {
+  const seen = new Set([String(asker.tab), ...here.map((t) => t.tab)]);
   return [...here, ...there.filter((t) => !seen.has(t.tab))].sort((a, b) => Number(a.tab) - Number(b.tab)).map(listedOnly);
 }
 
