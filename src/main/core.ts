@@ -112,8 +112,14 @@ export async function buildCore(config: Config, log: Logger, clock: Clock, sandb
   if (bus && leases) {
     messaging.joinPeers(bus.shareTabs(messaging.here, (workspaceId) => leases.nodesWithTabs(workspaceId)));
     const { watchOwners } = await import('../cluster/owner-watch.js');
-    const leaseMs = config.cluster!.leaseMs;
-    shutdownSteps.push(watchOwners({ followed: () => bus.followed(), holders: (ids) => leases.node.holders(ids), ownerGone: (id, node) => bus.ownerGone(id, node), intervalMs: leaseMs / 3, log }));
+    const stopWatching = watchOwners({
+      followed: () => bus.followed(),
+      holders: (ids) => leases.node.holders(ids),
+      ownerGone: (sessionId, nodeId) => bus.ownerGone(sessionId, nodeId),
+      intervalMs: config.cluster!.leaseMs / 3,
+      log,
+    });
+    shutdownSteps.push(stopWatching);
   }
   // Before anything can run: settle what a crashed (or stopped) predecessor left open.
   const recovered = leases ? null : await recoverInterrupted(recoveryStores);
