@@ -8,6 +8,8 @@ import type { Logger } from '../log.js';
 import { BerthError } from '../protocol/errors/index.js';
 import { clusterEventTap } from './event-tap.js';
 import { forwardRequest, serveForwarded } from './forward.js';
+import { GatewayRelay } from './gateway-relay.js';
+import { serveGateway, type LocalGateway } from './gateway-serve.js';
 import { FOLLOWED_NOTICE_MS, FORWARD_TIMEOUT_MS, REPLAY_TIMEOUT_MS } from './limits.js';
 import type { SessionLocation, SessionPlacement } from './placement.js';
 import type { ClusterPort, ForwardedRequest, ForwardedResponse } from './port.js';
@@ -127,6 +129,18 @@ export class BusNode implements ClusterPort {
     }));
     this.notices = setInterval(() => this.noticeFollowed(), this.options.followedNoticeMs ?? FOLLOWED_NOTICE_MS);
     this.notices.unref();
+  }
+
+  /**
+   * Gateway channels across nodes (docs/cluster-bus.md): answers for the channels `local` holds,
+   * and gives the relay that sends a remote workspace's calls to whichever node holds its channel.
+   */
+  gateway(local: LocalGateway, waitMs: number): GatewayRelay {
+    const { transport, log } = this.options;
+    this.served.push(serveGateway(transport, this.nodeId, local, log));
+    const relay = new GatewayRelay({ transport, nodeId: this.nodeId, local, waitMs, newId: randomUUID });
+    this.served.push({ unsubscribe: () => relay.close() });
+    return relay;
   }
 
   /** Tells each owner which of its sessions this node streams now. */

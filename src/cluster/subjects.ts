@@ -19,3 +19,15 @@ export const httpSubject = (nodeId: string): string => `berth.node.${nodeId}.htt
 export const downSubject = (nodeId: string): string => `berth.node.${nodeId}.down`;
 /** Session ids a node's followers still stream: the owner counts them as activity, as it counts its own subscribers. */
 export const followedSubject = (nodeId: string): string => `berth.node.${nodeId}.followed`;
+
+/**
+ * Remote workspace ids may hold dots (`--remote-workspace` takes `[A-Za-z0-9._-]`), which would split a
+ * subject: they travel hex-encoded, which is always one token and never collides.
+ */
+const workspaceToken = (workspaceId: string): string => Buffer.from(workspaceId, 'utf8').toString('hex');
+/** Answered, with its node id, by every node that holds a gateway channel of the workspace now. */
+export const gatewayWhereSubject = (workspaceId: string): string => `berth.gateway.${workspaceToken(workspaceId)}.where`;
+/** Said by a node whose first channel of a workspace just opened (payload: the workspace id): waiting calls look again. */
+export const GATEWAY_UP_SUBJECT = 'berth.gateway.up';
+/** Gateway calls relayed to the node that holds the workspace's channel (request/reply). */
+export const gatewaySubject = (nodeId: string): string => `berth.node.${nodeId}.gateway`;

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from '../clock.js';
 import type { Config } from '../config/config.js';
 import type { Core } from '../core.js';
-import { createGatewayHost } from '../gateway/host/index.js';
+import { createGatewayHost, remoteWorkspaceTools } from '../gateway/host/index.js';
 import { warmRequestValidators } from '../http/contract.js';
 import { createHttpServer } from '../http/server.js';
 import { createLogger, type Logger } from '../log.js';
@@ -83,6 +83,8 @@ async function startOnLockedHome(options: DaemonOptions, lock: HomeLock): Promis
   });
   upgradeRoutes.push(gateway.route);
   core.onShutdown(() => gateway.shutdown());
+  // In a cluster, a remote workspace's calls go to whichever node holds its channel (docs/cluster-bus.md).
+  if (bus) core.tools.setHostTools('remote', remoteWorkspaceTools(localTools, bus.gateway(gateway.hub, config.channelWaitMs)));
   // The tool protocol: applications connect with an app token and publish their tools into the workspace they bind to.
   const applications = new ToolProtocolHost({ registry: core.tools.applications, clock, log });
   const toolEndpoint = toolProtocolEndpoint({

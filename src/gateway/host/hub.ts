@@ -77,6 +77,8 @@ export class ChannelHub {
   private seq = 0;
   private stopped = false;
   private readonly newId: () => string;
+  /** Told the workspace id each time one of its channels opens or closes (the cluster's presence, src/cluster/gateway-presence.ts). */
+  private readonly watchers: Array<(workspaceId: string) => void> = [];
   /** Every journal write, in order: the previous run's calls are abandoned before any new one is written. */
   private readonly writes: WriteChain;
 
@@ -162,6 +164,7 @@ export class ChannelHub {
     };
     let closed = false;
     line.attach(channel);
+    this.changed(identity.workspaceId);
     this.deps.log.info({ channelId: channel.id, workspaceId: channel.workspaceId, tokenId: channel.tokenId }, 'gateway channel open');
     return {
       id: channel.id,
@@ -173,6 +176,7 @@ export class ChannelHub {
         closed = true;
         free();
         line.detach(channel);
+        this.changed(channel.workspaceId);
         this.deps.log.info({ channelId: channel.id, workspaceId: channel.workspaceId }, 'gateway channel closed');
       },
     };
@@ -233,7 +237,20 @@ export class ChannelHub {
     });
   }
 
-  /** Deep-health counters (`GET /health?deep=1`). */
+  /** Calls `watcher` with the workspace id whenever one of its channels opens or closes. */
+  watchChannels(watcher: (workspaceId: string) => void): void {
+    this.watchers.push(watcher);
+  }
+
+  /** Whether a channel of `workspaceId` is open here now. */
+  holds(workspaceId: string): boolean {
+    return (this.lines.get(workspaceId)?.channelCount ?? 0) > 0;
+  }
+
+  private changed(workspaceId: string): void {
+    for (const watcher of this.watchers) watcher(workspaceId);
+  }
+
   /** One remote workspace's channels and calls (undefined: not a remote workspace served here). */
   stateOf(workspaceId: string): ChannelState | undefined {
     const line = this.lines.get(workspaceId);
@@ -242,6 +259,7 @@ export class ChannelHub {
     return { state: channels > 0 ? 'connected' : 'disconnected', channels, callsInFlight: line.inflightCount, callsWaiting: line.waitingCount };
   }
 
+  /** Deep-health counters (`GET /health?deep=1`). */
   counters(): Record<string, number> {
     let inflight = 0;
     let waiting = 0;
