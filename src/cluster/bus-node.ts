@@ -5,8 +5,11 @@ import { MAX_SUBSCRIBERS_PER_SESSION } from '../events/limits.js';
 import type { EventBusStats } from '../events/stats.js';
 import type { SubscribeOptions, Subscription } from '../events/types.js';
 import type { Logger } from '../log.js';
+import type { ApplicationToolRegistry } from '../tools/application-registry.js';
+import type { Workspace } from '../workspace/types.js';
 import { BerthError } from '../protocol/errors/index.js';
 import { clusterEventTap } from './event-tap.js';
+import { mirrorApplications } from './app-mirror.js';
 import { forwardRequest, serveForwarded } from './forward.js';
 import { GatewayRelay } from './gateway-relay.js';
 import { serveGateway, type LocalGateway } from './gateway-serve.js';
@@ -141,6 +144,11 @@ export class BusNode implements ClusterPort {
     const relay = new GatewayRelay({ transport, nodeId: this.nodeId, local, waitMs, newId: randomUUID });
     this.served.push({ unsubscribe: () => relay.close() });
     return relay;
+  }
+
+  /** Application tools across nodes (docs/cluster-bus.md): this node's applications announced, the others' copied into `registry`. */
+  applications(registry: ApplicationToolRegistry, workspaceOf: (workspaceId: string) => Workspace | undefined): void {
+    this.served.push(mirrorApplications(this.options.transport, this.nodeId, registry, workspaceOf, this.options.log));
   }
 
   /** Tells each owner which of its sessions this node streams now. */

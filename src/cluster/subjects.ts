@@ -31,3 +31,9 @@ export const gatewayWhereSubject = (workspaceId: string): string => `berth.gatew
 export const GATEWAY_UP_SUBJECT = 'berth.gateway.up';
 /** Gateway calls relayed to the node that holds the workspace's channel (request/reply). */
 export const gatewaySubject = (nodeId: string): string => `berth.node.${nodeId}.gateway`;
+/** The catalogs of the applications connected to a node, announced to every other node (payload: one application's publication). */
+export const APPS_CATALOG_SUBJECT = 'berth.apps.catalog';
+/** Said by a node that starts (payload: its id): every node announces its applications again. */
+export const APPS_HELLO_SUBJECT = 'berth.apps.hello';
+/** Application tool calls relayed to the node the application is connected to (request/reply). */
+export const appsSubject = (nodeId: string): string => `berth.node.${nodeId}.apps`;

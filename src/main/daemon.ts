@@ -83,8 +83,11 @@ async function startOnLockedHome(options: DaemonOptions, lock: HomeLock): Promis
   });
   upgradeRoutes.push(gateway.route);
   core.onShutdown(() => gateway.shutdown());
-  // In a cluster, a remote workspace's calls go to whichever node holds its channel (docs/cluster-bus.md).
-  if (bus) core.tools.setHostTools('remote', remoteWorkspaceTools(localTools, bus.gateway(gateway.hub, config.channelWaitMs)));
+  // In a cluster, a remote workspace's calls go to whichever node holds its channel, and applications are seen from every node (docs/cluster-bus.md).
+  if (bus) {
+    core.tools.setHostTools('remote', remoteWorkspaceTools(localTools, bus.gateway(gateway.hub, config.channelWaitMs)));
+    bus.applications(core.tools.applications, (id) => core.workspaces.find(id));
+  }
   // The tool protocol: applications connect with an app token and publish their tools into the workspace they bind to.
   const applications = new ToolProtocolHost({ registry: core.tools.applications, clock, log });
   const toolEndpoint = toolProtocolEndpoint({

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { AUTH, clusterMissing, startClusterNodes, type ClusterNodes } from '../support/cluster-nodes.js';
 import { channelPathFor, dialChannel, INTENTION, ownerDirs, scriptPlans, settledCalls, spawnOwner, until, WORKSPACE_ID, type OwnerProcess, type TempOwnerDirs, type TurnPlans } from '../support/gateway.js';
+import { startNotesApp } from '../support/notes-app.js';
 import { call, openStream } from '../support/spawned-client.js';
 import { PgDb } from '../../src/store/pg/db.js';
 import { PgTokenRepository } from '../../src/store/pg/tokens.js';
@@ -19,6 +20,7 @@ const missing = clusterMissing();
 const WAIT_MS = 2_000;
 let cluster: ClusterNodes;
 let token: string;
+let appToken: string;
 const plans: TurnPlans = new Map();
 
 before(async () => {
@@ -27,7 +29,9 @@ before(async () => {
   scriptPlans(cluster.stack.model, plans);
   const db = await PgDb.connect(cluster.storeUrl);
   try {
-    token = (await new TokenService(new PgTokenRepository(db), null).createChannelToken(WORKSPACE_ID)).token;
+    const tokens = new TokenService(new PgTokenRepository(db), null);
+    token = (await tokens.createChannelToken(WORKSPACE_ID)).token;
+    appToken = (await tokens.createAppToken('notes', 'write')).token;
   } finally {
     await db.close();
   }
@@ -95,6 +99,38 @@ test('calls from sessions on two nodes share the holder\'s in-flight limit: four
   }
   await a.close();
   await until(async () => (await counters(n2)).gatewayChannels === 0);
+});
+
+test('an application connected to n2 is listed and called by a session on n1', { skip: missing, timeout: 120_000 }, async () => {
+  const n1 = cluster.node('n1').url;
+  const app = await startNotesApp(cluster.node('n2').url, appToken);
+  try {
+    const path = `/workspace/${encodeURIComponent(cluster.stack.workspace)}/applications`;
+    const listed = await until(async () => {
+      const r = await call(n1, 'GET', path, undefined, AUTH);
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return r.body.applications.find((a: any) => a.applicationId === 'notes');
+    });
+    assert.equal(listed.connected, true);
+    const r = await call(n1, 'POST', '/session', { sessionScope: 'thread', approvalMode: 'yolo' }, AUTH);
+    assert.equal(r.status, 200);
+    plans.set('use the notes app', (seen) =>
+      seen.length === 0
+        ? [{ id: 'apps', name: 'workspace_tools', arguments: {} }]
+        : seen.length === 1
+          ? [{ id: 'add', name: 'workspace_tool', arguments: { name: 'notes.add', arguments: { text: 'from n1' } } }]
+          : seen.length === 2
+            ? [{ id: 'list', name: 'workspace_tool', arguments: { name: 'notes.list', arguments: {} } }]
+            : null,
+    );
+    const calls = await turn(n1, r.body, 'use the notes app');
+    assert.deepEqual(calls.map((c) => c.status), ['completed', 'completed', 'completed'], JSON.stringify(calls));
+    assert.ok(calls[0]!.rawOutput.tools.some((t: any) => t.name === 'notes.add'));
+    assert.equal(calls[1]!.rawOutput.result.count, 1);
+    assert.deepEqual(calls[2]!.rawOutput.result.notes, [{ id: 1, text: 'from n1' }]);
+  } finally {
+    await app.stop();
+  }
 });
 
 let dirs: TempOwnerDirs;
