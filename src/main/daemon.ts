@@ -64,7 +64,7 @@ async function startOnLockedHome(options: DaemonOptions, lock: HomeLock): Promis
   const { config } = options;
   const log = options.log ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
-  const { core, store, repos, localTools, confinement, bus, shutdown } = await buildCore(config, log, clock, options.sandbox, options.placement);
+  const { core, store, repos, localTools, confinement, bus, channelPresence, shutdown } = await buildCore(config, log, clock, options.sandbox, options.placement);
 
   // The module protocol: one Unix socket per local workspace; shutdown runs in reverse, so it stops taking questions before sessions close.
   const moduleSockets = await startModuleSockets(core);
@@ -88,6 +88,8 @@ async function startOnLockedHome(options: DaemonOptions, lock: HomeLock): Promis
     core.tools.setHostTools('remote', remoteWorkspaceTools(localTools, bus.gateway(gateway.hub, config.channelWaitMs)));
     bus.applications(core.tools.applications, (id) => core.workspaces.find(id));
   }
+  // And the channel limits count every node's channels.
+  if (channelPresence) gateway.hub.countAcrossNodes(channelPresence);
   // The tool protocol: applications connect with an app token and publish their tools into the workspace they bind to.
   const applications = new ToolProtocolHost({ registry: core.tools.applications, clock, log });
   const toolEndpoint = toolProtocolEndpoint({

@@ -25,7 +25,7 @@ const plans: TurnPlans = new Map();
 
 before(async () => {
   if (missing) return;
-  cluster = await startClusterNodes(['n1', 'n2'], 1500, ['--remote-workspace', `${WORKSPACE_ID}=${INTENTION}`, '--channel-wait-ms', String(WAIT_MS)]);
+  cluster = await startClusterNodes(['n1', 'n2'], 1500, ['--remote-workspace', `${WORKSPACE_ID}=${INTENTION}`, '--channel-wait-ms', String(WAIT_MS), '--max-channels-per-token', '2']);
   scriptPlans(cluster.stack.model, plans);
   const db = await PgDb.connect(cluster.storeUrl);
   try {
@@ -62,6 +62,30 @@ async function turn(url: string, session: { sessionId: string; clientId: string 
 
 const counters = async (url: string) => (await call(url, 'GET', '/health?deep=1', undefined, AUTH)).body;
 const fakeRead = (path: string, content: string) => ({ path, content, sha256: 'a'.repeat(64), size: content.length });
+
+test('the channels of one token are counted across nodes: with two open on n1 and n2, a third is refused on either', { skip: missing, timeout: 60_000 }, async () => {
+  const dial = (url: string) => dialChannel(url, channelPathFor(), { authorization: `Bearer ${token}` });
+  const first = await dial(cluster.node('n1').url);
+  const second = await dial(cluster.node('n2').url);
+  assert.ok(first.ok && second.ok);
+  for (const node of ['n1', 'n2']) {
+    const third = await dial(cluster.node(node).url);
+    assert.equal(third.ok, false, `a third channel on ${node}`);
+    if (third.ok) return;
+    assert.equal(third.status, 429);
+    assert.equal(third.body.code, 'channel_limit_exceeded');
+    assert.equal(third.body.scope, 'token');
+  }
+  if (!first.ok || !second.ok) return;
+  await first.channel.close();
+  // The slot comes back once n1 has dropped its row.
+  const again = await until(async () => {
+    const d = await dial(cluster.node('n2').url);
+    return d.ok ? d : undefined;
+  }, 50);
+  await again.channel.close();
+  await second.channel.close();
+});
 
 test('calls from sessions on two nodes share the holder\'s in-flight limit: four are sent, the fifth and sixth wait', { skip: missing, timeout: 120_000 }, async () => {
   const n1 = cluster.node('n1').url;

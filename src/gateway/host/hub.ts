@@ -6,6 +6,7 @@ import type { Logger } from '../../log.js';
 import type { GatewayCallRepository } from './call-journal.js';
 import { encodeFrame, GATEWAY_PROTOCOL, type ResultFrame } from '../../protocol/gateway/frames.js';
 import type { Channel, ChannelLink, OutgoingCall } from './outgoing-call.js';
+import { claimAcrossNodes, type FleetChannels } from './fleet-admission.js';
 import { WorkspaceLine } from './workspace-line.js';
 import type { ChannelState } from '../../workspace/channel-states.js';
 import { WriteChain } from '../../write-chain.js';
@@ -79,6 +80,7 @@ export class ChannelHub {
   private readonly newId: () => string;
   /** Told the workspace id each time one of its channels opens or closes (the cluster's presence, src/cluster/gateway-presence.ts). */
   private readonly watchers: Array<(workspaceId: string) => void> = [];
+  private fleet: FleetChannels | undefined;
   /** Every journal write, in order: the previous run's calls are abandoned before any new one is written. */
   private readonly writes: WriteChain;
 
@@ -151,6 +153,18 @@ export class ChannelHub {
         free();
       },
     };
+  }
+
+  /** `reserve`, and in a cluster the same limits counted across every node's channels. */
+  admit(identity: ChannelIdentity): Promise<ChannelReservation> {
+    const local = this.reserve(identity);
+    if (!this.fleet) return Promise.resolve(local);
+    return claimAcrossNodes(local, this.fleet, this.newId(), identity, this.deps.limits);
+  }
+
+  /** Counts the channel limits across a cluster's nodes from now on. */
+  countAcrossNodes(fleet: FleetChannels): void {
+    this.fleet = fleet;
   }
 
   private open(identity: ChannelIdentity, line: WorkspaceLine, link: ChannelLink, free: () => void): OpenChannel {
