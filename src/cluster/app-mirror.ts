@@ -5,7 +5,7 @@ import type { ApplicationToolRegistry } from '../tools/application-registry.js';
 import type { Tool, ToolAvailability, ToolDefinition, ToolResult } from '../tools/types.js';
 import type { Workspace } from '../workspace/types.js';
 import { FORWARD_TIMEOUT_MS } from './limits.js';
-import { APPS_CATALOG_SUBJECT, APPS_HELLO_SUBJECT, appsSubject } from './subjects.js';
+import { APPS_CATALOG_SUBJECT, APPS_HELLO_SUBJECT, appsSubject, downSubject } from './subjects.js';
 import { BusRequestError, type BusSubscription, type BusTransport } from './transport.js';
 
 /** One application's publication as its node announces it: definitions with their availability now, or gone. */
@@ -34,7 +34,9 @@ const APP_CALL_TIMEOUT_MS = 5 * 60_000 + FORWARD_TIMEOUT_MS;
  * the catalogs of the applications connected to it, and keeps a copy of every other node's in
  * its own registry, so `workspace_tools` and session catalogs list them as they list local ones.
  * A copied tool runs by asking its node, which runs the application's own tool there. A node
- * that starts says hello, and every node announces its applications again.
+ * that starts says hello, and every node announces its applications again. A node that stops
+ * says so, and one that cannot be reached any more (killed) is found out by the first call:
+ * either way its copies turn `application_disconnected` until their application connects again.
  */
 export function mirrorApplications(
   transport: BusTransport,
@@ -51,7 +53,13 @@ export function mirrorApplications(
     transport.publish(APPS_CATALOG_SUBJECT, JSON.stringify(message));
   };
   registry.watch(announce);
-  const subs = [
+  /** Copied publications per node they live on: `workspaceId` → application ids. */
+  const copies = new Map<string, Map<string, Set<string>>>();
+  const lostNode = (origin: string) => {
+    for (const [workspaceId, apps] of copies.get(origin) ?? []) for (const app of apps) registry.disconnect(workspaceId, app);
+  };
+  const subs: BusSubscription[] = [];
+  subs.push(
     transport.subscribe(APPS_CATALOG_SUBJECT, (data) => {
       try {
         copy(JSON.parse(Buffer.from(data).toString('utf8')) as Announcement);
@@ -62,21 +70,36 @@ export function mirrorApplications(
     transport.subscribe(APPS_HELLO_SUBJECT, (data) => {
       if (Buffer.from(data).toString('utf8') !== nodeId) for (const [ws, app] of registry.connectedIds()) announce(ws, app);
     }),
-    transport.serve(appsSubject(nodeId), async (data) => JSON.stringify(await runHere(JSON.parse(Buffer.from(data).toString('utf8')) as AppCall))),
-  ];
+    transport.serve(appsSubject(nodeId), async (data) => JSON.stringify(await runHere(readAppCall(data)))),
+  );
   void transport.flush().then(() => transport.publish(APPS_HELLO_SUBJECT, nodeId), () => undefined);
 
   function copy(a: Announcement): void {
     if (a.nodeId === nodeId || typeof a.workspaceId !== 'string' || typeof a.applicationId !== 'string') return;
     if (registry.connectedHere(a.workspaceId, a.applicationId)) return; // the application connected here wins
-    if (a.withdrawn) return registry.withdraw(a.workspaceId, a.applicationId);
+    const fromNode = copiesOf(a.nodeId);
+    if (a.withdrawn) {
+      fromNode.get(a.workspaceId)?.delete(a.applicationId);
+      return registry.withdraw(a.workspaceId, a.applicationId);
+    }
     const tools: Tool[] = (a.tools ?? []).map(({ runtime, ...def }) => ({
       ...def,
       availability: () => runtime,
       run: (args, ctx) => relay(a.nodeId, { workspaceId: a.workspaceId, tool: def.name, args, callId: ctx.callId, sessionId: ctx.sessionId }, ctx.signal),
     }));
     registry.publish(a.workspaceId, a.applicationId, tools, undefined, a.nodeId);
+    fromNode.set(a.workspaceId, (fromNode.get(a.workspaceId) ?? new Set()).add(a.applicationId));
     if (a.connected === false) registry.disconnect(a.workspaceId, a.applicationId);
+  }
+
+  function copiesOf(origin: string): Map<string, Set<string>> {
+    let byWorkspace = copies.get(origin);
+    if (!byWorkspace) {
+      byWorkspace = new Map();
+      copies.set(origin, byWorkspace);
+      subs.push(transport.subscribe(downSubject(origin), () => lostNode(origin)));
+    }
+    return byWorkspace;
   }
 
   async function runHere(call: AppCall): Promise<{ ok: true; result: ToolResult } | { ok: false; error: { code: string; message: string; details: Record<string, unknown> } }> {
@@ -103,6 +126,7 @@ export function mirrorApplications(
       data = await transport.request(appsSubject(origin), JSON.stringify(call), APP_CALL_TIMEOUT_MS);
     } catch (err) {
       if (!(err instanceof BusRequestError)) throw err;
+      if (err.reason === 'no_responders') lostNode(origin);
       throw new BerthError('application_disconnected', `The node ${origin} the application is connected to did not answer (${err.reason})`, { tool: call.tool });
     }
     if (signal.aborted) throw new BerthError('tool_cancelled');
@@ -112,4 +136,14 @@ export function mirrorApplications(
   }
 
   return { unsubscribe: () => subs.forEach((s) => s.unsubscribe()) };
+}
+
+/** Refused whole unless every field has its type; the asker then gets no answer and reports the node unreachable. */
+function readAppCall(data: Uint8Array): AppCall {
+  const v = JSON.parse(Buffer.from(data).toString('utf8')) as Record<string, unknown> | null;
+  const fine =
+    v !== null && typeof v === 'object' && typeof v.workspaceId === 'string' && typeof v.tool === 'string' && typeof v.callId === 'string' &&
+    (v.sessionId === null || typeof v.sessionId === 'string') && typeof v.args === 'object' && v.args !== null && !Array.isArray(v.args);
+  if (!fine) throw new Error('not an application call');
+  return v as unknown as AppCall;
 }

@@ -125,7 +125,7 @@ test('calls from sessions on two nodes share the holder\'s in-flight limit: four
   await until(async () => (await counters(n2)).gatewayChannels === 0);
 });
 
-test('an application connected to n2 is listed and called by a session on n1', { skip: missing, timeout: 120_000 }, async () => {
+test('an application connected to n2 is listed and called by a session on n1, and shown disconnected there once it leaves', { skip: missing, timeout: 120_000 }, async () => {
   const n1 = cluster.node('n1').url;
   const app = await startNotesApp(cluster.node('n2').url, appToken);
   try {
@@ -152,6 +152,11 @@ test('an application connected to n2 is listed and called by a session on n1', {
     assert.ok(calls[0]!.rawOutput.tools.some((t: any) => t.name === 'notes.add'));
     assert.equal(calls[1]!.rawOutput.result.count, 1);
     assert.deepEqual(calls[2]!.rawOutput.result.notes, [{ id: 1, text: 'from n1' }]);
+    await app.stop();
+    await until(async () => {
+      const r = await call(n1, 'GET', path, undefined, AUTH);
+      return r.body.applications.find((a: any) => a.applicationId === 'notes' && a.connected === false);
+    });
   } finally {
     await app.stop();
   }
