@@ -1,5 +1,6 @@
 import type { Logger } from '../log.js';
-import { BerthError, asBerthError, isErrorCode } from '../protocol/errors/index.js';
+import { BerthError } from '../protocol/errors/index.js';
+import { errorFrom, failedAnswer, type BusError } from './bus-errors.js';
 import { availabilityOf, definitionOf } from '../protocol/tools/definitions.js';
 import type { ApplicationToolRegistry } from '../tools/application-registry.js';
 import type { Tool, ToolAvailability, ToolDefinition, ToolResult } from '../tools/types.js';
@@ -102,7 +103,7 @@ export function mirrorApplications(
     return byWorkspace;
   }
 
-  async function runHere(call: AppCall): Promise<{ ok: true; result: ToolResult } | { ok: false; error: { code: string; message: string; details: Record<string, unknown> } }> {
+  async function runHere(call: AppCall): Promise<{ ok: true; result: ToolResult } | { ok: false; error: BusError }> {
     try {
       const workspace = workspaceOf(call.workspaceId);
       const tool = registry.get(call.workspaceId, call.tool);
@@ -115,8 +116,7 @@ export function mirrorApplications(
       const ask = () => Promise.reject(new BerthError('tool_unavailable', 'An application tool run for another node cannot ask the owner'));
       return { ok: true, result: await tool.run(call.args, { callId: call.callId, sessionId: call.sessionId, workspace, signal, ask }) };
     } catch (err) {
-      const e = asBerthError(err);
-      return { ok: false, error: { code: e.code, message: e.message, details: e.details } };
+      return failedAnswer(err);
     }
   }
 
@@ -132,7 +132,7 @@ export function mirrorApplications(
     if (signal.aborted) throw new BerthError('tool_cancelled');
     const answer = JSON.parse(Buffer.from(data).toString('utf8')) as Awaited<ReturnType<typeof runHere>>;
     if (answer.ok) return answer.result;
-    throw new BerthError(isErrorCode(answer.error.code) ? answer.error.code : 'internal_error', answer.error.message, answer.error.details);
+    throw errorFrom(answer.error);
   }
 
   return { unsubscribe: () => subs.forEach((s) => s.unsubscribe()) };

@@ -1,4 +1,5 @@
-import { BerthError, isErrorCode } from '../protocol/errors/index.js';
+import { BerthError } from '../protocol/errors/index.js';
+import { errorFrom } from './bus-errors.js';
 import type { GatewayAnswer, GatewayCall, GatewayMessage, LocalGateway } from './gateway-serve.js';
 import { GATEWAY_PROBE_MS, GATEWAY_RELAY_TIMEOUT_MS, GATEWAY_WHERE_TIMEOUT_MS } from './limits.js';
 import { GATEWAY_UP_SUBJECT, gatewaySubject, gatewayWhereSubject } from './subjects.js';
@@ -153,8 +154,7 @@ function readAnswer(data: Uint8Array): string | typeof NOT_HELD {
   const answer = JSON.parse(Buffer.from(data).toString('utf8')) as GatewayAnswer;
   if ('notHeld' in answer) return NOT_HELD;
   if (answer.ok) return answer.result;
-  const { code, message, details } = answer.error;
-  throw new BerthError(isErrorCode(code) ? code : 'internal_error', message, details);
+  throw errorFrom(answer.error);
 }
 
 /** A call that went out and whose answer will never come back (as src/gateway/host/workspace-line.ts reports a lost channel). */

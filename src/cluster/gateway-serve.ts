@@ -1,5 +1,5 @@
 import type { Logger } from '../log.js';
-import { asBerthError } from '../protocol/errors/index.js';
+import { failedAnswer, type BusError } from './bus-errors.js';
 import { GATEWAY_UP_SUBJECT, gatewaySubject, gatewayWhereSubject } from './subjects.js';
 import type { BusSubscription, BusTransport } from './transport.js';
 
@@ -30,7 +30,7 @@ export type GatewayMessage =
 /** The holder's answer: the owner's result text, the hub's refusal, or "no channel here any more" (nothing was sent). */
 export type GatewayAnswer =
   | { readonly ok: true; readonly result: string }
-  | { readonly ok: false; readonly error: { readonly code: string; readonly message: string; readonly details: Record<string, unknown> } }
+  | { readonly ok: false; readonly error: BusError }
   | { readonly notHeld: true };
 
 /**
@@ -89,8 +89,7 @@ async function runHere(message: Extract<GatewayMessage, { op: 'call' }>, local: 
     const { workspaceId, sessionId, tool, args, effectful } = message;
     return { ok: true, result: await local.call({ workspaceId, sessionId, tool, args, effectful }, abort.signal) };
   } catch (err) {
-    const e = asBerthError(err);
-    return { ok: false, error: { code: e.code, message: e.message, details: e.details } };
+    return failedAnswer(err);
   } finally {
     running.delete(message.ticket);
   }

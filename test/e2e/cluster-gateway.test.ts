@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import { AUTH, clusterMissing, startClusterNodes, type ClusterNodes } from '../support/cluster-nodes.js';
 import { channelPathFor, dialChannel, INTENTION, ownerDirs, scriptPlans, settledCalls, spawnOwner, until, WORKSPACE_ID, type OwnerProcess, type TempOwnerDirs, type TurnPlans } from '../support/gateway.js';
 import { startNotesApp } from '../support/notes-app.js';
-import { call, openStream } from '../support/spawned-client.js';
+import { call, openStream, transcriptHolds, updateOf } from '../support/spawned-client.js';
 import { PgDb } from '../../src/store/pg/db.js';
 import { PgTokenRepository } from '../../src/store/pg/tokens.js';
 import { TokenService } from '../../src/tokens/tokens.js';
@@ -47,10 +47,10 @@ async function remoteSession(url: string): Promise<{ sessionId: string; clientId
 }
 
 /** One prompt on the session's node, its stream read from the start until the turn ends; the settled tool calls. */
-async function turn(url: string, session: { sessionId: string; clientId: string }, prompt: string) {
+async function turn(url: string, session: { sessionId: string; clientId?: string }, prompt: string) {
   const stream = await openStream(url, session.sessionId, { ...AUTH, 'last-event-id': '0' });
   try {
-    const r = await call(url, 'POST', `/session/${session.sessionId}/prompt`, { prompt: [{ type: 'text', text: prompt }] }, { ...AUTH, 'x-qwen-client-id': session.clientId });
+    const r = await call(url, 'POST', `/session/${session.sessionId}/prompt`, { prompt: [{ type: 'text', text: prompt }] }, { ...AUTH, ...(session.clientId && { 'x-qwen-client-id': session.clientId }) });
     assert.equal(r.status, 202, JSON.stringify(r.body));
     const end = await stream.until((e) => (e.type === 'turn_complete' || e.type === 'turn_error') && (e.data as any)?.promptId === r.body.promptId);
     assert.equal(end.type, 'turn_complete');
@@ -207,6 +207,43 @@ test('the holder SIGKILLed: calls fail channel_unavailable as on one daemon unti
   const again = await turn(n1, session, 'append again');
   assert.deepEqual(again.map((c) => [c.tool, c.status]), [['workspace_exec', 'completed'], ['workspace_read', 'completed']]);
   assert.deepEqual(linesOf(), ['ran', 'again'], 'each effect happened once, the refused read none');
+});
+
+test('a session moves to another node mid-turn: the effect it made through the channel ran once, its receipt says so, and the new owner goes on through the same channel', { skip: missing, timeout: 120_000 }, async () => {
+  assert.ok(owner, 'runs after the tests above, with A on n1');
+  const n2 = await cluster.start('n2');
+  const n1 = cluster.node('n1').url;
+  const moving = await remoteSession(n2.url);
+  cluster.stack.model.enqueue(
+    { kind: 'reply', text: 'Appending.', toolCalls: [{ id: 'switch-1', name: 'workspace_exec', arguments: { command: 'echo switched >> effects.log', waitMs: 30_000 } }] },
+    { kind: 'hang', text: ['Checking the log'] },
+  );
+  const stream = await openStream(n2.url, moving.sessionId, { ...AUTH, 'last-event-id': '0' });
+  const r = await call(n2.url, 'POST', `/session/${moving.sessionId}/prompt`, { prompt: [{ type: 'text', text: 'append, then hang' }] }, { ...AUTH, 'x-qwen-client-id': moving.clientId });
+  assert.equal(r.status, 202);
+  await stream.until((e) => updateOf(e).content?.text === 'Checking the log');
+  await transcriptHolds(n2.url, moving.sessionId, 'Checking the log', AUTH);
+  stream.close();
+  await n2.kill();
+
+  let status = await call(n1, 'GET', `/session/${moving.sessionId}/status`, undefined, AUTH);
+  while (status.status === 503) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    status = await call(n1, 'GET', `/session/${moving.sessionId}/status`, undefined, AUTH);
+  }
+  assert.equal(status.status, 200, JSON.stringify(status.body));
+  plans.set('read after the move', (seen) => (seen.length === 0 ? [{ id: 'read-4', name: 'workspace_read', arguments: { path: 'notes.txt' } }] : null));
+  // The client id was the old node's; a client reaching the new owner prompts without it, as after a restart.
+  const after = await turn(n1, { sessionId: moving.sessionId }, 'read after the move');
+  assert.deepEqual(after.map((c) => [c.tool, c.status]), [['workspace_read', 'completed']]);
+  assert.deepEqual(linesOf(), ['ran', 'again', 'switched'], 'the effect ran once, before the move');
+  const db = await PgDb.connect(cluster.storeUrl);
+  try {
+    const receipts = await db.rows<{ status: string }>('SELECT status FROM receipts WHERE namespace = $1 AND call_id = $2', [`session:${moving.sessionId}`, 'switch-1']);
+    assert.deepEqual(receipts.map((x) => x.status), ['completed']);
+  } finally {
+    await db.close();
+  }
   await owner.kill();
   dirs.remove();
 });
