@@ -30,6 +30,8 @@ export class GatewayRelay {
   /** Calls waiting for a channel, per workspace: woken when one opens here or another node says `up`. */
   private readonly waiting = new Map<string, Set<() => void>>();
   private readonly upSub: BusSubscription;
+  /** The holder each workspace's last relayed call reached: asked first, so a steady call costs one round trip, not two. */
+  private readonly holders = new Map<string, string>();
 
   constructor(private readonly options: GatewayRelayOptions) {
     options.local.watchChannels((workspaceId) => options.local.holds(workspaceId) && this.wake(workspaceId));
@@ -44,10 +46,16 @@ export class GatewayRelay {
       if (local.holds(request.workspaceId)) return local.call(request, signal);
       const woken = this.waiter(request.workspaceId);
       try {
-        const holder = await this.where(request.workspaceId);
+        const holder = this.holders.get(request.workspaceId) ?? (await this.where(request.workspaceId));
         if (holder !== undefined && holder !== this.options.nodeId) {
-          const answer = await this.relay(holder, request, signal);
+          this.holders.set(request.workspaceId, holder);
+          const answer = await this.relay(holder, request, signal).catch((err: unknown) => {
+            this.holders.delete(request.workspaceId);
+            throw err;
+          });
           if (answer !== NOT_HELD) return answer;
+          // That node holds no channel of it any more (or is gone): ask again.
+          this.holders.delete(request.workspaceId);
           continue;
         }
         if (local.holds(request.workspaceId)) continue;
