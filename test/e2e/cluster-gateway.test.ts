@@ -125,7 +125,7 @@ test('calls from sessions on two nodes share the holder\'s in-flight limit: four
   await until(async () => (await counters(n2)).gatewayChannels === 0);
 });
 
-test('an application connected to n2 is listed and called by a session on n1, and shown disconnected there once it leaves', { skip: missing, timeout: 120_000 }, async () => {
+test('an application connected to n2 is listed, called and batched by a session on n1, and shown disconnected there once it leaves', { skip: missing, timeout: 120_000 }, async () => {
   const n1 = cluster.node('n1').url;
   const app = await startNotesApp(cluster.node('n2').url, appToken);
   try {
@@ -145,10 +145,14 @@ test('an application connected to n2 is listed and called by a session on n1, an
           ? [{ id: 'add', name: 'workspace_tool', arguments: { name: 'notes.add', arguments: { text: 'from n1' } } }]
           : seen.length === 2
             ? [{ id: 'list', name: 'workspace_tool', arguments: { name: 'notes.list', arguments: {} } }]
-            : null,
+            : seen.length === 3
+              ? [{ id: 'batch', name: 'workspace_tool_batch', arguments: { calls: [{ name: 'notes.add', arguments: { text: 'batched' } }, { name: 'notes.list', arguments: {} }] } }]
+              : null,
     );
     const calls = await turn(n1, r.body, 'use the notes app');
-    assert.deepEqual(calls.map((c) => c.status), ['completed', 'completed', 'completed'], JSON.stringify(calls));
+    assert.deepEqual(calls.map((c) => c.status), ['completed', 'completed', 'completed', 'completed'], JSON.stringify(calls));
+    assert.equal(calls[3]!.rawOutput.success, true, JSON.stringify(calls[3]!.rawOutput));
+    assert.equal(calls[3]!.rawOutput.completed, 2);
     assert.ok(calls[0]!.rawOutput.tools.some((t: any) => t.name === 'notes.add'));
     assert.equal(calls[1]!.rawOutput.result.count, 1);
     assert.deepEqual(calls[2]!.rawOutput.result.notes, [{ id: 1, text: 'from n1' }]);
