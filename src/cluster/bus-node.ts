@@ -6,9 +6,14 @@ import type { EventBusStats } from '../events/stats.js';
 import type { SubscriberQueue } from '../events/subscriber-queue.js';
 import type { SubscribeOptions, Subscription } from '../events/types.js';
 import type { Logger } from '../log.js';
+import type { ApplicationToolRegistry } from '../tools/application-registry.js';
+import type { Workspace } from '../workspace/types.js';
 import { BerthError } from '../protocol/errors/index.js';
 import { clusterEventTap } from './event-tap.js';
+import { mirrorApplications } from './app-mirror.js';
 import { forwardRequest, serveForwarded } from './forward.js';
+import { GatewayRelay } from './gateway-relay.js';
+import { serveGateway, type LocalGateway } from './gateway-serve.js';
 import { FOLLOWED_NOTICE_MS, FORWARD_TIMEOUT_MS, REPLAY_TIMEOUT_MS } from './limits.js';
 import type { SessionLocation, SessionPlacement } from './placement.js';
 import type { ClusterPort, ForwardedRequest, ForwardedResponse } from './port.js';
@@ -153,6 +158,23 @@ export class BusNode implements ClusterPort {
     const { transport, log } = this.options;
     this.served.push(serveTabs(transport, this.nodeId, here, log));
     return new BusTabPeers({ transport, nodesOf, log });
+  }
+
+  /**
+   * Gateway channels across nodes (docs/cluster-bus.md): answers for the channels `local` holds,
+   * and gives the relay that sends a remote workspace's calls to whichever node holds its channel.
+   */
+  gateway(local: LocalGateway, waitMs: number): GatewayRelay {
+    const { transport, log } = this.options;
+    this.served.push(serveGateway(transport, this.nodeId, local, log));
+    const relay = new GatewayRelay({ transport, nodeId: this.nodeId, local, waitMs, newId: randomUUID });
+    this.served.push({ unsubscribe: () => relay.close() });
+    return relay;
+  }
+
+  /** Application tools across nodes (docs/cluster-bus.md): this node's applications announced, the others' copied into `registry`. */
+  applications(registry: ApplicationToolRegistry, workspaceOf: (workspaceId: string) => Workspace | undefined): void {
+    this.served.push(mirrorApplications(this.options.transport, this.nodeId, registry, workspaceOf, this.options.log));
   }
 
   /** Tells each owner which of its sessions this node streams now. */

@@ -19,3 +19,12 @@ export const FOLLOWED_NOTICE_MS = 30_000;
  * message stays in the shared inbox either way).
  */
 export const TAB_PEER_TIMEOUT_MS = 3_000;
+/** How long a node waits for a holder of a gateway channel to say so: a live holder answers at once, so this bounds a stuck bus. */
+export const GATEWAY_WHERE_TIMEOUT_MS = 5_000;
+/**
+ * How often a relayed gateway call checks that the node holding the channel still listens: a killed node sends
+ * nothing, and its subscriptions vanish only with its connection, so a call in flight there learns it this way.
+ */
+export const GATEWAY_PROBE_MS = 2_000;
+/** The bus deadline of one relayed gateway call: the hub itself sets none on the owner's answer (docs/gateway.md), the probes above catch a dead holder. */
+export const GATEWAY_RELAY_TIMEOUT_MS = 24 * 3600 * 1000;

@@ -2,16 +2,20 @@ import type { ClusterChoice } from '../config/cluster.js';
 import { currentFence } from '../cluster/fence.js';
 import { LeaseKeeper } from '../cluster/leases.js';
 import { LeaseNode } from '../cluster/lease-node.js';
+import { ChannelPresence } from '../cluster/channel-presence.js';
 import { probeStore } from '../cluster/readiness.js';
 import { refuseRemoteSession } from '../cluster/remote.js';
 import type { HealthRegistry } from '../health.js';
 import type { Logger } from '../log.js';
 import { PgDb } from '../store/pg/db.js';
 import { PgLeaseRepository } from '../store/pg/leases.js';
+import { PgGatewayChannelRepository } from '../store/pg/gateway-channels.js';
 
 /** A running node: its placement and ownership, and how it lets go. */
 export interface ClusterWiring {
   readonly node: LeaseNode;
+  /** The gateway channels this node holds, counted with the other nodes' against the channel limits. */
+  readonly channels: ChannelPresence;
   /** Where a lost lease is reported; the session manager is built after the node. */
   onLost(handler: (sessionId: string) => void): void;
   /** The other nodes running a module tab of the workspace (docs/cluster-bus.md, Module tabs). */
@@ -29,7 +33,12 @@ export async function startCluster(
   choice: ClusterChoice,
   storeUrl: string,
   storeDb: PgDb,
-  deps: { readonly recover: (sessionId: string) => Promise<boolean>; readonly log: Logger; readonly health: HealthRegistry },
+  deps: {
+    readonly recover: (sessionId: string) => Promise<boolean>;
+    readonly log: Logger;
+    readonly health: HealthRegistry;
+    readonly channelLimits: { readonly maxChannels: number; readonly maxChannelsPerToken: number };
+  },
 ): Promise<ClusterWiring> {
   const leaseDb = await PgDb.connect(storeUrl);
   const repo = new PgLeaseRepository(leaseDb);
@@ -38,6 +47,8 @@ export async function startCluster(
   const node = new LeaseNode({ nodeId: choice.nodeId, leases, repo, recover: deps.recover, remote: refuseRemoteSession, log: deps.log });
   storeDb.fenceWith(currentFence);
   leases.start();
+  const channels = new ChannelPresence({ rows: new PgGatewayChannelRepository(leaseDb), nodeId: choice.nodeId, leaseMs: choice.leaseMs, limits: deps.channelLimits, log: deps.log });
+  await channels.start();
   deps.health.probe(() => probeStore(leaseDb));
   deps.health.probe(async () => ({
     name: 'node',
@@ -48,12 +59,12 @@ export async function startCluster(
   let stopping: Promise<void> | undefined;
   return {
     node,
+    channels,
     onLost: (handler) => (lost = handler),
     nodesWithTabs: (workspaceId) => repo.nodesWithTabs(workspaceId, choice.nodeId),
     stop() {
-      stopping ??= node
-        .stop()
-        .catch((err: unknown) => deps.log.warn({ err }, 'releasing the leases failed'))
+      stopping ??= Promise.all([node.stop(), channels.stop()])
+        .then(() => undefined, (err: unknown) => deps.log.warn({ err }, 'releasing the leases or the channel rows failed'))
         .finally(() => leaseDb.close());
       return stopping;
     },

@@ -35,6 +35,7 @@ import type { Repositories } from './repositories.js';
 import { openDaemonStore, type DaemonStore } from './store.js';
 import { joinCluster } from './cluster-bus.js';
 import type { BusNode } from '../cluster/bus-node.js';
+import type { ChannelPresence } from '../cluster/channel-presence.js';
 import type { SessionPlacement } from '../cluster/placement.js';
 
 /** The core and what only the wiring holds: the store itself and the local tools the gateway offers remote workspaces. */
@@ -48,6 +49,8 @@ export interface BuiltCore {
   readonly confinement: CommandConfinement;
   /** This node on the cluster bus, when `--bus` names one; the daemon makes it answer the other nodes. */
   readonly bus: BusNode | undefined;
+  /** This node's gateway channels counted with the other nodes' (cluster mode only). */
+  readonly channelPresence: ChannelPresence | undefined;
   /** Runs every registered shutdown step, newest first; a failing step is logged and the rest still run. */
   shutdown(): Promise<void>;
 }
@@ -55,7 +58,7 @@ export interface BuiltCore {
 /** Opens the store and builds the core services on it; no face is started here. */
 export async function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: SandboxProbe, placement?: SessionPlacement): Promise<BuiltCore> {
   const shutdownSteps: Array<() => Promise<void> | void> = [];
-  const { store, repos } = await openDaemonStore(config.store, config.home, config.cluster !== null);
+  const { store, repos } = await openDaemonStore(config.store, config.home, config.cluster?.nodeId ?? null);
   const workspaces = new WorkspaceRegistry(config.workspaces, config.remoteWorkspaces, config.allowWorkspaceRoots);
   const health = new HealthRegistry();
   const models = new ModelServices(config.modelServices, {
@@ -104,6 +107,7 @@ export async function buildCore(config: Config, log: Logger, clock: Clock, sandb
           recover: (id) => recoverSession(recoveryStores, id),
           log,
           health,
+          channelLimits: config,
         })
       : undefined;
   const bus = await joinCluster(config, leases?.node ?? placement, clock, log, eventStats);
@@ -214,5 +218,5 @@ export async function buildCore(config: Config, log: Logger, clock: Clock, sandb
       }
     }
   };
-  return { core, store, repos, localTools, confinement, bus, shutdown };
+  return { core, store, repos, localTools, confinement, bus, channelPresence: leases?.channels, shutdown };
 }

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { systemClock, type Clock } from '../clock.js';
 import type { Config } from '../config/config.js';
 import type { Core } from '../core.js';
-import { createGatewayHost } from '../gateway/host/index.js';
+import { createGatewayHost, remoteWorkspaceTools } from '../gateway/host/index.js';
 import { warmRequestValidators } from '../http/contract.js';
 import { createHttpServer } from '../http/server.js';
 import { createLogger, type Logger } from '../log.js';
@@ -64,7 +64,7 @@ async function startOnLockedHome(options: DaemonOptions, lock: HomeLock): Promis
   const { config } = options;
   const log = options.log ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
-  const { core, store, repos, localTools, confinement, bus, shutdown } = await buildCore(config, log, clock, options.sandbox, options.placement);
+  const { core, store, repos, localTools, confinement, bus, channelPresence, shutdown } = await buildCore(config, log, clock, options.sandbox, options.placement);
 
   // The module protocol: one Unix socket per local workspace; shutdown runs in reverse, so it stops taking questions before sessions close.
   const moduleSockets = await startModuleSockets(core);
@@ -83,6 +83,13 @@ async function startOnLockedHome(options: DaemonOptions, lock: HomeLock): Promis
   });
   upgradeRoutes.push(gateway.route);
   core.onShutdown(() => gateway.shutdown());
+  // In a cluster, a remote workspace's calls go to whichever node holds its channel, and applications are seen from every node (docs/cluster-bus.md).
+  if (bus) {
+    core.tools.setHostTools('remote', remoteWorkspaceTools(localTools, bus.gateway(gateway.hub, config.channelWaitMs)));
+    bus.applications(core.tools.applications, (id) => core.workspaces.find(id));
+  }
+  // And the channel limits count every node's channels.
+  if (channelPresence) gateway.hub.countAcrossNodes(channelPresence);
   // The tool protocol: applications connect with an app token and publish their tools into the workspace they bind to.
   const applications = new ToolProtocolHost({ registry: core.tools.applications, clock, log });
   const toolEndpoint = toolProtocolEndpoint({

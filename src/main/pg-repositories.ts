@@ -20,9 +20,10 @@ import type { Repositories } from './repositories.js';
 /**
  * The PostgreSQL repositories of one open connection, typed like
  * `sqliteRepositories` by the interfaces their users declare, so the compiler
- * checks here that the PostgreSQL classes fit them too (docs/store.md).
+ * checks here that the PostgreSQL classes fit them too (docs/store.md). `nodeId`: this
+ * node's, in a cluster.
  */
-export function postgresRepositories(db: PgDb): Repositories {
+export function postgresRepositories(db: PgDb, nodeId: string | null = null): Repositories {
   return {
     sessions: new PgSessionRepository(db),
     transcript: new PgTranscriptRepository(db),
@@ -32,7 +33,7 @@ export function postgresRepositories(db: PgDb): Repositories {
     meta: new PgMetaRepository(db),
     moduleTabs: new PgModuleTabRepository(db),
     moduleInbox: new PgModuleInboxRepository<MessageKind>(db),
-    gatewayCalls: new PgGatewayCallRepository(db),
+    gatewayCalls: new PgGatewayCallRepository(db, nodeId),
     grants: new PgPermissionGrantRepository<GrantScope, 'allow' | 'reject'>(db),
     checkpoints: new PgCheckpointRepository(db),
   };

@@ -9,11 +9,11 @@ export type DaemonStore = Store | PgStore;
 
 /**
  * Opens the store `choice` names, migrated, with its repositories; a PostgreSQL store is
- * this daemon's alone unless it is `clustered` (a node id was given). The
+ * this daemon's alone unless it is a node of a cluster (`nodeId` given). The
  * PostgreSQL code and the `pg` package are loaded only when chosen, so the
  * SQLite daemon starts as before.
  */
-export async function openDaemonStore(choice: StoreChoice, home: string, clustered = false): Promise<{ store: DaemonStore; repos: Repositories }> {
+export async function openDaemonStore(choice: StoreChoice, home: string, nodeId: string | null = null): Promise<{ store: DaemonStore; repos: Repositories }> {
   if (choice.engine === 'sqlite') {
     const store = openStore(home);
     return { store, repos: sqliteRepositories(store.db) };
@@ -23,11 +23,11 @@ export async function openDaemonStore(choice: StoreChoice, home: string, cluster
   const [{ openPgStore, claimSoleDaemon }, { postgresRepositories }] = await Promise.all([import('../store/pg/store.js'), import('./pg-repositories.js')]);
   const store = await openPgStore(choice.url);
   // A node of a cluster shares the database: its sessions are owned through leases instead (docs/cluster-leases.md).
-  if (!clustered && !(await claimSoleDaemon(store.db))) {
+  if (nodeId === null && !(await claimSoleDaemon(store.db))) {
     await store.close();
     throw new StoreInUseError(`another Berth daemon is using the database ${redactStoreUrl(choice.url)}; give every daemon a --node-id to run several on one database`);
   }
-  return { store, repos: postgresRepositories(store.db) };
+  return { store, repos: postgresRepositories(store.db, nodeId) };
 }
 
 /** The chosen database is held by another daemon. */

@@ -19,7 +19,12 @@ interface Publication {
   readonly tools: Map<string, Tool>;
   readonly overrides: Map<string, ToolAvailability>;
   readonly link: ApplicationLink | undefined;
+  /** The cluster node the application is connected to, for a copy of another node's publication (src/cluster/app-mirror.ts). */
+  readonly origin: string | undefined;
 }
+
+/** Told each time an application connected to this daemon publishes, disconnects or is withdrawn. */
+export type PublicationWatcher = (workspaceId: string, applicationId: string) => void;
 
 /**
  * The application tools published per workspace (docs/gateway.md `workspace_tools`;
@@ -31,15 +36,17 @@ interface Publication {
  */
 export class ApplicationToolRegistry {
   private readonly workspaces = new Map<string, Map<string, Publication>>();
+  private readonly watchers: PublicationWatcher[] = [];
 
   /**
    * Replaces everything `applicationId` publishes in `workspaceId` and marks
    * it connected. The whole list is checked first and refused whole: empty or
    * repeated names, unknown policies, schemas that do not compile, more than
    * MAX_CATALOG_TOOLS tools, or a name another application already publishes.
-   * `link` is the application's raw protocol line, for in-process hosts (application-link.ts).
+   * `link` is the application's raw protocol line, for in-process hosts (application-link.ts);
+   * `origin` names the cluster node a copied publication lives on.
    */
-  publish(workspaceId: string, applicationId: string, tools: readonly Tool[], link?: ApplicationLink): void {
+  publish(workspaceId: string, applicationId: string, tools: readonly Tool[], link?: ApplicationLink, origin?: string): void {
     const apps = this.appsOf(workspaceId);
     const taken = new Map<string, string>();
     for (const [otherId, other] of apps) {
@@ -60,21 +67,50 @@ export class ApplicationToolRegistry {
       }
       published.set(tool.name, tool);
     }
-    const publication: Publication = { connected: true, tools: new Map(), overrides: new Map(), link };
+    const publication: Publication = { connected: true, tools: new Map(), overrides: new Map(), link, origin };
     for (const [name, tool] of published) publication.tools.set(name, withRuntimeState(tool, publication));
     apps.set(applicationId, publication);
+    this.changed(workspaceId, applicationId, publication);
+  }
+
+  /** Watches the publications of applications connected here (with a link, not copies from other nodes). */
+  watch(watcher: PublicationWatcher): void {
+    this.watchers.push(watcher);
+  }
+
+  /** A publication of an application connected here, as a watcher reads it; undefined once withdrawn. */
+  connectedHere(workspaceId: string, applicationId: string): { connected: boolean; tools: Tool[] } | undefined {
+    const p = this.workspaces.get(workspaceId)?.get(applicationId);
+    if (!p || p.link === undefined || p.origin !== undefined) return undefined;
+    return { connected: p.connected, tools: [...p.tools.values()] };
+  }
+
+  /** Every workspace and application id connected here. */
+  connectedIds(): Array<[workspaceId: string, applicationId: string]> {
+    const out: Array<[string, string]> = [];
+    for (const [ws, apps] of this.workspaces) for (const id of apps.keys()) if (this.connectedHere(ws, id)) out.push([ws, id]);
+    return out;
+  }
+
+  private changed(workspaceId: string, applicationId: string, publication: Publication | undefined): void {
+    if (publication && (publication.link === undefined || publication.origin !== undefined)) return;
+    for (const watcher of this.watchers) watcher(workspaceId, applicationId);
   }
 
   /** The application's socket dropped: its tools stay visible but unavailable (`application_disconnected`). */
   disconnect(workspaceId: string, applicationId: string): void {
     const publication = this.workspaces.get(workspaceId)?.get(applicationId);
-    if (publication) publication.connected = false;
+    if (!publication) return;
+    publication.connected = false;
+    this.changed(workspaceId, applicationId, publication);
   }
 
   withdraw(workspaceId: string, applicationId: string): void {
     const apps = this.workspaces.get(workspaceId);
+    const publication = apps?.get(applicationId);
     apps?.delete(applicationId);
     if (apps && apps.size === 0) this.workspaces.delete(workspaceId);
+    if (publication) this.changed(workspaceId, applicationId, publication);
   }
 
   /** Records a runtime change the application reported; `null` returns to the tool's own probe. */

@@ -27,7 +27,8 @@ export interface ClusterNodes {
   close(): Promise<void>;
 }
 
-export async function startClusterNodes(ids: readonly string[], leaseMs: number): Promise<ClusterNodes> {
+/** `extraArgs` go to every node's `berth serve` (remote workspaces, limits). */
+export async function startClusterNodes(ids: readonly string[], leaseMs: number, extraArgs: readonly string[] = []): Promise<ClusterNodes> {
   const [pg, nats] = await Promise.all([startPostgres(), startNats()]);
   const storeUrl = await pg.createDatabase();
   const stack = await startSpawnedStack({ env: { BERTH_TOKEN: CLUSTER_TOKEN } });
@@ -42,7 +43,7 @@ export async function startClusterNodes(ids: readonly string[], leaseMs: number)
     storeUrl,
     node: (id) => running.get(id)!,
     async start(id) {
-      const args = ['--home', homeOf(id), '--store', storeUrl, '--bus', nats.url, '--node-id', id, '--lease-ms', String(leaseMs)];
+      const args = ['--home', homeOf(id), '--store', storeUrl, '--bus', nats.url, '--node-id', id, '--lease-ms', String(leaseMs), ...extraArgs];
       const daemon = await stack.serve(...args);
       running.set(id, daemon);
       return daemon;

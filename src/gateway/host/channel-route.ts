@@ -36,12 +36,13 @@ export function channelUpgradeRoute(deps: ChannelRouteDeps): UpgradeRoute {
     async handle(request, socket, head) {
       let reservation: ChannelReservation;
       try {
-        reservation = deps.hub.reserve(await admit(request, deps.security));
+        reservation = await deps.hub.admit(await admit(request, deps.security));
       } catch (err) {
         const refusal = err instanceof BerthError ? err : new BerthError('internal_error');
         rejectUpgradeWithError(socket, refusal);
         return;
       }
+      if (socket.destroyed) return reservation.release();
       // A handshake ws refuses (bad key, wrong method) never reaches the callback: free the slot with the socket.
       socket.once('close', () => reservation.release());
       wss.handleUpgrade(request, socket as Duplex, head, (ws) => serve(ws, reservation, deps));

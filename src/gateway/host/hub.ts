@@ -6,6 +6,7 @@ import type { Logger } from '../../log.js';
 import type { GatewayCallRepository } from './call-journal.js';
 import { encodeFrame, GATEWAY_PROTOCOL, type ResultFrame } from '../../protocol/gateway/frames.js';
 import type { Channel, ChannelLink, OutgoingCall } from './outgoing-call.js';
+import { claimAcrossNodes, type FleetChannels } from './fleet-admission.js';
 import { WorkspaceLine } from './workspace-line.js';
 import type { ChannelState } from '../../workspace/channel-states.js';
 import { WriteChain } from '../../write-chain.js';
@@ -77,6 +78,9 @@ export class ChannelHub {
   private seq = 0;
   private stopped = false;
   private readonly newId: () => string;
+  /** Told the workspace id each time one of its channels opens or closes (the cluster's presence, src/cluster/gateway-presence.ts). */
+  private readonly watchers: Array<(workspaceId: string) => void> = [];
+  private fleet: FleetChannels | undefined;
   /** Every journal write, in order: the previous run's calls are abandoned before any new one is written. */
   private readonly writes: WriteChain;
 
@@ -151,6 +155,18 @@ export class ChannelHub {
     };
   }
 
+  /** `reserve`, and in a cluster the same limits counted across every node's channels. */
+  admit(identity: ChannelIdentity): Promise<ChannelReservation> {
+    const local = this.reserve(identity);
+    if (!this.fleet) return Promise.resolve(local);
+    return claimAcrossNodes(local, this.fleet, this.newId(), identity, this.deps.limits);
+  }
+
+  /** Counts the channel limits across a cluster's nodes from now on. */
+  countAcrossNodes(fleet: FleetChannels): void {
+    this.fleet = fleet;
+  }
+
   private open(identity: ChannelIdentity, line: WorkspaceLine, link: ChannelLink, free: () => void): OpenChannel {
     const channel: Channel = {
       id: this.newId(),
@@ -162,6 +178,7 @@ export class ChannelHub {
     };
     let closed = false;
     line.attach(channel);
+    this.changed(identity.workspaceId);
     this.deps.log.info({ channelId: channel.id, workspaceId: channel.workspaceId, tokenId: channel.tokenId }, 'gateway channel open');
     return {
       id: channel.id,
@@ -173,6 +190,7 @@ export class ChannelHub {
         closed = true;
         free();
         line.detach(channel);
+        this.changed(channel.workspaceId);
         this.deps.log.info({ channelId: channel.id, workspaceId: channel.workspaceId }, 'gateway channel closed');
       },
     };
@@ -233,7 +251,20 @@ export class ChannelHub {
     });
   }
 
-  /** Deep-health counters (`GET /health?deep=1`). */
+  /** Calls `watcher` with the workspace id whenever one of its channels opens or closes. */
+  watchChannels(watcher: (workspaceId: string) => void): void {
+    this.watchers.push(watcher);
+  }
+
+  /** Whether a channel of `workspaceId` is open here now. */
+  holds(workspaceId: string): boolean {
+    return (this.lines.get(workspaceId)?.channelCount ?? 0) > 0;
+  }
+
+  private changed(workspaceId: string): void {
+    for (const watcher of this.watchers) watcher(workspaceId);
+  }
+
   /** One remote workspace's channels and calls (undefined: not a remote workspace served here). */
   stateOf(workspaceId: string): ChannelState | undefined {
     const line = this.lines.get(workspaceId);
@@ -242,6 +273,7 @@ export class ChannelHub {
     return { state: channels > 0 ? 'connected' : 'disconnected', channels, callsInFlight: line.inflightCount, callsWaiting: line.waitingCount };
   }
 
+  /** Deep-health counters (`GET /health?deep=1`). */
   counters(): Record<string, number> {
     let inflight = 0;
     let waiting = 0;

@@ -10,11 +10,13 @@ import { m008ModuleInboxWaiting } from './008_module_inbox_waiting.js';
 import { m010PermissionGrants } from './010_permission_grants.js';
 import { m012Checkpoints } from './012_checkpoints.js';
 import { m013SessionLeases } from './013_session_leases.js';
+import { m014GatewayChannels } from './014_gateway_channels.js';
 
 /**
  * Every migration, in order. Ids are reserved per area so parallel work does not collide:
  * 1 core · 2 receipts (tools) · 3 sessions + transcript · 4 tokens · 5 gateway call journal ·
- * 6 module inboxes · 7 transcript overflow · 8 inbox counts · 10 permission grants · 12 file checkpoints · 13 session leases (cluster) · 9, 11, 14+ later.
+ * 6 module inboxes · 7 transcript overflow · 8 inbox counts · 10 permission grants · 12 file checkpoints · 13 session leases (cluster) ·
+ * 14 gateway channels (cluster) · 9, 11, 15+ later.
  */
 export const MIGRATIONS: readonly Migration[] = [
   m001Core,
@@ -28,4 +30,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m010PermissionGrants,
   m012Checkpoints,
   m013SessionLeases,
+  m014GatewayChannels,
 ];

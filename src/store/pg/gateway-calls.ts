@@ -3,15 +3,21 @@ import type { SqliteGatewayCallRepository, StoredGatewayCall, StoredGatewayCallS
 import type { PgDb } from './db.js';
 import { type Raw, fromRaw } from '../repos/gateway-calls.js';
 
-/** The outgoing-call journal in PostgreSQL. */
+/**
+ * The outgoing-call journal in PostgreSQL. On a node of a cluster (`nodeId`), each call row
+ * names its node, and a restart abandons only that node's calls (migration 14).
+ */
 export class PgGatewayCallRepository implements Async<SqliteGatewayCallRepository> {
-  constructor(private readonly db: PgDb) {}
+  constructor(
+    private readonly db: PgDb,
+    private readonly nodeId: string | null = null,
+  ) {}
 
   async insert(s: StoredGatewayCallStart): Promise<void> {
     await this.db.run(
-      `INSERT INTO gateway_calls (id, workspace_id, session_id, tool, args, token_id, state, sent_at)
-       VALUES ($1, $2, $3, $4, $5, $6, 'sent', $7)`,
-      [s.id, s.workspaceId, s.sessionId, s.tool, s.args, s.tokenId, s.sentAt],
+      `INSERT INTO gateway_calls (id, workspace_id, session_id, tool, args, token_id, state, sent_at, node_id)
+       VALUES ($1, $2, $3, $4, $5, $6, 'sent', $7, $8)`,
+      [s.id, s.workspaceId, s.sessionId, s.tool, s.args, s.tokenId, s.sentAt, this.nodeId],
     );
   }
 
@@ -42,7 +48,7 @@ export class PgGatewayCallRepository implements Async<SqliteGatewayCallRepositor
   }
 
   abandonAllSent(at: number): Promise<number> {
-    return this.db.run(`UPDATE gateway_calls SET state = 'abandoned', settled_at = $1 WHERE state = 'sent'`, [at]);
+    return this.db.run(`UPDATE gateway_calls SET state = 'abandoned', settled_at = $1 WHERE state = 'sent' AND node_id IS NOT DISTINCT FROM $2`, [at, this.nodeId]);
   }
 
   pruneSettledBefore(time: number): Promise<number> {

@@ -1,0 +1,109 @@
+import type { Logger } from '../log.js';
+import { failedAnswer, type BusError } from './bus-errors.js';
+import { GATEWAY_UP_SUBJECT, gatewaySubject, gatewayWhereSubject } from './subjects.js';
+import type { BusSubscription, BusTransport } from './transport.js';
+
+/** One tool call for a remote workspace, as the gateway hub takes it (src/gateway/host/hub.ts `RemoteCallRequest`). */
+export interface GatewayCall {
+  readonly workspaceId: string;
+  readonly sessionId: string;
+  readonly tool: string;
+  readonly args: Record<string, unknown>;
+  readonly effectful: boolean;
+}
+
+/** This node's own gateway hub, as the cluster sees it; the wiring hands in the `ChannelHub`. */
+export interface LocalGateway {
+  /** Whether a channel of the workspace is open on this node now. */
+  holds(workspaceId: string): boolean;
+  /** Runs the call through this node's channels, under its limits; resolves with the owner's result text. */
+  call(request: GatewayCall, signal: AbortSignal): Promise<string>;
+  watchChannels(watcher: (workspaceId: string) => void): void;
+}
+
+/** What a relayed call sends (docs/cluster-bus.md, gateway channels). */
+export type GatewayMessage =
+  | ({ readonly op: 'call'; readonly ticket: string } & GatewayCall)
+  | { readonly op: 'probe' }
+  | { readonly op: 'cancel'; readonly ticket: string };
+
+/** The holder's answer: the owner's result text, the hub's refusal, or "no channel here any more" (nothing was sent). */
+export type GatewayAnswer =
+  | { readonly ok: true; readonly result: string }
+  | { readonly ok: false; readonly error: BusError }
+  | { readonly notHeld: true };
+
+/**
+ * The holder's side of gateway channels across nodes: while this node holds a channel of a
+ * workspace it answers that workspace's `where` subject (so the NATS server forgets it the
+ * moment this node's connection dies), says `up` when the first one opens, and runs the calls
+ * other nodes relay to it through its own hub, exactly as a local call, its limits included.
+ */
+export function serveGateway(transport: BusTransport, nodeId: string, local: LocalGateway, log: Logger): BusSubscription {
+  const present = new Map<string, BusSubscription>();
+  let stopped = false;
+  local.watchChannels((workspaceId) => {
+    if (stopped) return;
+    const held = local.holds(workspaceId);
+    const sub = present.get(workspaceId);
+    if (held && !sub) {
+      present.set(workspaceId, transport.serve(gatewayWhereSubject(workspaceId), async () => nodeId));
+      // The subscription reaches the server before anyone is told to look again.
+      void transport.flush().then(() => transport.publish(GATEWAY_UP_SUBJECT, workspaceId), () => undefined);
+    } else if (!held && sub) {
+      sub.unsubscribe();
+      present.delete(workspaceId);
+    }
+  });
+  const running = new Map<string, AbortController>();
+  const calls = transport.serve(gatewaySubject(nodeId), async (data) => {
+    let message: GatewayMessage;
+    try {
+      message = readMessage(data);
+    } catch (err) {
+      log.warn({ err }, 'a malformed gateway message on the cluster bus was ignored');
+      throw err;
+    }
+    if (message.op === 'probe') return '{}';
+    if (message.op === 'cancel') {
+      running.get(message.ticket)?.abort();
+      return '{}';
+    }
+    return JSON.stringify(await runHere(message, local, running));
+  });
+  return {
+    unsubscribe() {
+      stopped = true;
+      calls.unsubscribe();
+      for (const sub of present.values()) sub.unsubscribe();
+      present.clear();
+    },
+  };
+}
+
+async function runHere(message: Extract<GatewayMessage, { op: 'call' }>, local: LocalGateway, running: Map<string, AbortController>): Promise<GatewayAnswer> {
+  if (!local.holds(message.workspaceId)) return { notHeld: true };
+  const abort = new AbortController();
+  running.set(message.ticket, abort);
+  try {
+    const { workspaceId, sessionId, tool, args, effectful } = message;
+    return { ok: true, result: await local.call({ workspaceId, sessionId, tool, args, effectful }, abort.signal) };
+  } catch (err) {
+    return failedAnswer(err);
+  } finally {
+    running.delete(message.ticket);
+  }
+}
+
+/** Refused whole unless it is one of the three shapes (style: untrusted input is accepted whole or refused whole). */
+function readMessage(data: Uint8Array): GatewayMessage {
+  const v = JSON.parse(Buffer.from(data).toString('utf8')) as Record<string, unknown> | null;
+  if (v === null || typeof v !== 'object') throw new Error('not a gateway message');
+  if (v.op === 'probe') return { op: 'probe' };
+  if (v.op === 'cancel' && typeof v.ticket === 'string') return { op: 'cancel', ticket: v.ticket };
+  const fine =
+    v.op === 'call' && typeof v.ticket === 'string' && typeof v.workspaceId === 'string' && typeof v.sessionId === 'string' &&
+    typeof v.tool === 'string' && typeof v.effectful === 'boolean' && typeof v.args === 'object' && v.args !== null && !Array.isArray(v.args);
+  if (!fine) throw new Error('not a gateway message');
+  return v as unknown as GatewayMessage;
+}

@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { PgGatewayCallRepository } from '../../../src/store/pg/gateway-calls.js';
+import { PgGatewayChannelRepository } from '../../../src/store/pg/gateway-channels.js';
+import { openPgStore, type PgStore } from '../../../src/store/pg/store.js';
+import { postgresMissing, startPostgres, type PostgresServer } from '../../support/postgres.js';
+
+/** The gateway's rows in a cluster's PostgreSQL (migration 14): per-node call journals, channel slots counted across nodes. */
+const missing = postgresMissing();
+let server: PostgresServer;
+let store: PgStore;
+
+before(async () => {
+  if (missing) return;
+  server = await startPostgres();
+  store = await openPgStore(await server.createDatabase());
+});
+after(async () => {
+  await store?.close();
+  await server?.stop();
+});
+
+const call = (id: string) => ({ id, workspaceId: 'w', sessionId: 's', tool: 'workspace_write', args: '{}', tokenId: 't', sentAt: 1 });
+
+test('a node starting abandons only the calls its own earlier process sent, not those another node has in flight', { skip: missing }, async () => {
+  const a = new PgGatewayCallRepository(store.db, 'a');
+  const b = new PgGatewayCallRepository(store.db, 'b');
+  await a.insert(call('from-a'));
+  await b.insert(call('from-b'));
+  assert.equal(await a.abandonAllSent(2), 1);
+  assert.equal((await a.find('from-a'))?.state, 'abandoned');
+  assert.equal((await b.find('from-b'))?.state, 'sent');
+  assert.equal(await b.answer('from-b', '{"ok":true}', 3), true, 'the other node still settles its call');
+});
+
+test('channel slots are counted across nodes per token and in all, and a node clearing its rows frees its slots', { skip: missing }, async () => {
+  const rows = new PgGatewayChannelRepository(store.db);
+  const claim = (claimId: string, nodeId: string, tokenId: string) => rows.claim({ claimId, nodeId, workspaceId: 'w', tokenId }, 3, 2, 60_000);
+  assert.equal(await claim('c1', 'a', 't1'), null);
+  assert.equal(await claim('c2', 'b', 't1'), null);
+  assert.equal(await claim('c3', 'a', 't1'), 'token');
+  assert.equal(await claim('c4', 'b', 't2'), null);
+  assert.equal(await claim('c5', 'a', 't3'), 'cluster');
+  await rows.clearNode('a');
+  assert.equal(await claim('c6', 'b', 't1'), null, "a's slot of t1 is free again");
+  await rows.release('c6');
+  await rows.claim({ claimId: 'lapsed', nodeId: 'c', workspaceId: 'w', tokenId: 't9' }, 10, 10, -1);
+  assert.equal(await claim('c7', 'b', 't3'), null, 'a lapsed row does not count');
+});
