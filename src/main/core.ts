@@ -106,6 +106,11 @@ export async function buildCore(config: Config, log: Logger, clock: Clock, sandb
           health,
         })
       : undefined;
+  // A single daemon on PostgreSQL reports its store as a node does: /health says degraded while the database is away.
+  if (!leases && store.engine === 'postgres') {
+    const { probeStore } = await import('../cluster/readiness.js');
+    health.probe(() => probeStore(store.db));
+  }
   const bus = await joinCluster(config, leases?.node ?? placement, clock, log, eventStats);
   // Registered first, so it runs last: the sessions' final events still reach the other nodes.
   if (bus) shutdownSteps.push(() => bus.close());
