@@ -12,6 +12,8 @@ import { PgLeaseRepository } from '../store/pg/leases.js';
 /** A running node: its placement and ownership, and how it lets go. */
 export interface ClusterWiring {
   readonly node: LeaseNode;
+  /** Whether this node holds a session's lease now, without a query. */
+  holds(sessionId: string): boolean;
   /** Where a lost lease is reported; the session manager is built after the node. */
   onLost(handler: (sessionId: string) => void): void;
   /** Gives every lease back and closes the lease connection. */
@@ -46,6 +48,7 @@ export async function startCluster(
   let stopping: Promise<void> | undefined;
   return {
     node,
+    holds: (sessionId) => leases.holds(sessionId),
     onLost: (handler) => (lost = handler),
     stop() {
       stopping ??= node

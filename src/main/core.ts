@@ -111,7 +111,7 @@ export async function buildCore(config: Config, log: Logger, clock: Clock, sandb
     const { probeStore } = await import('../cluster/readiness.js');
     health.probe(() => probeStore(store.db));
   }
-  const bus = await joinCluster(config, leases?.node ?? placement, clock, log, eventStats);
+  const bus = await joinCluster(config, leases?.node ?? placement, clock, log, eventStats, leases?.holds);
   // Registered first, so it runs last: the sessions' final events still reach the other nodes.
   if (bus) shutdownSteps.push(() => bus.close());
   // Before anything can run: settle what a crashed (or stopped) predecessor left open.
