@@ -46,6 +46,17 @@ export const READ_POOL_SIZE = 4;
 /** A pooled connection idle this long is closed; the pool opens one again on demand. */
 const READ_POOL_IDLE_MS = 30_000;
 
+/**
+ * The writes a caller is told have happened (docs/architecture.md, Persistence): a prompt's row
+ * before its 202, a receipt before its effect and its result before the answer, a gateway call's
+ * row before its frame leaves. They commit with their WAL flushed even where the database lets
+ * other commits return earlier (docs/store.md, Commits).
+ */
+export interface PromisedWrites {
+  run(sql: string, params?: readonly unknown[]): Promise<number>;
+  unit<T>(work: (q: Queryer) => Promise<T>): Promise<T>;
+}
+
 /** How the store's connections are opened. */
 export interface PgDbOptions {
   /** Connections for reads besides the write connection; 0 reads on the write connection (the lease connection). */
@@ -77,6 +88,10 @@ export class PgDb implements Queryer {
   private fenceOf: () => WriteFence | undefined = () => undefined;
   /** Never cleared: a pooled connection that prepared a name keeps it until the pool closes that connection. */
   private readonly readNames = new StatementNames('r');
+  readonly promised: PromisedWrites = {
+    run: (sql, params = []) => this.write(sql, params, true),
+    unit: (work) => this.unitOf(work, true),
+  };
 
   constructor(
     private readonly link: PgLink,
@@ -131,9 +146,13 @@ export class PgDb implements Queryer {
   }
 
   run(sql: string, params: readonly unknown[] = []): Promise<number> {
+    return this.write(sql, params, false);
+  }
+
+  private write(sql: string, params: readonly unknown[], sync: boolean): Promise<number> {
     const fence = this.fenceOf();
-    if (fence) return this.enqueue(() => this.atomically(fence, (q) => q.run(sql, params)));
-    return this.enqueue(() => this.direct.run(sql, params));
+    if (fence) return this.enqueue(() => this.atomically(fence, (q) => q.run(sql, params)), sync);
+    return this.enqueue(() => this.direct.run(sql, params), sync);
   }
 
   script(sql: string): Promise<void> {
@@ -142,10 +161,14 @@ export class PgDb implements Queryer {
 
   /** Several statements in a row with nothing of anyone else's between them, not atomic. */
   unit<T>(work: (q: Queryer) => Promise<T>): Promise<T> {
+    return this.unitOf(work, false);
+  }
+
+  private unitOf<T>(work: (q: Queryer) => Promise<T>, sync: boolean): Promise<T> {
     // Fenced, it becomes a transaction: the lease check holds its row lock until the last statement.
     const fence = this.fenceOf();
-    if (fence) return this.enqueue(() => this.atomically(fence, work));
-    return this.enqueue(() => work(this.direct));
+    if (fence) return this.enqueue(() => this.atomically(fence, work), sync);
+    return this.enqueue(() => work(this.direct), sync);
   }
 
   /**
@@ -184,8 +207,11 @@ export class PgDb implements Queryer {
     await Promise.all([this.link.close(), this.pool?.end()]);
   }
 
-  private enqueue<T>(work: () => Promise<T>): Promise<T> {
-    const result = this.tail.then(work);
+  private enqueue<T>(work: () => Promise<T>, sync = false): Promise<T> {
+    const result = this.tail.then(async () => {
+      await this.guard(this.link.commitMode(sync));
+      return work();
+    });
     this.tail = result.catch(() => undefined);
     return result;
   }

@@ -8,7 +8,8 @@ export class PgGatewayCallRepository implements Async<SqliteGatewayCallRepositor
   constructor(private readonly db: PgDb) {}
 
   async insert(s: StoredGatewayCallStart): Promise<void> {
-    await this.db.run(
+    // Promised: the frame leaves only once the journal row is durable.
+    await this.db.promised.run(
       `INSERT INTO gateway_calls (id, workspace_id, session_id, tool, args, token_id, state, sent_at)
        VALUES ($1, $2, $3, $4, $5, $6, 'sent', $7)`,
       [s.id, s.workspaceId, s.sessionId, s.tool, s.args, s.tokenId, s.sentAt],

@@ -71,6 +71,10 @@ export class PgLink {
   private closed = false;
   private setups: Array<(client: pg.Client) => Promise<void>> = [];
   private readonly names = new StatementNames('s');
+  /** The database lets commits return before their WAL is flushed (synchronous_commit = off, an operator's choice). */
+  private relaxed = false;
+  /** What this connection was last SET to, when it differs from the database's own setting. */
+  private syncNow: boolean | undefined;
 
   private constructor(
     private readonly config: pg.ClientConfig,
@@ -91,6 +95,19 @@ export class PgLink {
 
   get up(): boolean {
     return this.current !== undefined;
+  }
+
+  /**
+   * Before a unit of work: a promised write (`sync`) commits only once its WAL is on disk,
+   * even on a database set to synchronous_commit = off (docs/store.md, Commits). On a
+   * database at PostgreSQL's default every commit already does, and nothing is sent.
+   */
+  async commitMode(sync: boolean): Promise<void> {
+    if (!this.relaxed) return;
+    if ((this.syncNow ?? false) === sync) return;
+    // Outside any transaction, so a rollback cannot undo it.
+    await this.client().query(sync ? 'SET synchronous_commit = on' : 'SET synchronous_commit = off');
+    this.syncNow = sync;
   }
 
   /** Runs on every new connection before it is used; a failure there fails that connection (tried again later). */
@@ -130,6 +147,8 @@ export class PgLink {
     client.on('end', () => this.lost(client, new Error('Connection terminated')));
     try {
       await client.connect();
+      const [row] = (await client.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows;
+      this.relaxed = row?.synchronous_commit === 'off';
       for (const setup of this.setups) await setup(client);
     } catch (err) {
       client.removeAllListeners('end');
@@ -141,6 +160,7 @@ export class PgLink {
 
   private adopt(client: pg.Client): void {
     this.current = client;
+    this.syncNow = undefined;
     this.failure = undefined;
     this.attempt = 0;
   }
