@@ -31,7 +31,11 @@ export async function startCluster(
   storeDb: PgDb,
   deps: { readonly recover: (sessionId: string) => Promise<boolean>; readonly log: Logger; readonly health: HealthRegistry },
 ): Promise<ClusterWiring> {
-  const leaseDb = await PgDb.connect(storeUrl, { readers: 0, applicationName: 'berth-leases' });
+  const leaseDb = await PgDb.connect(storeUrl, {
+    readers: 0,
+    applicationName: 'berth-leases',
+    onChange: (up, err) => (up ? deps.log.info('the lease connection is back') : deps.log.warn({ err }, 'lost the lease connection; reconnecting')),
+  });
   const repo = new PgLeaseRepository(leaseDb);
   let lost: (sessionId: string) => void = () => undefined;
   const leases = new LeaseKeeper({ repo, nodeId: choice.nodeId, leaseMs: choice.leaseMs, log: deps.log, onLost: (id) => lost(id) });

@@ -55,7 +55,7 @@ export interface BuiltCore {
 /** Opens the store and builds the core services on it; no face is started here. */
 export async function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: SandboxProbe, placement?: SessionPlacement): Promise<BuiltCore> {
   const shutdownSteps: Array<() => Promise<void> | void> = [];
-  const { store, repos } = await openDaemonStore(config.store, config.home, config.cluster !== null);
+  const { store, repos } = await openDaemonStore(config.store, config.home, config.cluster !== null, log);
   const workspaces = new WorkspaceRegistry(config.workspaces, config.remoteWorkspaces, config.allowWorkspaceRoots);
   const health = new HealthRegistry();
   const models = new ModelServices(config.modelServices, {

@@ -1,6 +1,6 @@
 import { MIGRATIONS } from '../migrations/all.js';
 import { SCHEMA_MIGRATIONS_SQL, type Migration } from '../migration.js';
-import { PgDb, type Queryer } from './db.js';
+import { PgDb, type PgDbOptions, type Queryer } from './db.js';
 import { toPostgres } from './dialect.js';
 
 /** The daemon's PostgreSQL store (docs/store.md): a write connection and a read pool, migrated on open. */
@@ -15,9 +15,9 @@ export function isPostgresUrl(url: string): boolean {
   return /^postgres(ql)?:\/\//i.test(url);
 }
 
-export async function openPgStore(url: string, migrations: readonly Migration[] = MIGRATIONS): Promise<PgStore> {
+export async function openPgStore(url: string, migrations: readonly Migration[] = MIGRATIONS, options: PgDbOptions = {}): Promise<PgStore> {
   if (!isPostgresUrl(url)) throw new Error('a PostgreSQL store URL starts with postgres:// or postgresql://');
-  const db = await PgDb.connect(url);
+  const db = await PgDb.connect(url, options);
   try {
     await migratePg(db, migrations);
   } catch (err) {

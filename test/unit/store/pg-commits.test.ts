@@ -21,6 +21,15 @@ describe('the PostgreSQL store’s connections', { skip: missing }, () => {
     opened.push(db);
     return db;
   };
+  /** A new database whose sessions start with `synchronous_commit` at `mode`. */
+  const databaseAt = async (mode: 'on' | 'off') => {
+    const url = await server.createDatabase();
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`ALTER DATABASE "${new URL(url).pathname.slice(1)}" SET synchronous_commit = ${mode}`);
+    await admin.end();
+    return url;
+  };
   before(async () => {
     server = await startPostgres();
   });
@@ -30,24 +39,14 @@ describe('the PostgreSQL store’s connections', { skip: missing }, () => {
   });
 
   it('a promised write waits for its flush on a database set not to, and the others do not', async () => {
-    const url = await server.createDatabase();
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    await admin.query(`ALTER DATABASE "${new URL(url).pathname.slice(1)}" SET synchronous_commit = off`);
-    await admin.end();
-    const db = await open(url);
+    const db = await open(await databaseAt('off'));
     assert.equal(await db.promised.unit(modeOf), 'on');
     assert.equal(await db.unit(modeOf), 'off');
     assert.equal(await db.promised.unit(modeOf), 'on');
   });
 
   it('on a database whose every commit waits for its flush, nothing is changed', async () => {
-    const url = await server.createDatabase();
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    await admin.query(`ALTER DATABASE "${new URL(url).pathname.slice(1)}" SET synchronous_commit = on`);
-    await admin.end();
-    const db = await open(url);
+    const db = await open(await databaseAt('on'));
     assert.equal(await db.unit(modeOf), 'on');
     assert.equal(await db.promised.unit(modeOf), 'on');
   });
