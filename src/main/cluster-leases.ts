@@ -42,7 +42,10 @@ export async function startCluster(
   const node = new LeaseNode({ nodeId: choice.nodeId, leases, repo, recover: deps.recover, remote: refuseRemoteSession, log: deps.log });
   storeDb.fenceWith(currentFence);
   leases.start();
-  deps.health.probe(() => probeStore(leaseDb));
+  // The lease connection answers, and the store's write connection is not being re-established.
+  deps.health.probe(() =>
+    probeStore({ rows: (sql) => leaseDb.rows(sql), connected: leaseDb.connected && storeDb.connected }),
+  );
   deps.health.probe(async () => ({
     name: 'node',
     ready: !node.isDraining,
