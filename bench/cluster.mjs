@@ -46,6 +46,16 @@ const CLUSTER_NODES = 3;
  * the difference is the commit's fsync); the report says which.
  */
 const PG_DURABLE = process.env.BERTH_BENCH_PG_DURABILITY !== 'off';
+/**
+ * `BERTH_BENCH_PG_COMMIT=relaxed` runs Berth's databases with synchronous_commit = off, an
+ * operator's choice docs/store.md describes (Commits): the promised writes still flush, the others
+ * return before their WAL is on disk, as SQLite's synchronous=NORMAL does. Durability stays on.
+ */
+const PG_RELAXED = process.env.BERTH_BENCH_PG_COMMIT === 'relaxed';
+const berthDatabase = async (pg, name) => {
+  const url = await pg.createDatabase(name);
+  return PG_RELAXED ? `${url}?options=${encodeURIComponent('-c synchronous_commit=off')}` : url;
+};
 
 /** The sessions a database holds: shows a daemon's rows went to PostgreSQL, not to a SQLite file. */
 async function storedSessions(storeUrl) {
@@ -103,14 +113,14 @@ export async function run({ quick = false, profileDir, log = console.error } = {
     else {
       pg = await startPostgres({ durable: PG_DURABLE });
       log(`bench: PostgreSQL (${postgresVersion()}) on 127.0.0.1:${pg.port}, pid ${pg.pid}, durability ${pg.durable ? 'on' : 'OFF'}`);
-      stores.postgres = await pg.createDatabase('berth_bench');
+      stores.postgres = await berthDatabase(pg, 'berth_bench');
       targets.push(await bootSingle('postgres', { modelUrl: model.url, storeUrl: stores.postgres, profileDir }));
     }
     if (natsMissingReason) log(`bench: PostgreSQL + NATS rows skipped: ${natsMissingReason}`);
     else {
       nats = await startNats();
       log(`bench: NATS (${natsVersion()}) at ${nats.url}, pid ${nats.pid}`);
-      stores.cluster = await pg.createDatabase('berth_bench_cluster');
+      stores.cluster = await berthDatabase(pg, 'berth_bench_cluster');
       targets.push(await bootCluster('cluster', { count: CLUSTER_NODES, modelUrl: model.url, storeUrl: stores.cluster, busUrl: nats.url, profileDir }));
     }
     for (const t of targets) log(`bench: ${t.label}: ${t.procs.map((p) => `${p.url} (pid ${p.pid})`).join(', ')}`);
@@ -137,7 +147,7 @@ export async function run({ quick = false, profileDir, log = console.error } = {
     for (const t of targets) t.procs.forEach((p, i) => (rss[t.procs.length > 1 ? `${t.label}-n${i + 1}` : t.label] = treeRss(p.pid)));
     if (pg) rss.postgresServer = treeRss(pg.pid);
     if (nats) rss.natsServer = treeRss(nats.pid);
-    const postgres = pg ? { version: postgresVersion(), durable: pg.durable, sessionRows: await storedSessions(stores.postgres) } : { skipped: pgMissing };
+    const postgres = pg ? { version: postgresVersion(), durable: pg.durable, relaxedCommits: PG_RELAXED, sessionRows: await storedSessions(stores.postgres) } : { skipped: pgMissing };
     const bus = nats
       ? { version: natsVersion(), nodes: cluster.procs.length, sessionRows: await storedSessions(stores.cluster) }
       : { skipped: natsMissingReason };

@@ -126,7 +126,7 @@ export function reportCluster({ plan, blocks, forward, loads, rss, postgres, bus
     `SSE: ${fmt(frames[0])} frames per turn per subscriber; frame delay = arrival − the owner's _meta.serverTimestamp (whole ms, same clock)`,
     postgres.skipped
       ? `PostgreSQL: not measured (${postgres.skipped})`
-      : `PostgreSQL: ${postgres.version}, ${postgres.sessionRows} session rows stored, loopback TCP, started by the bench, durability ${postgres.durable ? 'ON (fsync, synchronous_commit, full_page_writes: the defaults)' : 'OFF (BERTH_BENCH_PG_DURABILITY=off: a diagnostic of the fsync share, not numbers to quote)'}; SQLite: WAL with synchronous=NORMAL (Berth's setting: a commit is not fsynced until checkpoint)`,
+      : `PostgreSQL: ${postgres.version}, ${postgres.sessionRows} session rows stored, loopback TCP, started by the bench, durability ${postgres.durable ? 'ON (fsync, synchronous_commit, full_page_writes: the defaults)' : 'OFF (BERTH_BENCH_PG_DURABILITY=off: a diagnostic of the fsync share, not numbers to quote)'}${postgres.relaxedCommits ? ', Berth\'s databases at synchronous_commit=off (BERTH_BENCH_PG_COMMIT=relaxed: only the promised writes wait for their flush)' : ''}; SQLite: WAL with synchronous=NORMAL (Berth's setting: a commit is not fsynced until checkpoint)`,
     bus?.skipped
       ? `PostgreSQL + NATS: not measured (${bus.skipped})`
       : `PostgreSQL + NATS: ${bus.version}, ${bus.nodes} nodes always up (the n-node blocks send to the first n, round robin per request: creates, streams and prompts land on any node, so prompts and streams are forwarded or followed over NATS); ${bus.sessionRows} session rows stored`,

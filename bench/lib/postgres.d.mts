@@ -7,6 +7,10 @@ export interface PostgresServer {
   readonly durable: boolean;
   /** A URL for a new, empty database on this server. */
   createDatabase(name?: string): Promise<string>;
+  /** Stops the server (fast shutdown) and keeps its data, until `resume`. */
+  halt(): Promise<void>;
+  /** Starts the halted server again on its data and port. */
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 export declare function postgresBinDir(): string | undefined;

@@ -108,35 +108,49 @@ export async function startPostgres({ durable = false } = {}) {
   }
   const settings = [...(durable ? [] : NO_DURABILITY), ...COMMON_SETTINGS];
 
+  const launch = (port) => {
+    const out = [];
+    const child = spawnAs(as, join(bin, 'postgres'), ['-D', data, '-p', String(port), '-h', '127.0.0.1', '-k', sockets, ...settings.flatMap((s) => ['-c', s])], root);
+    return { child, exited: finished(child, out), out };
+  };
   let lastError = '';
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = await freePort();
-    const out = [];
-    const child = spawnAs(as, join(bin, 'postgres'), ['-D', data, '-p', String(port), '-h', '127.0.0.1', '-k', sockets, ...settings.flatMap((s) => ['-c', s])], root);
-    const exited = finished(child, out);
+    const server = launch(port);
     const url = (db) => `postgres://${SUPERUSER}@127.0.0.1:${port}/${db}`;
-    if (await waitReady(url('postgres'), exited)) return running({ child, exited, port, root, url, durable });
-    lastError = out.join('');
-    if (child.exitCode === null) {
-      child.kill('SIGKILL');
-      await exited;
+    if (await waitReady(url('postgres'), server.exited)) return running({ server, launch, port, root, url, durable });
+    lastError = server.out.join('');
+    if (server.child.exitCode === null) {
+      server.child.kill('SIGKILL');
+      await server.exited;
     }
   }
   removeDir(root);
   throw new Error(`postgres did not start: ${lastError.slice(-2000)}`);
 }
 
-/** The handle of a started server: its watchdog armed, `createDatabase` and an idempotent `stop`. */
-function running({ child, exited, port, root, url, durable }) {
-  const pid = child.pid;
+/**
+ * The handle of a started server: its watchdog armed, `createDatabase`, an idempotent `stop`, and
+ * `halt`/`resume` (the same data on the same port) for tests of a database that goes away and comes back.
+ */
+function running({ server, launch, port, root, url, durable }) {
+  let current = server;
   // A process killed by a signal runs no exit handler: the watchdog stops the server
   // (immediate shutdown, by PID) and removes its folder once our process is gone.
-  const watch = watchOver(pid, root, 'QUIT');
+  let watch = watchOver(current.child.pid, root, 'QUIT');
   let databases = 0;
   let stopping;
+  // SIGINT: PostgreSQL's fast shutdown (rolls back open transactions, closes every connection, then exits).
+  const shutdown = async () => {
+    watch.disarm();
+    if (current.child.exitCode === null && current.child.signalCode === null) process.kill(current.child.pid, 'SIGINT');
+    await current.exited;
+  };
   return {
     port,
-    pid,
+    get pid() {
+      return current.child.pid;
+    },
     durable,
     async createDatabase(name = `t${process.pid}_${++databases}`) {
       const admin = new pg.Client({ connectionString: url('postgres') });
@@ -148,12 +162,17 @@ function running({ child, exited, port, root, url, durable }) {
       }
       return url(name);
     },
+    /** Stops the server (fast shutdown) and keeps its data, until `resume`. */
+    halt: shutdown,
+    /** Starts the halted server again on its data and port. */
+    async resume() {
+      current = launch(port);
+      watch = watchOver(current.child.pid, root, 'QUIT');
+      if (!(await waitReady(url('postgres'), current.exited))) throw new Error(`postgres did not start again: ${current.out.join('').slice(-2000)}`);
+    },
     stop() {
       stopping ??= (async () => {
-        watch.disarm();
-        // SIGINT: PostgreSQL's fast shutdown (rolls back open transactions, then exits).
-        process.kill(pid, 'SIGINT');
-        await exited;
+        await shutdown();
         removeDir(root);
       })();
       return stopping;

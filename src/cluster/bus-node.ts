@@ -18,6 +18,7 @@ import { FOLLOWED_NOTICE_MS, FORWARD_TIMEOUT_MS, REPLAY_TIMEOUT_MS } from './lim
 import type { SessionLocation, SessionPlacement } from './placement.js';
 import type { ClusterPort, ForwardedRequest, ForwardedResponse } from './port.js';
 import { openRemoteFeed } from './remote-feed.js';
+import { RemoteLocations } from './remote-locations.js';
 import { serveReplays, type ReplaySource } from './replay-server.js';
 import { downSubject, followedSubject, isSubjectToken } from './subjects.js';
 import { BusTabPeers, serveTabs } from './tab-peers.js';
@@ -36,6 +37,9 @@ export interface BusNodeOptions {
   readonly forwardTimeoutMs?: number;
   readonly replayTimeoutMs?: number;
   readonly followedNoticeMs?: number;
+  /** Whether this node holds the session's lease now (no query); without it, only `placement` says. */
+  readonly holds?: (sessionId: string) => boolean;
+  readonly remoteLocationTtlMs?: number;
 }
 
 /** What this node offers the others once its HTTP stack exists. */
@@ -62,23 +66,43 @@ export class BusNode implements ClusterPort {
   private closing: Promise<void> | undefined;
   /** Marks the requests this node runs for others; random per process, so no client can forge it. */
   private readonly mark = randomUUID();
+  /** Other nodes' sessions, so a run of requests for one reads its lease row once, not each time. */
+  private readonly remotes: RemoteLocations;
 
   constructor(private readonly options: BusNodeOptions) {
     if (!isSubjectToken(options.placement.nodeId)) throw new RangeError('a node id must match [A-Za-z0-9_-]{1,128}');
+    this.remotes = new RemoteLocations(() => options.clock.now(), options.remoteLocationTtlMs);
   }
 
   get nodeId(): string {
     return this.options.placement.nodeId;
   }
 
-  /** A session id that cannot be a subject token is never another node's: it stays here and fails as it would. */
+  /**
+   * A session id that cannot be a subject token is never another node's: it stays here and fails as it would.
+   * One this node holds is local; one found on another node lately is taken to be there still
+   * (`RemoteLocations`), so only the first of a run of requests reads the lease row.
+   */
   locate(sessionId: string): Promise<SessionLocation> {
-    if (!isSubjectToken(sessionId)) return Promise.resolve({ kind: 'local' });
-    return this.options.placement.locate(sessionId);
+    if (!isSubjectToken(sessionId) || this.options.holds?.(sessionId)) return Promise.resolve({ kind: 'local' });
+    const known = this.remotes.nodeOf(sessionId);
+    if (known !== undefined) return Promise.resolve({ kind: 'remote', nodeId: known });
+    return this.options.placement.locate(sessionId).then((where) => {
+      if (where.kind === 'remote') this.remotes.remember(sessionId, where.nodeId);
+      return where;
+    });
   }
 
-  forward(nodeId: string, request: ForwardedRequest): Promise<ForwardedResponse> {
-    return forwardRequest(this.options.transport, nodeId, request, this.options.forwardTimeoutMs ?? FORWARD_TIMEOUT_MS);
+  /** A failure or a 503 from `nodeId` (down, draining, no longer the owner) drops what was remembered of it. */
+  async forward(nodeId: string, request: ForwardedRequest): Promise<ForwardedResponse> {
+    try {
+      const answer = await forwardRequest(this.options.transport, nodeId, request, this.options.forwardTimeoutMs ?? FORWARD_TIMEOUT_MS);
+      if (answer.status === 503) this.remotes.forgetNode(nodeId);
+      return answer;
+    } catch (err) {
+      this.remotes.forgetNode(nodeId);
+      throw err;
+    }
   }
 
   async follow(sessionId: string, nodeId: string, subscribe: SubscribeOptions): Promise<Subscription> {

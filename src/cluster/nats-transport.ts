@@ -16,7 +16,9 @@ export async function connectNats(url: string, name: string): Promise<BusTranspo
   const mod = (await import('@nats-io/transport-node')) as NatsModule & { default?: NatsModule };
   const connect = mod.connect ?? mod.default?.connect;
   if (typeof connect !== 'function') throw new Error('@nats-io/transport-node has no connect()');
-  const nc = await connect({ servers: url, name, maxReconnectAttempts: -1 });
+  // noAsyncTraces: no Error (and stack) made up front for every request in case it times out;
+  // a failure becomes a BusRequestError here anyway, whose stack says where.
+  const nc = await connect({ servers: url, name, maxReconnectAttempts: -1, noAsyncTraces: true });
   let up = true;
   void (async () => {
     for await (const status of nc.status()) {

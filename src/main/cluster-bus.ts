@@ -22,6 +22,7 @@ export async function joinCluster(
   clock: Clock,
   log: Logger,
   stats: EventBusStats,
+  holds?: (sessionId: string) => boolean,
 ): Promise<BusNode | undefined> {
   if (config.bus === null) return undefined;
   const [{ connectNats }, { BusNode }] = await Promise.all([import('../cluster/nats-transport.js'), import('../cluster/bus-node.js')]);
@@ -33,7 +34,7 @@ export async function joinCluster(
     throw new Error(`cannot reach the cluster bus at ${redactBusUrl(config.bus)}: ${(err as Error).message}`);
   }
   log.info({ bus: redactBusUrl(config.bus), nodeId: nodePlacement.nodeId }, 'joined the cluster bus');
-  return new BusNode({ transport, placement: nodePlacement, clock, log, stats });
+  return new BusNode({ transport, placement: nodePlacement, clock, log, stats, ...(holds && { holds }) });
 }
 
 function soleNode(nodeId: string): SessionPlacement {

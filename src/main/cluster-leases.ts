@@ -16,6 +16,8 @@ export interface ClusterWiring {
   readonly node: LeaseNode;
   /** The gateway channels this node holds, counted with the other nodes' against the channel limits. */
   readonly channels: ChannelPresence;
+  /** Whether this node holds a session's lease now, without a query. */
+  holds(sessionId: string): boolean;
   /** Where a lost lease is reported; the session manager is built after the node. */
   onLost(handler: (sessionId: string) => void): void;
   /** The other nodes running a module tab of the workspace (docs/cluster-bus.md, Module tabs). */
@@ -40,7 +42,11 @@ export async function startCluster(
     readonly channelLimits: { readonly maxChannels: number; readonly maxChannelsPerToken: number };
   },
 ): Promise<ClusterWiring> {
-  const leaseDb = await PgDb.connect(storeUrl);
+  const leaseDb = await PgDb.connect(storeUrl, {
+    readers: 0,
+    applicationName: 'berth-leases',
+    onChange: (up, err) => (up ? deps.log.info('the lease connection is back') : deps.log.warn({ err }, 'lost the lease connection; reconnecting')),
+  });
   const repo = new PgLeaseRepository(leaseDb);
   let lost: (sessionId: string) => void = () => undefined;
   const leases = new LeaseKeeper({ repo, nodeId: choice.nodeId, leaseMs: choice.leaseMs, log: deps.log, onLost: (id) => lost(id) });
@@ -49,7 +55,10 @@ export async function startCluster(
   leases.start();
   const channels = new ChannelPresence({ rows: new PgGatewayChannelRepository(leaseDb), nodeId: choice.nodeId, leaseMs: choice.leaseMs, limits: deps.channelLimits, log: deps.log });
   await channels.start();
-  deps.health.probe(() => probeStore(leaseDb));
+  // The lease connection answers, and the store's write connection is not being re-established.
+  deps.health.probe(() =>
+    probeStore({ rows: (sql) => leaseDb.rows(sql), connected: leaseDb.connected && storeDb.connected }),
+  );
   deps.health.probe(async () => ({
     name: 'node',
     ready: !node.isDraining,
@@ -60,6 +69,7 @@ export async function startCluster(
   return {
     node,
     channels,
+    holds: (sessionId) => leases.holds(sessionId),
     onLost: (handler) => (lost = handler),
     nodesWithTabs: (workspaceId) => repo.nodesWithTabs(workspaceId, choice.nodeId),
     stop() {

@@ -58,7 +58,7 @@ export interface BuiltCore {
 /** Opens the store and builds the core services on it; no face is started here. */
 export async function buildCore(config: Config, log: Logger, clock: Clock, sandbox?: SandboxProbe, placement?: SessionPlacement): Promise<BuiltCore> {
   const shutdownSteps: Array<() => Promise<void> | void> = [];
-  const { store, repos } = await openDaemonStore(config.store, config.home, config.cluster?.nodeId ?? null);
+  const { store, repos } = await openDaemonStore(config.store, config.home, config.cluster?.nodeId ?? null, log);
   const workspaces = new WorkspaceRegistry(config.workspaces, config.remoteWorkspaces, config.allowWorkspaceRoots);
   const health = new HealthRegistry();
   const models = new ModelServices(config.modelServices, {
@@ -110,7 +110,12 @@ export async function buildCore(config: Config, log: Logger, clock: Clock, sandb
           channelLimits: config,
         })
       : undefined;
-  const bus = await joinCluster(config, leases?.node ?? placement, clock, log, eventStats);
+  // A single daemon on PostgreSQL reports its store as a node does: /health says degraded while the database is away.
+  if (!leases && store.engine === 'postgres') {
+    const { probeStore } = await import('../cluster/readiness.js');
+    health.probe(() => probeStore(store.db));
+  }
+  const bus = await joinCluster(config, leases?.node ?? placement, clock, log, eventStats, leases?.holds);
   // Registered first, so it runs last: the sessions' final events still reach the other nodes.
   if (bus) shutdownSteps.push(() => bus.close());
   if (bus && leases) {

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { BerthError } from '../../protocol/errors/index.js';
 import { FENCE_CHECK_SQL } from './leases.js';
+import { PgLink, StatementNames, connectionOptions, isConnectionError, storeUnavailable } from './link.js';
 
 /** What a repository runs its SQL on: a whole query's rows, or the number of rows a write touched. */
 export interface Queryer {
@@ -33,16 +34,42 @@ export class LeaseLostError extends BerthError {
 
 /** A statement that only reads needs no fence (a read of a stale owner harms nobody). */
 const READ_ONLY = /^\s*SELECT\b/i;
-
-/** BIGINT (OID 20) comes back as a JS number, as better-sqlite3 returns SQLite's 64-bit integers. */
-const INT8_OID = 20;
-const TYPES: pg.CustomTypesConfig = {
-  getTypeParser: ((oid: number, format?: string) =>
-    oid === INT8_OID && format !== 'binary' ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as pg.CustomTypesConfig['getTypeParser'],
-};
+/** A SELECT that takes a lock or a session-level advisory lock belongs to the connection that holds it. */
+const HOLDS_A_LOCK = /\bFOR\s+(UPDATE|SHARE|NO\s+KEY\s+UPDATE|KEY\s+SHARE)\b|\bpg_(try_)?advisory/i;
 
 /**
- * One PostgreSQL connection and a FIFO of units of work on it (docs/store.md, "Ordering of one daemon's queries").
+ * Connections of the read pool: reads no longer queue behind each other or behind the
+ * writes issued after them. A few suffice on a node's one event loop; each is a PostgreSQL
+ * backend (max_connections is shared by every node of a cluster).
+ */
+export const READ_POOL_SIZE = 4;
+/** A pooled connection idle this long is closed; the pool opens one again on demand. */
+const READ_POOL_IDLE_MS = 30_000;
+
+/**
+ * The writes a caller is told have happened (docs/architecture.md, Persistence): a prompt's row
+ * before its 202, a receipt before its effect and its result before the answer, a gateway call's
+ * row before its frame leaves. They commit with their WAL flushed even where the database lets
+ * other commits return earlier (docs/store.md, Commits).
+ */
+export interface PromisedWrites {
+  run(sql: string, params?: readonly unknown[]): Promise<number>;
+  unit<T>(work: (q: Queryer) => Promise<T>): Promise<T>;
+}
+
+/** How the store's connections are opened. */
+export interface PgDbOptions {
+  /** Connections for reads besides the write connection; 0 reads on the write connection (the lease connection). */
+  readonly readers?: number;
+  /** Told when the write connection drops (with why) and when it is back. */
+  readonly onChange?: (up: boolean, err?: unknown) => void;
+  /** Shown in pg_stat_activity. */
+  readonly applicationName?: string;
+}
+
+/**
+ * A write connection with a FIFO of units of work on it, and a pool of read connections
+ * (docs/store.md, "Ordering of one daemon's queries").
  *
  * Every call enqueues its unit synchronously, when it is made, and units run one
  * at a time in that order: a write the core issued without awaiting it is on the
@@ -50,32 +77,53 @@ const TYPES: pg.CustomTypesConfig = {
  * A transaction is one unit, so no other caller's statement can land inside it
  * (or be rolled back with it). Inside `unit`/`transaction`, use only the Queryer
  * handed in: calling this PgDb again from inside would wait for the unit itself.
+ *
+ * A plain read waits for every unit enqueued before it (so it sees this node's
+ * earlier writes, committed), then runs on a pooled connection: it does not hold
+ * up the writes issued after it, nor wait for the reads issued before it.
  */
 export class PgDb implements Queryer {
   private tail: Promise<unknown> = Promise.resolve();
-  private readonly names = new Map<string, string>();
   private readonly direct: Queryer;
-  private failure: Error | undefined;
   private fenceOf: () => WriteFence | undefined = () => undefined;
+  /** Never cleared: a pooled connection that prepared a name keeps it until the pool closes that connection. */
+  private readonly readNames = new StatementNames('r');
+  readonly promised: PromisedWrites = {
+    run: (sql, params = []) => this.write(sql, params, true),
+    unit: (work) => this.unitOf(work, true),
+  };
 
-  constructor(private readonly client: pg.Client) {
-    // A dropped connection fails the queries after it; it must not crash the process.
-    client.on('error', (err) => {
-      this.failure = err;
-    });
+  constructor(
+    private readonly link: PgLink,
+    private readonly pool?: pg.Pool,
+  ) {
     this.direct = {
       rows: (sql, params) => this.exec(sql, params).then((r) => r.rows),
       run: (sql, params) => this.exec(sql, params).then((r) => r.rowCount ?? 0),
-      script: (sql) => client.query(sql).then(() => undefined),
+      script: (sql) => this.guard(this.link.client().query(sql)).then(() => undefined),
     };
   }
 
-  /** Opens one connection to `url` (postgres://…). */
-  static async connect(url: string): Promise<PgDb> {
-    // application_name lets an operator tell Berth's connection apart in pg_stat_activity.
-    const client = new pg.Client({ connectionString: url, types: TYPES, application_name: 'berth', keepAlive: true });
-    await client.connect();
-    return new PgDb(client);
+  /** Opens the write connection to `url` (postgres://…), and a read pool unless `readers` is 0. */
+  static async connect(url: string, options: PgDbOptions = {}): Promise<PgDb> {
+    const name = options.applicationName ?? 'berth';
+    const link = await PgLink.open(connectionOptions(url, name), options.onChange);
+    const readers = options.readers ?? READ_POOL_SIZE;
+    if (readers === 0) return new PgDb(link);
+    const pool = new pg.Pool({ ...connectionOptions(url, `${name}-read`), max: readers, idleTimeoutMillis: READ_POOL_IDLE_MS });
+    // An idle pooled connection the server dropped is removed by the pool; the error must not crash the process.
+    pool.on('error', () => undefined);
+    return new PgDb(link, pool);
+  }
+
+  /** Whether the write connection is up now (a dropped one is being re-established). */
+  get connected(): boolean {
+    return this.link.up;
+  }
+
+  /** Runs `setup` on every new write connection after a drop (a session-level lock the old one held). */
+  onReconnect(setup: (q: Queryer) => Promise<void>): void {
+    this.link.onReconnect((client) => setup(clientQueryer(client)));
   }
 
   /**
@@ -88,15 +136,23 @@ export class PgDb implements Queryer {
   }
 
   rows<R>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
-    const fence = READ_ONLY.test(sql) ? undefined : this.fenceOf();
+    if (READ_ONLY.test(sql)) {
+      if (this.pool && !HOLDS_A_LOCK.test(sql)) return this.read<R>(sql, params);
+      return this.enqueue(() => this.direct.rows<R>(sql, params));
+    }
+    const fence = this.fenceOf();
     if (fence) return this.enqueue(() => this.atomically(fence, (q) => q.rows<R>(sql, params)));
     return this.enqueue(() => this.direct.rows<R>(sql, params));
   }
 
   run(sql: string, params: readonly unknown[] = []): Promise<number> {
+    return this.write(sql, params, false);
+  }
+
+  private write(sql: string, params: readonly unknown[], sync: boolean): Promise<number> {
     const fence = this.fenceOf();
-    if (fence) return this.enqueue(() => this.atomically(fence, (q) => q.run(sql, params)));
-    return this.enqueue(() => this.direct.run(sql, params));
+    if (fence) return this.enqueue(() => this.atomically(fence, (q) => q.run(sql, params)), sync);
+    return this.enqueue(() => this.direct.run(sql, params), sync);
   }
 
   script(sql: string): Promise<void> {
@@ -105,10 +161,14 @@ export class PgDb implements Queryer {
 
   /** Several statements in a row with nothing of anyone else's between them, not atomic. */
   unit<T>(work: (q: Queryer) => Promise<T>): Promise<T> {
+    return this.unitOf(work, false);
+  }
+
+  private unitOf<T>(work: (q: Queryer) => Promise<T>, sync: boolean): Promise<T> {
     // Fenced, it becomes a transaction: the lease check holds its row lock until the last statement.
     const fence = this.fenceOf();
-    if (fence) return this.enqueue(() => this.atomically(fence, work));
-    return this.enqueue(() => work(this.direct));
+    if (fence) return this.enqueue(() => this.atomically(fence, work), sync);
+    return this.enqueue(() => work(this.direct), sync);
   }
 
   /**
@@ -124,7 +184,7 @@ export class PgDb implements Queryer {
     const token = fence?.token();
     // Known lost already: refused without a round trip.
     if (fence && token === undefined) throw new LeaseLostError(fence.sessionId);
-    await this.client.query('BEGIN');
+    await this.direct.script('BEGIN');
     let result: T;
     try {
       if (fence && (await this.direct.rows(FENCE_CHECK_SQL, [fence.sessionId, token, fence.nodeId])).length === 0) {
@@ -132,37 +192,62 @@ export class PgDb implements Queryer {
       }
       result = await work(this.direct);
     } catch (err) {
-      await this.client.query('ROLLBACK').catch(() => undefined);
+      if (this.link.up) await this.link.client().query('ROLLBACK').catch(() => undefined);
       if (fence && err instanceof LeaseLostError) fence.refused();
       throw err;
     }
-    await this.client.query('COMMIT');
+    await this.direct.script('COMMIT');
     committed?.(result);
     return result;
   }
 
-  /** Waits for every unit submitted so far, then closes the connection. */
+  /** Waits for every unit submitted so far, then closes the connections. */
   async close(): Promise<void> {
     await this.tail;
-    await this.client.end();
+    await Promise.all([this.link.close(), this.pool?.end()]);
   }
 
-  private enqueue<T>(work: () => Promise<T>): Promise<T> {
-    const result = this.tail.then(() => {
-      if (this.failure) throw this.failure;
+  private enqueue<T>(work: () => Promise<T>, sync = false): Promise<T> {
+    const result = this.tail.then(async () => {
+      await this.guard(this.link.commitMode(sync));
       return work();
     });
     this.tail = result.catch(() => undefined);
     return result;
   }
 
+  /** After the units enqueued so far, on a pooled connection. */
+  private read<R>(text: string, values: readonly unknown[]): Promise<R[]> {
+    const pool = this.pool!;
+    return this.tail.then(() =>
+      pool.query({ name: this.readNames.of(text), text, values: values as unknown[] }).then(
+        (r) => r.rows as R[],
+        (err: unknown) => {
+          throw isConnectionError(err) ? storeUnavailable(err) : err;
+        },
+      ),
+    );
+  }
+
   /** Each distinct text becomes a named prepared statement of this connection: parsed and planned once. */
   private exec(text: string, values: readonly unknown[] = []): Promise<pg.QueryResult> {
-    let name = this.names.get(text);
-    if (name === undefined) {
-      name = `s${this.names.size + 1}`;
-      this.names.set(text, name);
-    }
-    return this.client.query({ name, text, values: values as unknown[] });
+    return this.guard(this.link.client().query({ name: this.link.statementName(text), text, values: values as unknown[] }));
   }
+
+  /** A query that failed because the connection is gone: the link reconnects, the caller gets a 503. */
+  private guard<T>(query: Promise<T>): Promise<T> {
+    return query.catch((err: unknown) => {
+      if (!isConnectionError(err)) throw err;
+      this.link.broken(err);
+      throw storeUnavailable(err);
+    });
+  }
+}
+
+function clientQueryer(client: pg.Client): Queryer {
+  return {
+    rows: (sql, params = []) => client.query(sql, params as unknown[]).then((r) => r.rows),
+    run: (sql, params = []) => client.query(sql, params as unknown[]).then((r) => r.rowCount ?? 0),
+    script: (sql) => client.query(sql).then(() => undefined),
+  };
 }

@@ -14,7 +14,8 @@ export class PgGatewayCallRepository implements Async<SqliteGatewayCallRepositor
   ) {}
 
   async insert(s: StoredGatewayCallStart): Promise<void> {
-    await this.db.run(
+    // Promised: the frame leaves only once the journal row is durable.
+    await this.db.promised.run(
       `INSERT INTO gateway_calls (id, workspace_id, session_id, tool, args, token_id, state, sent_at, node_id)
        VALUES ($1, $2, $3, $4, $5, $6, 'sent', $7, $8)`,
       [s.id, s.workspaceId, s.sessionId, s.tool, s.args, s.tokenId, s.sentAt, this.nodeId],

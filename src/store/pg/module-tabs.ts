@@ -7,6 +7,20 @@ type Tab = { tab: number; workspaceId: string };
 const findTab = async (q: Queryer, sessionId: string): Promise<Tab | undefined> =>
   (await q.rows<Tab>('SELECT tab, workspace_id AS "workspaceId" FROM module_tabs WHERE session_id = $1', [sessionId]))[0];
 
+/**
+ * The session's tab if it has one, else the next number of its workspace, inserted: one round
+ * trip for what was a look, a count and an insert. HAVING keeps the aggregate from making a row
+ * when the session already has its tab.
+ */
+const ASSIGN_TAB = `WITH found AS (SELECT tab FROM module_tabs WHERE session_id = $1),
+  added AS (
+    INSERT INTO module_tabs (session_id, workspace_id, tab, created_at)
+    SELECT $1, $2, COALESCE(MAX(tab), 0) + 1, $3 FROM module_tabs WHERE workspace_id = $2
+    HAVING NOT EXISTS (SELECT 1 FROM found)
+    RETURNING tab
+  )
+SELECT tab FROM found UNION ALL SELECT tab FROM added`;
+
 /** Tab numbers and module-token hashes in PostgreSQL. */
 export class PgModuleTabRepository implements Async<SqliteModuleTabRepository> {
   constructor(private readonly db: PgDb) {}
@@ -20,11 +34,8 @@ export class PgModuleTabRepository implements Async<SqliteModuleTabRepository> {
     return this.db.transaction(async (q) => {
       // SQLite's BEGIN IMMEDIATE: another daemon's assign waits, so MAX(tab) + 1 is not handed out twice.
       await q.script('LOCK TABLE module_tabs IN SHARE ROW EXCLUSIVE MODE');
-      const existing = await findTab(q, sessionId);
-      if (existing !== undefined) return existing.tab;
-      const [next] = await q.rows<{ tab: number }>('SELECT COALESCE(MAX(tab), 0) + 1 AS tab FROM module_tabs WHERE workspace_id = $1', [workspaceId]);
-      await q.run('INSERT INTO module_tabs (session_id, workspace_id, tab, created_at) VALUES ($1, $2, $3, $4)', [sessionId, workspaceId, next!.tab, now]);
-      return next!.tab;
+      const [row] = await q.rows<{ tab: number }>(ASSIGN_TAB, [sessionId, workspaceId, now]);
+      return row!.tab;
     });
   }
 

@@ -8,7 +8,8 @@ export class PgPromptRepository<Terminal extends string = string> implements Asy
   constructor(private readonly db: PgDb) {}
 
   async admit(row: Pick<StoredPrompt<Terminal>, 'id' | 'sessionId' | 'content' | 'originatorClientId' | 'queuedAt'>): Promise<void> {
-    await this.db.run(
+    // Promised: the 202 says the prompt is kept.
+    await this.db.promised.run(
       'INSERT INTO prompts (id, session_id, content, originator_client_id, queued_at) VALUES ($1, $2, $3, $4, $5)',
       [row.id, row.sessionId, JSON.stringify(row.content), row.originatorClientId, row.queuedAt],
     );

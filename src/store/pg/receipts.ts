@@ -14,7 +14,8 @@ export class PgReceiptRepository<Outcome = unknown> implements Async<SqliteRecei
 
   /** The claim: of two racing callers (even on two daemons) exactly one inserts and resolves true. */
   async begin(s: StoredReceiptStart): Promise<boolean> {
-    const changed = await this.db.run(
+    // Promised: the effect runs only after this row is durable, so a crash never lets it run twice.
+    const changed = await this.db.promised.run(
       `INSERT INTO receipts (namespace, call_id, tool_name, args_digest, status, started_at)
        VALUES ($1, $2, $3, $4, 'executing', $5) ON CONFLICT (namespace, call_id) DO NOTHING`,
       [s.namespace, s.callId, s.toolName, s.argsDigest, s.startedAt],
@@ -23,7 +24,7 @@ export class PgReceiptRepository<Outcome = unknown> implements Async<SqliteRecei
   }
 
   async complete(namespace: string, callId: string, outcome: Outcome, finishedAt: number): Promise<void> {
-    await this.db.run(
+    await this.db.promised.run(
       `UPDATE receipts SET status = 'completed', outcome = $1, finished_at = $2
        WHERE namespace = $3 AND call_id = $4 AND status = 'executing'`,
       [JSON.stringify(outcome), finishedAt, namespace, callId],

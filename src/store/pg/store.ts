@@ -1,9 +1,9 @@
 import { MIGRATIONS } from '../migrations/all.js';
 import { SCHEMA_MIGRATIONS_SQL, type Migration } from '../migration.js';
-import { PgDb } from './db.js';
+import { PgDb, type PgDbOptions, type Queryer } from './db.js';
 import { toPostgres } from './dialect.js';
 
-/** The daemon's PostgreSQL store (docs/store.md): one connection, migrated on open. */
+/** The daemon's PostgreSQL store (docs/store.md): a write connection and a read pool, migrated on open. */
 export interface PgStore {
   readonly engine: 'postgres';
   readonly db: PgDb;
@@ -15,9 +15,9 @@ export function isPostgresUrl(url: string): boolean {
   return /^postgres(ql)?:\/\//i.test(url);
 }
 
-export async function openPgStore(url: string, migrations: readonly Migration[] = MIGRATIONS): Promise<PgStore> {
+export async function openPgStore(url: string, migrations: readonly Migration[] = MIGRATIONS, options: PgDbOptions = {}): Promise<PgStore> {
   if (!isPostgresUrl(url)) throw new Error('a PostgreSQL store URL starts with postgres:// or postgresql://');
-  const db = await PgDb.connect(url);
+  const db = await PgDb.connect(url, options);
   try {
     await migratePg(db, migrations);
   } catch (err) {
@@ -77,6 +77,11 @@ const SOLE_DAEMON_LOCK = 0x6265_7275;
  * so a daemon that crashed holds nothing.
  */
 export async function claimSoleDaemon(db: PgDb): Promise<boolean> {
-  const [row] = await db.rows<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [SOLE_DAEMON_LOCK]);
-  return row?.ok === true;
+  const claim = async (q: Queryer): Promise<boolean> => (await q.rows<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [SOLE_DAEMON_LOCK]))[0]?.ok === true;
+  if (!(await claim(db))) return false;
+  // The lock went with a dropped connection: the new one takes it again before serving, or is refused and retried.
+  db.onReconnect(async (q) => {
+    if (!(await claim(q))) throw new Error('another Berth daemon took the database while the connection was down');
+  });
+  return true;
 }

@@ -6,6 +6,12 @@ import { type Raw, fromRaw } from '../repos/transcript.js';
 /** One damaged row must not hide the rest of a transcript: it comes back marked `unreadable`. */
 const MAX_SEQ = 'SELECT COALESCE(MAX(seq), 0) AS n FROM transcript WHERE session_id = $1';
 const INSERT = 'INSERT INTO transcript (session_id, seq, record_id, kind, prompt_id, at, data) VALUES ($1, $2, $3, $4, $5, $6, $7)';
+const COLUMNS = 7;
+/** One INSERT of `n` rows: a batch without overflow is one statement, atomic on its own, one round trip. */
+const insertRows = (n: number): string =>
+  `INSERT INTO transcript (session_id, seq, record_id, kind, prompt_id, at, data) VALUES ${Array.from({ length: n }, (_, i) =>
+    `(${Array.from({ length: COLUMNS }, (_, c) => `$${i * COLUMNS + c + 1}`).join(', ')})`,
+  ).join(', ')}`;
 const INSERT_OVERFLOW = 'INSERT INTO transcript_overflow (record_id, session_id, data) VALUES ($1, $2, $3)';
 
 /**
@@ -47,10 +53,18 @@ export class PgTranscriptRepository implements Async<SqliteTranscriptRepository>
     const committed = () => {
       for (const [sessionId, next] of pending) this.nextSeq.set(sessionId, next);
     };
-    // One INSERT commits alone, atomically: the common one-record append saves BEGIN's and COMMIT's round trips.
-    if (records.length === 1 && records[0]!.overflow === undefined) {
+    // One INSERT commits alone, atomically: a batch without overflow saves BEGIN's and COMMIT's round trips and one per record.
+    if (records.every((r) => r.overflow === undefined)) {
       return this.db.unit(async (q) => {
-        const stored = await write(q);
+        const stored: StoredRecord[] = [];
+        for (const r of records) {
+          const seq = pending.get(r.sessionId) ?? (await this.seqFor(q, r.sessionId));
+          pending.set(r.sessionId, seq + 1);
+          const { overflow: _none, ...rest } = r;
+          stored.push({ ...rest, seq });
+        }
+        const values = stored.flatMap((r) => [r.sessionId, r.seq, r.recordId, r.kind, r.promptId, r.at, JSON.stringify(r.data)]);
+        await q.run(stored.length === 1 ? INSERT : insertRows(stored.length), values);
         committed();
         return stored;
       });

@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { connectNats } from '../../../src/cluster/nats-transport.js';
 import { BusNode } from '../../../src/cluster/bus-node.js';
 import type { SessionLocation } from '../../../src/cluster/placement.js';
+import { REMOTE_LOCATION_TTL_MS } from '../../../src/cluster/remote-locations.js';
 import { systemClock } from '../../../src/clock.js';
 import { installErrorHandlers } from '../../../src/http/errors.js';
 import { installForwarding } from '../../../src/http/forwarding.js';
@@ -46,6 +47,7 @@ describe('requests forwarded to the node that runs the session', { skip }, () =>
 
   before(async () => {
     nats = await startNats({ maxPayload: MAX_PAYLOAD });
+    // Every answer of `locate` is used at once here: nothing is remembered of where a session was.
     const node = async (nodeId: string, locate: () => SessionLocation) =>
       new BusNode({
         transport: await connectNats(nats.url, nodeId),
@@ -53,6 +55,7 @@ describe('requests forwarded to the node that runs the session', { skip }, () =>
         clock: systemClock,
         log: silentLogger(),
         forwardTimeoutMs: 300,
+        remoteLocationTtlMs: 0,
       });
     owner = await node('owner', () => ({ kind: 'local' }));
     front = await node('front', () => where);
@@ -137,5 +140,40 @@ describe('requests forwarded to the node that runs the session', { skip }, () =>
     const res = await call('GET', `/session/${SID}/context`);
     assert.equal(res.statusCode, 413);
     assert.equal(res.json().code, 'bus_message_too_large');
+  });
+
+  it('reads where a session runs once for a run of requests, and again after the owner failed to answer', async () => {
+    let looked = 0;
+    let now = 0;
+    let held = false;
+    const remembering = new BusNode({
+      transport: await connectNats(nats.url, 'remembering'),
+      placement: { nodeId: 'remembering', locate: async () => (looked++, where) },
+      holds: () => held,
+      clock: { now: () => now },
+      log: silentLogger(),
+      forwardTimeoutMs: 300,
+    });
+    const app = sessionApp('remembering', remembering);
+    const get = (path: string) => app.inject({ method: 'GET', url: `/session/${SID}${path}`, headers: { authorization: 'Bearer t' } });
+    try {
+      where = { kind: 'remote', nodeId: 'owner' };
+      for (let i = 0; i < 3; i++) assert.equal((await get('/status')).statusCode, 404);
+      assert.equal(looked, 1, 'the lease was read for the first request only');
+      held = true;
+      assert.deepEqual(await remembering.locate(SID), { kind: 'local' }, 'a session this node took is local at once');
+      held = false;
+      now += REMOTE_LOCATION_TTL_MS;
+      await get('/status');
+      assert.equal(looked, 2, 'read again once the remembered place is old');
+      where = { kind: 'remote', nodeId: 'nobody' };
+      now += REMOTE_LOCATION_TTL_MS;
+      assert.equal((await get('/status')).json().code, 'owner_unreachable');
+      where = { kind: 'remote', nodeId: 'owner' };
+      assert.equal((await get('/status')).json().code, 'session_not_found', 'the failed owner was forgotten');
+      assert.equal(looked, 4);
+    } finally {
+      await remembering.close();
+    }
   });
 });

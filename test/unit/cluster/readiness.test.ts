@@ -17,6 +17,8 @@ describe('readiness', () => {
     assert.equal((await probeStore(storeThat(() => Promise.reject(new Error('connection refused'))))).ready, false);
     const silent = await probeStore(storeThat(() => new Promise(() => undefined)), 1);
     assert.deepEqual(silent, { name: 'store', ready: false, detail: { error: 'the store did not answer' } });
+    const reconnecting = { ...storeThat(async () => [{ ok: 1 }]), connected: false };
+    assert.deepEqual(await probeStore(reconnecting), { name: 'store', ready: false, detail: { error: 'reconnecting to the store' } });
   });
 
   it('a registry without probes has nothing to say; with probes it names the first that is not ready', async () => {
