@@ -30,14 +30,21 @@ export class ModelServices {
   }
 
   /**
-   * Makes each service's client now (loading the model package) and asks for
-   * its model list, so the first session and prompt wait for neither. The
-   * request also pays the one-time costs on its path (Node compiles its
-   * bundled undici when the client first builds `Headers`, about 20 ms), which
-   * the first `POST /session` used to pay.
+   * Asks each service for its model list, so the first session waits for no
+   * `GET /models`. Cheap (a plain GET, no client), so it runs right after the
+   * port opens.
    */
   warmUp(): Promise<void> {
-    return Promise.all([...this.services.values()].map((s) => s.client().then(() => s.prefetch()))).then(() => undefined);
+    return Promise.all([...this.services.values()].map((s) => s.prefetch())).then(() => undefined);
+  }
+
+  /**
+   * Makes each service's client now, so the first prompt waits for none:
+   * loading the model package, and Node compiling its bundled undici when the
+   * client first builds `Headers` (about 20 ms), which a first turn used to pay.
+   */
+  loadClients(): Promise<void> {
+    return Promise.all([...this.services.values()].map((s) => s.client().then(() => new Headers()))).then(() => undefined);
   }
 
   /** Service ids, default first (`/capabilities` `modelServices`). */
