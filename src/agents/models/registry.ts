@@ -3,6 +3,8 @@ import type { Clock } from '../../clock.js';
 import { HOME_CONFIG_FILE, type ModelServiceSpec } from '../../config/model-services.js';
 import type { ModelInfo } from '../driver.js';
 import { splitClientModelId, toClientModelId } from './model-id.js';
+import { openaiSdk } from './openai-sdk.js';
+import { rehearseStreamedCompletion } from './rehearse.js';
 import { ModelService, type DiscoveryListener, type ModelListing } from './service.js';
 
 /** A model chosen by id: its service and the model name the endpoint knows. */
@@ -40,11 +42,13 @@ export class ModelServices {
 
   /**
    * Makes each service's client now, so the first prompt waits for none:
-   * loading the model package, and Node compiling its bundled undici when the
-   * client first builds `Headers` (about 20 ms), which a first turn used to pay.
+   * loading the model package, Node compiling its bundled undici when the
+   * client first builds `Headers` (about 20 ms), and a rehearsed streamed
+   * completion (rehearse.ts), all of which a first turn used to pay.
    */
-  loadClients(): Promise<void> {
-    return Promise.all([...this.services.values()].map((s) => s.client().then(() => new Headers()))).then(() => undefined);
+  async loadClients(): Promise<void> {
+    await Promise.all([...this.services.values()].map((s) => s.client()));
+    if (this.services.size > 0) await rehearseStreamedCompletion(await openaiSdk());
   }
 
   /** Service ids, default first (`/capabilities` `modelServices`). */
