@@ -1,71 +1,22 @@
-import { readFileSync } from 'node:fs';
-import { Ajv, type ValidateFunction } from 'ajv';
+import type { Ajv, ValidateFunction } from 'ajv';
 import { BerthError, type ErrorCode } from '../protocol/errors/index.js';
 import { schemaErrorField } from '../protocol/errors/schema-field.js';
-import { packageFile } from '../package-files.js';
+import { contractAjv, OPENAPI } from './contract-schemas.js';
+import * as REQUEST_VALIDATORS from './request-validators.gen.js';
+
+export { OPENAPI, REQUEST_BODIES } from './contract-schemas.js';
+
+let anyBody: Ajv | undefined;
 
 /**
- * The seed OpenAPI (`contract/openapi.json`) is the single source of the client
- * API's shapes: types come from it (`openapi.gen.ts`), and request bodies and
- * responses are validated against it here.
+ * The contract's validator for `name`: a request body's comes compiled
+ * (request-validators.gen.ts), so no request and no start-up compiles one;
+ * any other schema (tests check responses) is compiled by an Ajv built on
+ * first use.
  */
-export const OPENAPI: {
-  paths: Record<string, Record<string, { operationId: string; 'x-qwen-capability'?: string }>>;
-  components: { schemas: Record<string, object> };
-} = JSON.parse(readFileSync(packageFile('contract/openapi.json'), 'utf8'));
-
-let contractAjv: Ajv | undefined;
-
-/** Built on the first body that needs checking, not at start-up (issue 17: the port opens before this work). */
-function ajv(): Ajv {
-  if (contractAjv) return contractAjv;
-  // The contract's own schemas are checked against the meta-schema by a unit test (test/unit/http/request-bodies.test.ts),
-  // not at every start: that check was 75 ms of the first request's time.
-  contractAjv = new Ajv({ strict: false, allErrors: false, validateFormats: false, validateSchema: false });
-  for (const [name, schema] of Object.entries(OPENAPI.components.schemas)) {
-    contractAjv.addSchema(rewriteRefs(schema) as object, name);
-  }
-  return contractAjv;
-}
-
-function rewriteRefs(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(rewriteRefs);
-  if (node && typeof node === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(node)) {
-      out[k] = k === '$ref' && typeof v === 'string' ? v.replace('#/components/schemas/', '') : rewriteRefs(v);
-    }
-    return out;
-  }
-  return node;
-}
-
-/** The request bodies the routes check (parseBody), compiled ahead of their first request by `warmRequestValidators`. */
-export const REQUEST_BODIES = [
-  'CreateSessionRequest',
-  'SessionMetadataRequest',
-  'PermissionResponse',
-  'SessionModelRequest',
-  'SessionApprovalModeRequest',
-  'ResumeSessionRequest',
-  'RestoreSessionRequest',
-  'SessionRewindRequest',
-] as const;
-
-/**
- * Compiles the request-body validators one per turn of the event loop, so a
- * request arriving meanwhile waits for one compile at most (issue 17: the
- * first `POST /session` does not pay for work start-up could do after listening).
- */
-export async function warmRequestValidators(): Promise<void> {
-  for (const name of REQUEST_BODIES) {
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    validatorFor(name);
-  }
-}
-
 export function validatorFor(name: string): ValidateFunction<any> {
-  const fn = ajv().getSchema(name);
+  if (Object.hasOwn(REQUEST_VALIDATORS, name)) return (REQUEST_VALIDATORS as unknown as Record<string, ValidateFunction>)[name]!;
+  const fn = (anyBody ??= contractAjv()).getSchema(name);
   if (!fn) throw new Error(`no schema ${name} in contract/openapi.json`);
   return fn;
 }

@@ -33,6 +33,9 @@ export function createHttpServer(core: Core, boundPort: () => number, mounts: re
       const message = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter is too long' : 'The path is not valid percent-encoded UTF-8';
       void sendError(reply, new BerthError('invalid_request', message));
     },
+    // No route declares a fastify schema: bodies are checked against the contract by http/contract.ts and answers are
+    // plain JSON. Given compilers of its own, fastify does not load its Ajv and fast-json-stringify ones at start-up.
+    schemaController: { compilersFactory: { buildValidator: noRouteSchemas, buildSerializer: noRouteSchemas } },
   });
 
   // Empty bodies are `{}` (the SDK sends `{}` or nothing); malformed JSON is 400 `invalid_json`.
@@ -68,4 +71,11 @@ export function createHttpServer(core: Core, boundPort: () => number, mounts: re
   for (const m of httpModules) m.register(app, core);
   registerMounts(app, mounts, core.log);
   return app;
+}
+
+/** The compilers fastify gets for route schemas, which Berth's routes do not declare; one that did is refused when registered. */
+function noRouteSchemas(): () => never {
+  return () => {
+    throw new Error('Berth routes declare no fastify schema: check bodies with parseBody (http/contract.ts)');
+  };
 }

@@ -34,11 +34,19 @@ const TYPES: Record<string, string> = {
 };
 
 
-/** The built app, or null when none was built (the daemon then keeps its small landing page). */
-export function loadWebApp(): WebApp | null {
+/**
+ * The built app, or null when none was built (the daemon then keeps its small landing page).
+ * Its files are read on the first request for one, not while the daemon starts.
+ */
+export function findWebApp(): (() => WebApp) | null {
   const dir = packageFile('dist/web');
   const indexFile = join(dir, 'index.html');
   if (!existsSync(indexFile)) return null;
+  let loaded: WebApp | undefined;
+  return () => (loaded ??= readWebApp(dir, indexFile));
+}
+
+function readWebApp(dir: string, indexFile: string): WebApp {
   const assets = new Map<string, { body: Buffer; type: string; gzip?: Buffer }>();
   const assetDir = join(dir, 'assets');
   if (existsSync(assetDir)) {

@@ -3,7 +3,6 @@ import { systemClock, type Clock } from '../clock.js';
 import type { Config } from '../config/config.js';
 import type { Core } from '../core.js';
 import { createGatewayHost, remoteWorkspaceTools } from '../gateway/host/index.js';
-import { warmRequestValidators } from '../http/contract.js';
 import { createHttpServer } from '../http/server.js';
 import { createLogger, type Logger } from '../log.js';
 import { mcpEndpoint } from '../mcpserve/endpoint.js';
@@ -45,6 +44,15 @@ export interface Daemon {
   /** Resolves with how many temp files a killed earlier run left behind were removed at start-up. */
   readonly swept: Promise<number>;
 }
+
+/**
+ * How long after the port opens the model client, the sandbox probe and an
+ * agent's SDK start loading (about 60 ms of CPU together). A client that
+ * started the daemon asks /health and creates its first session within a few
+ * milliseconds of the listening line; neither needs these, and a prompt that
+ * comes sooner loads what it needs itself.
+ */
+const HEAVY_WARM_UP_DELAY_MS = 200;
 
 /**
  * The composition root: builds the core from the configuration, then starts every face on it.
@@ -115,13 +123,18 @@ async function startOnLockedHome(options: DaemonOptions, lock: HomeLock): Promis
   lock.announce(url);
   log.info({ url, workspaces: core.workspaces.list().map((w) => w.id), home: config.home }, 'berth listening');
   const swept = sweepWorkspaceTemps(core, clock, log);
-  // What start-up left for later (issue 17), loaded while the daemon already answers.
+  // What start-up left for later (issue 17), loaded while the daemon already answers. First what the first session waits
+  // for and costs little: the model list (a plain GET). The heavy loading waits a moment, so it does not sit in front
+  // of the requests a client sends as soon as it sees the port open (its /health, its first session).
   setImmediate(() => {
-    void core.models.warmUp().catch((err: unknown) => log.warn({ err }, 'model client warm-up failed'));
-    void warmRequestValidators().catch((err: unknown) => log.warn({ err }, 'request validator warm-up failed'));
+    void core.models.warmUp().catch((err: unknown) => log.warn({ err }, 'model list warm-up failed'));
+  });
+  const heavy = setTimeout(() => {
+    void core.models.loadClients().catch((err: unknown) => log.warn({ err }, 'model client warm-up failed'));
     void reportCommandSandbox(confinement, log, options.sandbox).catch((err: unknown) => log.warn({ err }, 'sandbox probe failed'));
     void core.agents.warmUp().catch((err: unknown) => log.warn({ err }, 'agent driver warm-up failed'));
-  });
+  }, HEAVY_WARM_UP_DELAY_MS);
+  core.onShutdown(() => clearTimeout(heavy));
 
   let closing: Promise<void> | undefined;
   let resolveClosed!: () => void;

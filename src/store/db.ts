@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { MIGRATIONS } from './migrations/all.js';
 import { SCHEMA_MIGRATIONS_SQL, type Migration } from './migration.js';
@@ -22,15 +23,20 @@ export function openStore(home: string, migrations: readonly Migration[] = MIGRA
   const path = join(home, STORE_FILE);
   // 0600 before SQLite opens it: SQLite gives its -wal and -shm files the database file's mode.
   privateFile(path);
+  const fresh = statSync(path).size === 0;
   const db = new Database(path);
+  // A new, empty file has nothing to lose: it is turned to WAL and given its tables without fsyncs (six of them, about
+  // 20 ms of a fresh home's start). A crash in between leaves an empty or partly migrated file; the next start goes on
+  // from there, each migration being one transaction.
+  db.pragma(`synchronous = ${fresh ? 'OFF' : 'NORMAL'}`);
   db.pragma('journal_mode = WAL');
   tightenExisting([`${path}-wal`, `${path}-shm`]);
-  // NORMAL in WAL mode still survives a process crash (only an OS crash can lose the last commits);
-  // receipts that must survive power loss use `durably()` below.
-  db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   migrate(db, migrations);
+  // NORMAL in WAL mode still survives a process crash (only an OS crash can lose the last commits);
+  // receipts that must survive power loss use `durably()` below.
+  if (fresh) db.pragma('synchronous = NORMAL');
   let closed = false;
   return {
     engine: 'sqlite',

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { spawnDaemon, type SpawnedDaemon } from '../support/daemon.js';
@@ -7,6 +7,7 @@ import { packageLoads } from '../support/load-order/packages.js';
 import { natsMissing, startNats, type NatsServer } from '../support/nats.js';
 import { postgresMissing, startPostgres, type PostgresServer } from '../support/postgres.js';
 import { removeDir, tempDir } from '../support/tmp.js';
+import { BWRAP_PATHS } from '../../src/tools/builtin/commands/sandbox.js';
 
 /**
  * Issue 17: the port answers before the heavy modules are loaded. A preload
@@ -17,6 +18,8 @@ import { removeDir, tempDir } from '../support/tmp.js';
  * esbuild's metafile says they hold.
  */
 const HEAVY = ['openai', '@agentclientprotocol/sdk', '@modelcontextprotocol/sdk', 'sharp', 'pdfjs-dist'];
+/** The bubblewrap the daemon's sandbox probe runs, if this machine has one. */
+const bubblewrap = BWRAP_PATHS.find((p) => existsSync(p));
 const preload = new URL('../support/load-order/preload.mjs', import.meta.url).href;
 const packagesOf = packageLoads(new URL('../..', import.meta.url).pathname);
 
@@ -29,15 +32,20 @@ function loadLog(file: string) {
     loads,
     listening: (log: readonly string[]) => log.findIndex((l) => l.startsWith('listening ')),
     /** Polls until `pkg` has loaded (up to 10 s), then the whole log. */
-    async after(pkg: string) {
-      let log = lines();
-      for (let i = 0; i < 200 && loads(log, pkg).length === 0; i++) {
-        await new Promise((r) => setTimeout(r, 50));
-        log = lines();
-      }
-      return log;
+    after(pkg: string) {
+      return until((log) => loads(log, pkg).length > 0);
     },
+    until,
   };
+  /** Polls until `seen` holds for the log (up to 10 s), then the whole log. */
+  async function until(seen: (log: readonly string[]) => boolean) {
+    let log = lines();
+    for (let i = 0; i < 200 && !seen(log); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      log = lines();
+    }
+    return log;
+  }
 }
 
 async function startLogged(dir: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ daemon: SpawnedDaemon; file: string }> {
@@ -83,6 +91,13 @@ describe('start-up order', { timeout: 120_000 }, () => {
     const openai = log.loads(lines, 'openai')[0] ?? -1;
     const listening = log.listening(lines);
     assert.ok(openai > listening, `the openai package loads after the port opens (line ${openai}, port at ${listening})`);
+  });
+
+  it('runs the sandbox probe after the port opens', { skip: bubblewrap ? false : 'bubblewrap is not installed' }, async () => {
+    const lines = await log.until((l) => l.some((line) => line.startsWith(`spawn ${bubblewrap}`)));
+    const probe = lines.findIndex((line) => line.startsWith(`spawn ${bubblewrap}`));
+    const listening = log.listening(lines);
+    assert.ok(listening > 0 && probe > listening, `bubblewrap's trial run starts after the port opens (line ${probe}, port at ${listening})`);
   });
 
   it('a session with the built-in agent loads no agent or MCP SDK', async () => {

@@ -15,6 +15,12 @@ export interface HttpFetchOptions {
 /** A model service's `fetch` and the keep-alive connections behind it. */
 export interface HttpFetch {
   readonly fetch: Fetch;
+  /**
+   * A GET whose answer is JSON, on the same connections, without the web
+   * `Headers`/`Response` (Node compiles its bundled undici for them on first
+   * use, about 20 ms): the model list asked right after the port opens.
+   */
+  getJson(url: string, headers: Readonly<Record<string, string>>, timeoutMs: number): Promise<unknown>;
   /** Closes every connection, idle or busy; later requests fail. Idempotent. */
   close(): void;
 }
@@ -62,7 +68,40 @@ export function createHttpFetch(options: HttpFetchOptions = {}): HttpFetch {
     agents.http.destroy();
     agents.https.destroy();
   };
-  return { fetch: fetch as Fetch, close };
+  const getJson = (url: string, headers: Readonly<Record<string, string>>, timeoutMs: number): Promise<unknown> => {
+    if (closed) return Promise.reject(new Error('the model service connection pool is closed'));
+    return sendForJson(targetUrl(url), headers, timeoutMs, agents);
+  };
+  return { fetch: fetch as Fetch, getJson, close };
+}
+
+function sendForJson(url: URL, headers: Readonly<Record<string, string>>, timeoutMs: number, agents: { http: http.Agent; https: https.Agent }): Promise<unknown> {
+  const secure = url.protocol === 'https:';
+  return new Promise((resolve, reject) => {
+    const request = (secure ? https : http).request(url, {
+      headers: { accept: 'application/json', 'accept-encoding': 'identity', ...headers },
+      agent: secure ? agents.https : agents.http,
+      timeout: timeoutMs,
+    });
+    request.on('timeout', () => request.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    request.on('error', reject);
+    request.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', reject);
+      res.on('end', () => {
+        const status = res.statusCode ?? 0;
+        const text = Buffer.concat(chunks).toString('utf8');
+        if (status < 200 || status > 299) return reject(new Error(`${status} ${text.slice(0, 200) || res.statusMessage || ''}`.trim()));
+        try {
+          resolve(JSON.parse(text));
+        } catch {
+          reject(new Error(`the answer is not JSON: ${text.slice(0, 100)}`));
+        }
+      });
+    });
+    request.end();
+  });
 }
 
 function send(input: string | URL | Request, init: RequestInit, agents: { http: http.Agent; https: https.Agent }): Promise<Response> {

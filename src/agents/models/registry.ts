@@ -3,6 +3,8 @@ import type { Clock } from '../../clock.js';
 import { HOME_CONFIG_FILE, type ModelServiceSpec } from '../../config/model-services.js';
 import type { ModelInfo } from '../driver.js';
 import { splitClientModelId, toClientModelId } from './model-id.js';
+import { openaiSdk } from './openai-sdk.js';
+import { rehearseStreamedCompletion } from './rehearse.js';
 import { ModelService, type DiscoveryListener, type ModelListing } from './service.js';
 
 /** A model chosen by id: its service and the model name the endpoint knows. */
@@ -30,14 +32,23 @@ export class ModelServices {
   }
 
   /**
-   * Makes each service's client now (loading the model package) and asks for
-   * its model list, so the first session and prompt wait for neither. The
-   * request also pays the one-time costs on its path (Node compiles its
-   * bundled undici when the client first builds `Headers`, about 20 ms), which
-   * the first `POST /session` used to pay.
+   * Asks each service for its model list, so the first session waits for no
+   * `GET /models`. Cheap (a plain GET, no client), so it runs right after the
+   * port opens.
    */
   warmUp(): Promise<void> {
-    return Promise.all([...this.services.values()].map((s) => s.client().then(() => s.prefetch()))).then(() => undefined);
+    return Promise.all([...this.services.values()].map((s) => s.prefetch())).then(() => undefined);
+  }
+
+  /**
+   * Makes each service's client now, so the first prompt waits for none:
+   * loading the model package, Node compiling its bundled undici when the
+   * client first builds `Headers` (about 20 ms), and a rehearsed streamed
+   * completion (rehearse.ts), all of which a first turn used to pay.
+   */
+  async loadClients(): Promise<void> {
+    await Promise.all([...this.services.values()].map((s) => s.client()));
+    if (this.services.size > 0) await rehearseStreamedCompletion(await openaiSdk());
   }
 
   /** Service ids, default first (`/capabilities` `modelServices`). */

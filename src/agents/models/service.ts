@@ -68,6 +68,11 @@ export class ModelService {
     return this.openai;
   }
 
+  /** What the client sends to authenticate: a bearer key, or nothing for a keyless local server. */
+  private authHeaders(): Record<string, string> {
+    return this.spec.apiKey === undefined ? {} : { authorization: `Bearer ${this.spec.apiKey}` };
+  }
+
   /** Closes the service's connections (daemon shutdown); idempotent. */
   close(): void {
     this.http.close();
@@ -124,9 +129,11 @@ export class ModelService {
 
   private async discover(report: () => boolean = () => true): Promise<ModelListing> {
     try {
-      const page = await (await this.client()).models.list({ timeout: MODEL_DISCOVERY_TIMEOUT_MS });
-      const models = page.data
-        .filter((m) => typeof m.id === 'string' && m.id !== '')
+      // A plain GET, not the client's models.list(): the list is asked right after the port opens, before the client is loaded.
+      const page = (await this.http.getJson(`${this.baseUrl.replace(/\/+$/, '')}/models`, this.authHeaders(), MODEL_DISCOVERY_TIMEOUT_MS)) as { data?: unknown };
+      if (!Array.isArray(page?.data)) throw new Error('the answer has no `data` list');
+      const models = (page.data as { id?: unknown }[])
+        .filter((m): m is { id: string } => typeof m?.id === 'string' && m.id !== '')
         .map((m) => ({ id: m.id }));
       this.listing = { models, source: 'discovered' };
     } catch (err) {

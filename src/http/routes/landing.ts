@@ -1,6 +1,6 @@
 import type { Core } from '../../core.js';
 import type { HttpModule } from '../module.js';
-import { loadWebApp, takesGzip, WEB_APP_CSP, type WebApp } from '../web-app.js';
+import { findWebApp, takesGzip, WEB_APP_CSP, type WebApp } from '../web-app.js';
 import { packageVersion } from '../../package-files.js';
 
 
@@ -10,7 +10,7 @@ import { packageVersion } from '../../package-files.js';
  * facts as JSON for anything else. The built-in web app (issue 13) takes `/`
  * over for a browser when it was built; `--no-web` (Config.web false) keeps this page.
  */
-export function landing(core: Core, app: WebApp | null = null): Record<string, unknown> {
+export function landing(core: Core, app: (() => WebApp) | null = null): Record<string, unknown> {
   return {
     name: 'berth',
     version: packageVersion(),
@@ -48,10 +48,10 @@ export const landingModule: HttpModule = {
   name: 'landing',
   features: () => [],
   register(app, core: Core) {
-    const web = core.config.web ? loadWebApp() : null;
+    const web = core.config.web ? findWebApp() : null;
     if (web) {
       app.get('/assets/:name', async (request, reply) => {
-        const file = web.assets.get((request.params as { name: string }).name);
+        const file = web().assets.get((request.params as { name: string }).name);
         if (!file) return reply.code(404).type('text/plain; charset=utf-8').send('Not found');
         // Names carry a content hash: a changed file is a new name, so a browser may keep these for good.
         reply.header('Cache-Control', 'public, max-age=31536000, immutable').header('Vary', 'Accept-Encoding').type(file.type);
@@ -69,7 +69,7 @@ export const landingModule: HttpModule = {
           .header('Cache-Control', 'no-store')
           .header('Referrer-Policy', 'no-referrer')
           .type('text/html; charset=utf-8')
-          .send(web.index);
+          .send(web().index);
       }
       if (/\btext\/html\b/.test(accept)) {
         // No script and nothing fetched: the page cannot do anything but be read.

@@ -25,7 +25,9 @@ const OPTIONS = {
  * so one shared instance may keep them all. It also checks application schemas
  * against the meta-schema, which compiles nothing of theirs.
  */
-const ownAjv = new Ajv(OPTIONS);
+let own: Ajv | undefined;
+/** Built on first use: a daemon whose config lists no agents compiles nothing before its port opens. */
+const ownAjv = (): Ajv => (own ??= new Ajv(OPTIONS));
 
 /** Compiled validators per schema object, held only as long as the schema itself is. */
 const compiled = new WeakMap<object, ValidateFunction>();
@@ -39,7 +41,7 @@ export function compileSchema<T = unknown>(schema: JsonSchema, what = 'input sch
   if (known) return known as ValidateFunction<T>;
   let validate: ValidateFunction;
   try {
-    validate = ownAjv.compile(schema);
+    validate = ownAjv().compile(schema);
   } catch (err) {
     throw new BerthError('invalid_request', `Invalid ${what}: ${err instanceof Error ? err.message : String(err)}`);
   }
@@ -55,8 +57,9 @@ export function compileSchema<T = unknown>(schema: JsonSchema, what = 'input sch
 export function checkToolSchema(schema: JsonSchema, what: string): void {
   if (checked.has(schema)) return;
   checkSchemaBounds(schema, what);
-  if (!ownAjv.validateSchema(schema)) {
-    const first = ownAjv.errors?.[0];
+  const ajv = ownAjv();
+  if (!ajv.validateSchema(schema)) {
+    const first = ajv.errors?.[0];
     throw new BerthError('invalid_request', `${what}: invalid input schema: ${first ? `${first.instancePath} ${first.message}` : 'not JSON Schema'}`);
   }
   checked.add(schema);

@@ -158,3 +158,19 @@ describe('model fetch on node:http', () => {
     assert.equal(model.requests.length, 0);
   });
 });
+
+describe('a JSON GET on the same connections', () => {
+  test('reads the answer as JSON, sending the headers it is given, without the web Headers or Response', async () => {
+    const page = (await http.getJson(`${model.url}/models`, { authorization: 'Bearer sk-test' }, 5_000)) as { data: { id: string }[] };
+    assert.deepEqual(page.data.map((m) => m.id), ['scripted-model']);
+    const [request] = await model.waitForRequests(1);
+    assert.equal(request!.method, 'GET');
+    assert.equal(request!.headers.authorization, 'Bearer sk-test');
+  });
+
+  test('refuses a failed status with the status in the message, and a closed pool', async () => {
+    await assert.rejects(http.getJson(`${model.url}/no-such-route`, {}, 5_000), /^Error: 404/);
+    http.close();
+    await assert.rejects(http.getJson(`${model.url}/models`, {}, 5_000), /pool is closed/);
+  });
+});

@@ -130,3 +130,23 @@ describe('migrations on both engines', { skip }, () => {
     }
   });
 });
+
+describe('opening the SQLite store', () => {
+  it('sets up a new file unsynced, then leaves it in WAL mode with synchronous NORMAL, as it opens an existing one', () => {
+    const home = tempDir('berth-store-open-');
+    try {
+      for (const open of ['new file', 'existing file']) {
+        const store = openStore(home);
+        try {
+          assert.equal(store.db.pragma('journal_mode', { simple: true }), 'wal', open);
+          assert.equal(store.db.pragma('synchronous', { simple: true }), 1, `${open}: NORMAL`);
+          assert.equal((store.db.prepare('SELECT id FROM schema_migrations').all() as unknown[]).length, MIGRATIONS.length, open);
+        } finally {
+          store.close();
+        }
+      }
+    } finally {
+      removeDir(home);
+    }
+  });
+});

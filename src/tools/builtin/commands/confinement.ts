@@ -63,11 +63,12 @@ export class CommandConfinement {
   /**
    * Whether a tab of this workspace reaches the network (seed 004's rule).
    * Without a sandbox nothing takes the network away, so it is true whatever
-   * the settings say.
+   * the settings say. Settings that allow it answer without the sandbox probe:
+   * a session opened right after start-up does not wait for bubblewrap's trial run.
    */
   networkOf(workspaceId: string): boolean {
-    if (!this.options.sandbox().available) return true;
-    return this.byId.get(workspaceId)?.network ?? true;
+    if (this.byId.get(workspaceId)?.network ?? true) return true;
+    return !this.options.sandbox().available;
   }
 
   /** Workspaces configured without network that run with it anyway, because there is no sandbox. */

@@ -73,4 +73,19 @@ describe('what a sandbox sees', () => {
     assert.equal(c.networkOf('w1'), true);
     assert.deepEqual(c.unenforcedOffline(), ['w1']);
   });
+
+  it('answers a workspace with network from its settings, without probing for the sandbox; one without it probes', () => {
+    let probes = 0;
+    const c = new CommandConfinement({
+      sandbox: () => (probes++, { available: true, tool: 'bubblewrap', path: '/usr/bin/bwrap' }),
+      home: '/h',
+      workspaces: [{ id: 'open', root: '/p' }, { id: 'closed', root: '/q' }],
+      settings: { closed: { network: false } },
+      baseEnv: DAEMON_ENV,
+    });
+    assert.equal(c.networkOf('open'), true);
+    assert.equal(probes, 0, 'a session opened before the probe finished does not wait for it');
+    assert.equal(c.networkOf('closed'), false);
+    assert.equal(probes, 1);
+  });
 });
