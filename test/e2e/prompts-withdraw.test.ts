@@ -36,7 +36,10 @@ describe('withdrawing one prompt (§6.5)', () => {
     assert.equal(again.status, 404);
     assert.equal(again.body.code, 'prompt_not_found');
 
-    // The running prompt withdrawn is cancelled as POST …/cancel cancels it; C then runs.
+    // The running prompt withdrawn is cancelled as POST …/cancel cancels it; C then runs. A must be
+    // hanging in the model first: a first turn that was still loading its client when cancelled
+    // would leave the hang to C.
+    await events.type('session_update', (e) => e.promptId === a && e.data.update?.sessionUpdate === 'agent_message_chunk');
     s.model.enqueue({ kind: 'reply', text: 'C done' });
     assert.equal((await d.json('DELETE', `/session/${sessionId}/pending-prompts/${a}`, undefined, as)).status, 204);
     assert.equal((await events.terminal(a)).data.stopReason, 'cancelled');
