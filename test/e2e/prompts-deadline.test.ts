@@ -29,6 +29,11 @@ describe('prompt deadlines (spec §6.2)', () => {
       const d = s.daemon;
       const { sessionId } = await newSession(d);
       const events = await EventReader.open(d, sessionId);
+      // A daemon's first turn may still be loading the model client (it loads after the first
+      // requests); a 300 ms deadline could end it before it asked the model, leaving the hang to
+      // the next prompt. One turn first, so the deadline is spent in the model.
+      s.model.enqueue({ kind: 'reply', text: 'ready' });
+      assert.equal((await events.terminal((await submit(d, sessionId, 'warm up')).body.promptId)).type, 'turn_complete');
       s.model.enqueue({ kind: 'hang', text: 'slow…' });
       const running = (await submit(d, sessionId, 'slow')).body.promptId;
       const end = await events.terminal(running);
