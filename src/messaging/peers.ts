@@ -1,3 +1,4 @@
+import type { TabView } from './service.js';
 import type { Listed } from './types.js';
 
 /** A tab whose session another node of the cluster runs (docs/cluster-bus.md, Module tabs across nodes). */
@@ -27,4 +28,28 @@ export interface TabPeers {
 export interface TabsHere {
   listedHere(workspaceId: string): Promise<Array<Listed & { readonly sessionId: string }>>;
   offerHere(sessionId: string, messageId: string): Promise<string | undefined>;
+}
+
+/**
+ * Other nodes' tabs of a workspace as its owner's panel shows them: each tab once, a tab this
+ * node also runs (a session just moving between nodes) as this node sees it. The socket is
+ * this node's: a tab is reached through whichever node the asker is on.
+ */
+export function peerViews(workspaceId: string, here: readonly TabView[], there: readonly PeerTab[], socket: string | null): TabView[] {
+  const seen = new Set(here.map((v) => v.tab));
+  return there
+    .filter((t) => !seen.has(t.tab) && seen.add(t.tab))
+    .map((t) => ({
+      sessionId: t.sessionId,
+      workspaceId,
+      tab: t.tab,
+      title: t.title,
+      harness: t.harness,
+      profile: t.profile,
+      network: t.network,
+      delivery: t.inbox ? 'inbox' : 'prompt',
+      waiting: t.waiting,
+      trouble: t.trouble,
+      socket,
+    }));
 }

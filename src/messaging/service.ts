@@ -16,7 +16,7 @@ import { mintModuleToken, moduleTokenHash } from './module-tokens.js';
 import { isMalformed, parseQuestion } from './question.js';
 import { MessageRules } from './rules.js';
 import { arrived, send } from './send.js';
-import type { TabPeers, TabsHere } from './peers.js';
+import { peerViews, type TabPeers, type TabsHere } from './peers.js';
 import { harnessOf, profileOf, TabDirectory, titleOf, type Delivery, type Tab, type TabDeclaration } from './tabs.js';
 import type { Answer, Question, Request } from './types.js';
 
@@ -128,8 +128,11 @@ export class MessagingService {
    * messages waiting in its inbox — left there, as `peek` leaves them.
    */
   async tabsOf(workspaceId: string): Promise<Array<TabView & { readonly inbox: readonly InboxMessage[] }>> {
-    const tabs = this.directory.inWorkspace(workspaceId);
-    return Promise.all(tabs.map(async (t) => ({ ...(await this.describe(t.session.id))!, inbox: await this.deps.inbox.list(t.session.id) })));
+    const here = (await Promise.all(this.directory.inWorkspace(workspaceId).map((t) => this.describe(t.session.id)))).filter((v) => v !== undefined);
+    // Cluster mode: the tabs other nodes run are read from them, their inboxes from the shared store.
+    const there = this.ctx.peers ? peerViews(workspaceId, here, await this.ctx.peers.tabsOf(workspaceId), this.socketPath(workspaceId)) : [];
+    const views = [...here, ...there].sort((a, b) => Number(a.tab) - Number(b.tab));
+    return Promise.all(views.map(async (v) => ({ ...v, inbox: await this.deps.inbox.list(v.sessionId) })));
   }
 
   /** Whether a presented secret is a module token (so other faces can refuse it by name). */

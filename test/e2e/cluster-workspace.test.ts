@@ -71,6 +71,20 @@ describe('a workspace across two nodes', { skip: missing, timeout: 120_000 }, ()
     assert.match(sent.text, /Left in .*inbox/);
     const listed = await askModule(here.socket, { token: here.token, op: 'list' });
     assert.equal(listed.tabs?.find((t) => t.tab === there.tab)?.waiting, 1);
+    // The owner's tabs panel on either node shows both tabs, with what waits in the other node's inbox.
+    for (const stack of [one, two]) {
+      const panel = await stack.daemon.json('GET', `/workspace/${encodeURIComponent(one.daemon.workspace)}/tabs`);
+      assert.equal(panel.status, 200, JSON.stringify(panel.body));
+      const tabs = panel.body.tabs as Array<{ tab: string; sessionId: string; delivery: string; waiting: number; inbox: Array<{ text: string }>; messages: unknown[] }>;
+      assert.deepEqual(tabs.filter((t) => t.tab === here.tab || t.tab === there.tab).map((t) => t.tab), [here.tab, there.tab].sort((a, b) => Number(a) - Number(b)));
+      assert.equal(new Set(tabs.map((t) => t.tab)).size, tabs.length, 'each tab once');
+      const theirs = tabs.find((t) => t.tab === there.tab)!;
+      assert.equal(theirs.sessionId, there.sessionId);
+      assert.equal(theirs.delivery, 'inbox');
+      assert.equal(theirs.waiting, 1);
+      assert.deepEqual(theirs.inbox.map((m) => m.text), ['For your inbox.']);
+      assert.ok(Array.isArray(theirs.messages));
+    }
     const taken = await askModule(there.socket, { token: there.token, op: 'inbox' });
     assert.deepEqual(taken.messages?.map((m) => [m.tab, m.text]), [[here.tab, 'For your inbox.']]);
   });
