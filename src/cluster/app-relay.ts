@@ -5,7 +5,7 @@ import type { ApplicationBatchRequest, ApplicationLink } from '../tools/applicat
 import type { ApplicationToolRegistry } from '../tools/application-registry.js';
 import type { ToolResult } from '../tools/types.js';
 import type { Workspace } from '../workspace/types.js';
-import { errorFrom, failedAnswer, type BusError } from './bus-errors.js';
+import { answerFrom, busJson, failedAnswer } from './bus-errors.js';
 import { FORWARD_TIMEOUT_MS } from './limits.js';
 import { appsSubject } from './subjects.js';
 import { BusRequestError, type BusSubscription, type BusTransport } from './transport.js';
@@ -14,8 +14,6 @@ import { BusRequestError, type BusSubscription, type BusTransport } from './tran
 export type AppRequest =
   | { readonly op: 'run'; readonly workspaceId: string; readonly tool: string; readonly args: Record<string, unknown>; readonly callId: string; readonly sessionId: string | null }
   | { readonly op: 'batch'; readonly workspaceId: string; readonly applicationId: string; readonly request: ApplicationBatchRequest; readonly sessionId: string | null };
-
-type Answer<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: BusError };
 
 /** The longest an application call relayed to another node waits: the tool protocol's own call deadline is five minutes (docs/tool-protocol.md). */
 const APP_CALL_TIMEOUT_MS = 5 * 60_000 + FORWARD_TIMEOUT_MS;
@@ -43,9 +41,8 @@ export function serveApplicationCalls(
     return tool.run(r.args, { callId: r.callId, sessionId: r.sessionId, workspace, signal, ask });
   };
   return transport.serve(appsSubject(nodeId), async (data) => {
-    const request = readRequest(data);
     try {
-      return JSON.stringify({ ok: true, value: await run(request) });
+      return JSON.stringify({ ok: true, value: await run(readRequest(data)) });
     } catch (err) {
       return JSON.stringify(failedAnswer(err));
     }
@@ -64,9 +61,7 @@ export function applicationRelay(transport: BusTransport, gone: (origin: string)
       throw new BerthError('application_disconnected', `The node ${origin} the application is connected to did not answer (${err.reason})`);
     }
     if (signal?.aborted) throw new BerthError('tool_cancelled');
-    const answer = JSON.parse(Buffer.from(data).toString('utf8')) as Answer<T>;
-    if (answer.ok) return answer.value;
-    throw errorFrom(answer.error);
+    return answerFrom<T>(data, origin);
   }
   return {
     run: (origin: string, request: Extract<AppRequest, { op: 'run' }>, signal: AbortSignal) => ask<ToolResult>(origin, request, signal),
@@ -89,13 +84,13 @@ export function applicationRelay(transport: BusTransport, gone: (origin: string)
   };
 }
 
-/** Refused whole unless every field has its type; the asker then gets no answer and reports the node unreachable. */
+/** Refused whole unless every field has its type: the asker hears `invalid_request` at once rather than waiting out its deadline. */
 function readRequest(data: Uint8Array): AppRequest {
-  const v = JSON.parse(Buffer.from(data).toString('utf8')) as Record<string, unknown> | null;
+  const v = busJson(data) as Record<string, unknown> | null;
   const common = v !== null && typeof v === 'object' && typeof v.workspaceId === 'string' && (v.sessionId === null || typeof v.sessionId === 'string');
   const isObject = (x: unknown) => typeof x === 'object' && x !== null && !Array.isArray(x);
   const run = common && v.op === 'run' && typeof v.tool === 'string' && typeof v.callId === 'string' && isObject(v.args);
   const batch = common && v.op === 'batch' && typeof v.applicationId === 'string' && isObject(v.request) && Array.isArray((v.request as { calls?: unknown }).calls);
-  if (!run && !batch) throw new Error('not an application request');
+  if (!run && !batch) throw new BerthError('invalid_request', 'Not an application request another node can run');
   return v as unknown as AppRequest;
 }

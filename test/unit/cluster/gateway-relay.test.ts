@@ -97,6 +97,27 @@ describe('gateway calls relayed to the node holding the channel', { skip }, () =
     served.unsubscribe();
   });
 
+  it('a call larger than the bus carries is refused bus_message_too_large before it is sent, and the holder sees nothing', async () => {
+    const holderHub = new FakeHub();
+    const served = serveGateway(await node('h5'), 'h5', holderHub, silentLogger());
+    holderHub.setHeld(true);
+    const transport = await node('c5');
+    const relay = new GatewayRelay({ transport, nodeId: 'c5', local: new FakeHub(), waitMs: 5_000, newId: randomUUID });
+    const big: GatewayCall = { ...read('workspace_write'), args: { path: 'a', content: 'x'.repeat(transport.maxPayload) } };
+    await assert.rejects(relay.call(big, new AbortController().signal), (err: BerthError) => {
+      assert.equal(err.code, 'bus_message_too_large');
+      assert.equal((err.details as { limit?: number }).limit, transport.maxPayload);
+      return true;
+    });
+    // The channel still works for a call that fits, and it is the only one the holder ever saw.
+    const small = relay.call(read(), new AbortController().signal);
+    (await holderHub.nth(1)).answer('"fits"');
+    assert.equal(await small, '"fits"');
+    assert.equal(holderHub.calls.length, 1);
+    relay.close();
+    served.unsubscribe();
+  });
+
   it('a holder that vanishes mid-call: a write is reported uncertain_effect, never silently lost', async () => {
     const holderHub = new FakeHub();
     const holderBus = await node('h4');
