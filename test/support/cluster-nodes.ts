@@ -20,6 +20,8 @@ export const clusterMissing = (): string | undefined => natsMissing() ?? postgre
 export interface ClusterNodes {
   readonly stack: SpawnedStack;
   readonly storeUrl: string;
+  /** The cluster's PostgreSQL: `halt` stops it keeping its data and port, `resume` starts it again. */
+  readonly database: { halt(): Promise<void>; resume(): Promise<void> };
   /** The running process of a node id (the latest one started). */
   node(id: string): SpawnedDaemon;
   /** Starts (or starts again) the node `id` on its own home. */
@@ -41,6 +43,7 @@ export async function startClusterNodes(ids: readonly string[], leaseMs: number,
   const cluster: ClusterNodes = {
     stack,
     storeUrl,
+    database: { halt: () => pg.halt(), resume: () => pg.resume() },
     node: (id) => running.get(id)!,
     async start(id) {
       const args = ['--home', homeOf(id), '--store', storeUrl, '--bus', nats.url, '--node-id', id, '--lease-ms', String(leaseMs), ...extraArgs];
