@@ -52,7 +52,15 @@ export class PgGatewayCallRepository implements Async<SqliteGatewayCallRepositor
     return this.db.run(`UPDATE gateway_calls SET state = 'abandoned', settled_at = $1 WHERE state = 'sent' AND node_id IS NOT DISTINCT FROM $2`, [at, this.nodeId]);
   }
 
+  /**
+   * Also deletes another node's calls still `sent` from before `time`: no call waits the journal's
+   * whole retention, so their node died and never came back under its id to abandon them. Left,
+   * a fleet whose node ids change (one per container) would keep them for ever.
+   */
   pruneSettledBefore(time: number): Promise<number> {
-    return this.db.run(`DELETE FROM gateway_calls WHERE state != 'sent' AND settled_at < $1`, [time]);
+    return this.db.run(
+      `DELETE FROM gateway_calls WHERE (state != 'sent' AND settled_at < $1) OR (state = 'sent' AND node_id IS DISTINCT FROM $2 AND sent_at < $1)`,
+      [time, this.nodeId],
+    );
   }
 }

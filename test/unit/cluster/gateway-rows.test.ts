@@ -33,6 +33,18 @@ test('a node starting abandons only the calls its own earlier process sent, not 
   assert.equal(await b.answer('from-b', '{"ok":true}', 3), true, 'the other node still settles its call');
 });
 
+test("pruning drops a vanished node's calls still sent after the whole retention, never this node's own or a recent one", { skip: missing }, async () => {
+  const a = new PgGatewayCallRepository(store.db, 'prune-a');
+  const gone = new PgGatewayCallRepository(store.db, 'prune-gone');
+  await gone.insert({ ...call('old-of-gone'), sentAt: 10 });
+  await gone.insert({ ...call('new-of-gone'), sentAt: 1_000 });
+  await a.insert({ ...call('old-of-a'), sentAt: 10 });
+  await a.pruneSettledBefore(500);
+  assert.equal(await a.find('old-of-gone'), undefined);
+  assert.equal((await a.find('new-of-gone'))?.state, 'sent', 'a call sent within the retention may still be in flight');
+  assert.equal((await a.find('old-of-a'))?.state, 'sent', 'its own calls are abandoned at its start, not pruned unsettled');
+});
+
 test('channel slots are counted across nodes per token and in all, and a node clearing its rows frees its slots', { skip: missing }, async () => {
   const rows = new PgGatewayChannelRepository(store.db);
   const claim = (claimId: string, nodeId: string, tokenId: string) => rows.claim({ claimId, nodeId, workspaceId: 'w', tokenId }, 3, 2, 60_000);
