@@ -15,6 +15,7 @@ import { machineNote, writeChart, writeResult } from './lib/report.mjs';
 const BENCHMARKS = {
   reads: () => import('./reads.mjs'),
   sessions: () => import('./sessions.mjs'),
+  fanout: () => import('./fanout.mjs'),
   gateway: () => import('./gateway.mjs'),
   toolproto: () => import('./toolproto.mjs'),
   modules: () => import('./modules.mjs'),

@@ -1,0 +1,201 @@
+// Benchmark "fanout" (issue 17): one session watched by 64 event streams, as a team watching one
+// agent would. For every frame that reaches all of them, the spread is the time from its arrival
+// on the first stream to its arrival on the last; beside it the time from a prompt's POST to the
+// last stream's turn_complete, and the frames delivered per second. Berth next to the peer and
+// the floor daemon (bench/floor/server.mjs writes each frame subscriber by subscriber, as directly
+// as Node can).
+//
+// The streams are read cheaply on purpose: a frame's arrival is the time its chunk came off the
+// socket, and only its `id:` line is read, so the client's own work adds as little as it can to
+// the spread. All 64 streams share this process, so a spread is never below what one event loop
+// takes to take 64 sockets' chunks in turn; that cost is the same for every daemon.
+import http from 'node:http';
+import { keepAliveClient } from './lib/http-client.mjs';
+import { formatTable } from './lib/report.mjs';
+import { createSession } from './lib/session-steps.mjs';
+import { withBothDaemons } from './lib/side-by-side.mjs';
+import { round, summarize } from './lib/stats.mjs';
+
+export const name = 'fanout';
+export const description = 'SSE fan-out: one session, 64 streams; per-frame spread from the first to the last stream (issue 17)';
+
+const PLANS = {
+  full: { subscribers: 64, rounds: 6, promptsPerRound: 5 },
+  quick: { subscribers: 64, rounds: 2, promptsPerRound: 2 },
+};
+/** The prompt the scripted model answers with a reply in many small deltas: many frames per turn. */
+const PROMPT = 'Fan this answer out, please.';
+const REPLY = 'Every subscriber of this session reads the same words at the same moment. '.repeat(8);
+const CHUNK_CHARS = 20;
+/**
+ * Deltas this far apart, as a real model streams them: each frame then goes out on its own, so its
+ * spread is what one frame's write to every stream costs, not the queue of a burst of frames that
+ * an instant model would pile up (the peer's slower turns would space its frames and flatter it).
+ */
+const CHUNK_DELAY_MS = 15;
+const TURN_TIMEOUT_MS = 60_000;
+
+/** A stream read for arrival times only: `arrivals` maps a frame id to the hrtime its chunk arrived. */
+function openLightStream(baseUrl, sessionId) {
+  const target = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ agent: false, host: target.hostname, port: target.port, path: `/session/${encodeURIComponent(sessionId)}/events`, headers: { accept: 'text/event-stream' } });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      if (res.statusCode !== 200) {
+        res.resume();
+        reject(new Error(`GET /session/:id/events -> ${res.statusCode}`));
+        return;
+      }
+      const stream = { arrivals: new Map(), turnsDone: 0, onTurn: () => {}, close: () => req.destroy() };
+      let carry = '';
+      res.setEncoding('utf8');
+      res.on('data', (text) => {
+        const at = process.hrtime.bigint();
+        const whole = carry + text;
+        const cut = whole.lastIndexOf('\n');
+        carry = whole.slice(cut + 1);
+        const lines = whole.slice(0, cut + 1);
+        for (const m of lines.matchAll(/^id: ?(\S+)$/gm)) if (!stream.arrivals.has(m[1])) stream.arrivals.set(m[1], at);
+        for (const _ of lines.matchAll(/^event: ?turn_complete$/gm)) {
+          stream.turnsDone += 1;
+          stream.onTurn();
+        }
+      });
+      resolve(stream);
+    });
+    req.end();
+  });
+}
+
+/** Resolves once every stream has seen `turns` turn_completes. */
+function allTurnsDone(streams, turns) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not every stream saw turn ${turns} within ${TURN_TIMEOUT_MS} ms`)), TURN_TIMEOUT_MS);
+    const check = () => {
+      if (streams.every((s) => s.turnsDone >= turns)) {
+        clearTimeout(timer);
+        for (const s of streams) s.onTurn = () => {};
+        resolve(process.hrtime.bigint());
+      }
+    };
+    for (const s of streams) s.onTurn = check;
+    check();
+  });
+}
+
+/** One daemon's session, its streams and what they measured. */
+async function watchedSession(name, proc, subscribers) {
+  const client = keepAliveClient(proc.url);
+  const { sessionId } = await createSession(client);
+  const streams = [];
+  for (let i = 0; i < subscribers; i += 1) streams.push(await openLightStream(proc.url, sessionId));
+  return { name, client, sessionId, streams, turns: 0, turnMs: [], busyMs: 0, frames: 0 };
+}
+
+/** One prompt: POST, then every stream's turn_complete; the turn's time to the last stream. */
+async function fanTurn(d) {
+  const started = process.hrtime.bigint();
+  const res = await d.client.post(`/session/${encodeURIComponent(d.sessionId)}/prompt`, { prompt: [{ type: 'text', text: PROMPT }] });
+  if (res.status !== 202) throw new Error(`${d.name}: POST /session/:id/prompt -> ${res.status}: ${res.body.toString('utf8').slice(0, 200)}`);
+  d.turns += 1;
+  const ended = await allTurnsDone(d.streams, d.turns);
+  const ms = Number(ended - started) / 1e6;
+  d.turnMs.push(ms);
+  d.busyMs += ms;
+}
+
+/** Every frame id that reached all streams: its spread in ms. */
+function spreads(d) {
+  const out = [];
+  for (const [id, first] of d.streams[0].arrivals) {
+    let lo = first;
+    let hi = first;
+    let everywhere = true;
+    for (const s of d.streams) {
+      const at = s.arrivals.get(id);
+      if (at === undefined) {
+        everywhere = false;
+        break;
+      }
+      if (at < lo) lo = at;
+      if (at > hi) hi = at;
+    }
+    if (everywhere) out.push(Number(hi - lo) / 1e6);
+  }
+  return out;
+}
+
+export async function run({ quick = false, profileDir, log = console.error } = {}) {
+  const plan = quick ? PLANS.quick : PLANS.full;
+  return withBothDaemons(
+    async ({ peer, berth, floor, model }) => {
+      const control = model.url.replace(/\/v1$/, '');
+      const scripted = await fetch(`${control}/__script`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ rules: [{ lastUserContains: PROMPT, step: { kind: 'reply', text: REPLY, chunkChars: CHUNK_CHARS, delayMs: CHUNK_DELAY_MS } }] }),
+      });
+      if (!scripted.ok) throw new Error(`the scripted model refused the fan-out rule: ${scripted.status}`);
+      const daemons = [];
+      try {
+        for (const [name, proc] of [['peer', peer], ['berth', berth], ['floor', floor]]) {
+          daemons.push(await watchedSession(name, proc, plan.subscribers));
+          log(`bench: ${name}: one session, ${plan.subscribers} streams open`);
+        }
+        for (const d of daemons) await fanTurn(d); // warm-up turn, not counted
+        const counted = new Map(daemons.map((d) => [d.name, { before: new Set(d.streams[0].arrivals.keys()) }]));
+        for (const d of daemons) d.turnMs.length = 0;
+        for (const d of daemons) d.busyMs = 0;
+        for (let r = 0; r < plan.rounds; r += 1) {
+          const order = r % 2 === 0 ? daemons : [...daemons].reverse();
+          for (const d of order) for (let i = 0; i < plan.promptsPerRound; i += 1) await fanTurn(d);
+          log(`bench: round ${r + 1}/${plan.rounds} done`);
+        }
+        const measured = daemons.map((d) => {
+          for (const id of counted.get(d.name).before) for (const s of d.streams) s.arrivals.delete(id);
+          const spread = spreads(d);
+          const frames = spread.length * plan.subscribers;
+          return { name: d.name, spread, turnMs: d.turnMs, framesPerTurn: spread.length / d.turnMs.length, rate: frames / (d.busyMs / 1000) };
+        });
+        return report(plan, measured);
+      } finally {
+        for (const d of daemons) {
+          for (const s of d.streams) s.close();
+          d.client.close();
+        }
+      }
+    },
+    { log, profileDir, withFloor: true },
+  );
+}
+
+function report(plan, measured) {
+  const spread = Object.fromEntries(measured.map((m) => [m.name, summarize(m.spread)]));
+  const turn = Object.fromEntries(measured.map((m) => [m.name, summarize(m.turnMs)]));
+  const fmt = (v) => (Number.isFinite(v) ? v.toFixed(v < 10 ? 2 : 1) : '');
+  const ratio = (a, b) => (Number.isFinite(a / b) ? `${(a / b).toFixed(2)}x` : '');
+  const rows = [
+    [`frame spread, ${plan.subscribers} streams`, 'ms', ...['peer', 'berth', 'floor'].flatMap((n) => [fmt(spread[n].median), fmt(spread[n].p90)]), ratio(spread.berth.median, spread.peer.median), ratio(spread.berth.median, spread.floor.median)],
+    [`prompt -> last stream's turn_complete`, 'ms', ...['peer', 'berth', 'floor'].flatMap((n) => [fmt(turn[n].median), fmt(turn[n].p90)]), ratio(turn.berth.median, turn.peer.median), ratio(turn.berth.median, turn.floor.median)],
+  ];
+  const table = formatTable(['row', 'unit', 'peer median', 'p90', 'berth median', 'p90', 'floor median', 'p90', 'berth/peer', 'berth/floor'], rows);
+  const notes = [
+    `${plan.rounds} rounds of ${plan.promptsPerRound} prompts per daemon, order reversing by round, after one warm-up turn; frames per turn: ${measured.map((m) => `${m.name} ${m.framesPerTurn.toFixed(1)}`).join(', ')}`,
+    `frames delivered per second of turn time (frames x streams): ${measured.map((m) => `${m.name} ${Math.round(m.rate).toLocaleString('en-US')}`).join(', ')}`,
+    `spread = last stream arrival - first stream arrival of one frame id, timed when its chunk came off the socket; model deltas ${CHUNK_DELAY_MS} ms apart; target: berth <= peer`,
+  ];
+  const summaryJson = (s) => ({ n: s.n, median: round(s.median), p10: round(s.p10), p90: round(s.p90), min: round(s.min), max: round(s.max) });
+  const row = (id, sums) => ({ id, unit: 'ms', ...Object.fromEntries(Object.entries(sums).map(([k, v]) => [k, summaryJson(v)])) });
+  return {
+    name,
+    text: `${table}\n\n${notes.join('\n')}`,
+    json: {
+      plan,
+      rows: [row(`frame spread, ${plan.subscribers} streams`, spread), row("prompt -> last stream's turn_complete", turn)],
+      framesPerTurn: Object.fromEntries(measured.map((m) => [m.name, round(m.framesPerTurn)])),
+      framesPerSecond: Object.fromEntries(measured.map((m) => [m.name, Math.round(m.rate)])),
+      ratios: { spreadBerthOverPeer: round(spread.berth.median / spread.peer.median), spreadBerthOverFloor: round(spread.berth.median / spread.floor.median) },
+    },
+  };
+}
