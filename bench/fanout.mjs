@@ -106,7 +106,7 @@ async function fanTurn(d) {
 }
 
 /** Every frame id that reached all streams: its spread in ms. */
-function spreads(d) {
+export function spreads(d) {
   const out = [];
   for (const [id, first] of d.streams[0].arrivals) {
     let lo = first;
