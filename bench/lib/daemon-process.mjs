@@ -26,7 +26,13 @@ export async function startDaemonProcess({ name, command, args, cwd, env, ready,
   const child = spawn(command, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
-  const keep = (text, more) => (text + more).slice(-OUTPUT_TAIL_CHARS);
+  // Cut back only once twice the tail has gathered: slicing on every chunk copied the whole tail per
+  // line, which a helper printing a line per call (`berth connect`) made a cost of the measured process.
+  const keep = (text, more) => {
+    const joined = text + more;
+    return joined.length > 2 * OUTPUT_TAIL_CHARS ? joined.slice(-OUTPUT_TAIL_CHARS) : joined;
+  };
+  const tail = (text) => text.slice(-OUTPUT_TAIL_CHARS);
   child.stdout.on('data', (d) => (out = keep(out, d.toString())));
   child.stderr.on('data', (d) => (err = keep(err, d.toString())));
   const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
@@ -37,12 +43,14 @@ export async function startDaemonProcess({ name, command, args, cwd, env, ready,
       const m = ready.exec(readyOn === 'stderr' ? err : out);
       if (m) {
         clearTimeout(timer);
+        // Matched once: the rest of the output is only kept, not searched again.
+        child[readyOn].off('data', onData);
         resolve(m[1]);
       }
     };
     const fail = (error) => {
       clearTimeout(timer);
-      reject(new Error(`${error.message}\n--- stdout ---\n${out}\n--- stderr ---\n${err}`));
+      reject(new Error(`${error.message}\n--- stdout ---\n${tail(out)}\n--- stderr ---\n${tail(err)}`));
     };
     child[readyOn].on('data', onData);
     child.on('error', fail);
@@ -59,8 +67,8 @@ export async function startDaemonProcess({ name, command, args, cwd, env, ready,
     name,
     pid: child.pid,
     url,
-    stdout: () => out,
-    stderr: () => err,
+    stdout: () => tail(out),
+    stderr: () => tail(err),
     exited,
     stop,
   };
