@@ -7,6 +7,7 @@ import { encodeResult } from '../../protocol/gateway/result-text.js';
 import type { OwnerApproval } from './approval.js';
 import type { OwnerPin } from './pin.js';
 import { DeferredReports } from './deferred-reports.js';
+import { SessionToolSets } from './session-tool-sets.js';
 
 /** What happened to one call, for the owner's status line. */
 export interface CallReport {
@@ -41,9 +42,11 @@ export interface OwnerCallHandlerDeps {
  */
 export class OwnerCallHandler {
   private readonly reports: DeferredReports;
+  private readonly toolSets: SessionToolSets;
 
   constructor(private readonly deps: OwnerCallHandlerDeps) {
     this.reports = new DeferredReports(deps.report);
+    this.toolSets = new SessionToolSets(deps.tools);
   }
 
   /** The `result` frame's text for one call. */
@@ -82,7 +85,7 @@ export class OwnerCallHandler {
     } catch {
       return refuse(new BerthError('invalid_arguments', `The arguments of ${frame.tool} are not JSON text`));
     }
-    const toolSet = this.deps.tools.toolSet({
+    const toolSet = this.toolSets.forCall({
       workspace: pin.workspace,
       sessionId: frame.sessionId,
       namespace: `gateway:${pin.workspace.id}:${frame.sessionId}`,
