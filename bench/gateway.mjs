@@ -96,7 +96,11 @@ export async function run({ quick = false, profileDir } = {}) {
   }
 }
 
-/** `berth connect` from dist/, ready once it prints `channel ready`; its status lines (one per call) are read and dropped. */
+/**
+ * `berth connect` from dist/, ready once it prints `channel ready`. Its stderr (a status line per call)
+ * goes to a file in its home: read through a pipe, each line woke this process — B — which a real host,
+ * on another machine than the owner's terminal, never pays.
+ */
 function startOwnerProcess(url, project, home, tokenFile, nodeArgs) {
   return startDaemonProcess({
     name: 'berth connect',
@@ -104,6 +108,7 @@ function startOwnerProcess(url, project, home, tokenFile, nodeArgs) {
     args: [...nodeArgs, join(berthDir(), 'bin', 'berth.js'), 'connect', url, '--workspace-id', WORKSPACE_ID, '--project', project, '--intention', INTENTION, '--token-file', tokenFile, '--home', home, '--approve', 'critical'],
     ready: /channel ready/,
     readyOn: 'stderr',
+    stderrFile: join(home, 'connect.stderr'),
     timeoutMs: READY_TIMEOUT_MS,
   });
 }
