@@ -10,9 +10,12 @@
 // Latency: calls one at a time (median, p90, p99). Throughput: 4 callers at once (seed 000's
 // in-flight limit per workspace), calls per second.
 //
-//   npm run build && node bench/gateway.mjs [--quick]     (or: npm run bench -- gateway)
+//   npm run build && node bench/gateway.mjs [--quick]     (or: npm run bench -- gateway [--profile])
+// `--profile` writes A's CPU profile (`node --cpu-prof`) to <dir>/owner and B's — this process, over
+// the timed rows only — to <dir>/host.
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { berthDir } from './berth.mjs';
 import { startDaemonProcess } from './lib/daemon-process.mjs';
@@ -30,7 +33,7 @@ const INTENTION = 'benchmark the channel';
 /** A's first reconnect and readiness wait. */
 const READY_TIMEOUT_MS = 60_000;
 
-export async function run({ quick = false } = {}) {
+export async function run({ quick = false, profileDir } = {}) {
   const samples = quick ? 200 : 2000;
   const warmup = quick ? 50 : 300;
   const throughputCalls = quick ? 400 : 4000;
@@ -50,7 +53,7 @@ export async function run({ quick = false } = {}) {
   try {
     const tokenFile = join(scratch, 'a-home', 'channel.token');
     writeFileSync(tokenFile, (await b.core.tokens.createChannelToken(WORKSPACE_ID)).token, { mode: 0o600 });
-    owner = await startOwnerProcess(b.url, project, join(scratch, 'a-home'), tokenFile);
+    owner = await startOwnerProcess(b.url, project, join(scratch, 'a-home'), tokenFile, profileDir ? ['--cpu-prof', '--cpu-prof-dir', join(profileDir, 'owner')] : []);
 
     const sessionId = randomUUID();
     const setFor = (workspace) =>
@@ -71,16 +74,20 @@ export async function run({ quick = false } = {}) {
     };
 
     const rows = [];
+    const profiler = profileDir ? await startProfiler() : undefined;
     for (const kind of ['read', 'write']) {
       for (const where of ['channel', 'local']) {
         const call = () => once(targets[where], kind);
-        const latency = await measureLatency(call, { warmup, samples });
-        rows.push({ kind, where, ...latency, callsPerSecond: await measureThroughput(call, { callers: 4, calls: throughputCalls }) });
+        let ownerCpu0 = 0;
+        const latency = await measureLatency(call, { warmup, samples, beforeTimed: () => (ownerCpu0 = cpuMicros(owner.pid)) });
+        const ownerCpuUs = where === 'channel' ? (cpuMicros(owner.pid) - ownerCpu0) / samples : null;
+        rows.push({ kind, where, ...latency, ownerCpuUs, callsPerSecond: await measureThroughput(call, { callers: 4, calls: throughputCalls }) });
       }
     }
+    await profiler?.stop(join(profileDir, 'host'));
     const text = formatTable(
-      ['call', 'through', 'median ms', 'p90 ms', 'p99 ms', 'CPU µs/call', 'calls/s (4 in flight)', 'samples'],
-      rows.map((r) => [r.kind, r.where, round(r.median), round(r.p90), round(r.p99), round(r.cpuUs), round(r.callsPerSecond), r.n]),
+      ['call', 'through', 'median ms', 'p90 ms', 'p99 ms', 'CPU µs/call', 'A CPU µs/call', 'calls/s (4 in flight)', 'samples'],
+      rows.map((r) => [r.kind, r.where, round(r.median), round(r.p90), round(r.p99), round(r.cpuUs), r.ownerCpuUs === null ? '-' : round(r.ownerCpuUs), round(r.callsPerSecond), r.n]),
     );
     return { text, json: { samples, warmup, throughputCalls, rows: rows.map(roundNumbers) } };
   } finally {
@@ -89,16 +96,48 @@ export async function run({ quick = false } = {}) {
   }
 }
 
-/** `berth connect` from dist/, ready once it prints `channel ready`; its status lines (one per call) are read and dropped. */
-function startOwnerProcess(url, project, home, tokenFile) {
+/**
+ * `berth connect` from dist/, ready once it prints `channel ready`. Its stderr (a status line per call)
+ * goes to a file in its home: read through a pipe, each line woke this process — B — which a real host,
+ * on another machine than the owner's terminal, never pays.
+ */
+function startOwnerProcess(url, project, home, tokenFile, nodeArgs) {
   return startDaemonProcess({
     name: 'berth connect',
     command: process.execPath,
-    args: [join(berthDir(), 'bin', 'berth.js'), 'connect', url, '--workspace-id', WORKSPACE_ID, '--project', project, '--intention', INTENTION, '--token-file', tokenFile, '--home', home, '--approve', 'critical'],
+    args: [...nodeArgs, join(berthDir(), 'bin', 'berth.js'), 'connect', url, '--workspace-id', WORKSPACE_ID, '--project', project, '--intention', INTENTION, '--token-file', tokenFile, '--home', home, '--approve', 'critical'],
     ready: /channel ready/,
     readyOn: 'stderr',
+    stderrFile: join(home, 'connect.stderr'),
     timeoutMs: READY_TIMEOUT_MS,
   });
+}
+
+/** User + system CPU time of process `pid` in µs, from /proc (Linux; clock ticks of 10 ms, so only long runs tell). */
+function cpuMicros(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // utime and stime are fields 14 and 15 of stat(5); here counted from field 3 (state) as index 0.
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** B's side is this very process: the inspector's profiler, written like `--cpu-prof` writes it. */
+async function startProfiler() {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return {
+    async stop(dir) {
+      const { profile } = await session.post('Profiler.stop');
+      session.disconnect();
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'host.cpuprofile'), JSON.stringify(profile));
+    },
+  };
 }
 
 if (isMain(import.meta.url)) await runStandalone({ name, description, run });

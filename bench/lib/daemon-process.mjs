@@ -3,6 +3,7 @@
 // forked. Used for Berth, the peer and the benchmarks' helper processes (`berth connect`, a tool
 // protocol app) so they are launched, watched and stopped the same way.
 import { spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { registerCleanup } from './cleanup.mjs';
 import { descendants, isRunning } from './proctree.mjs';
 
@@ -18,33 +19,50 @@ const OUTPUT_TAIL_CHARS = 64 * 1024;
 /**
  * Spawns `command args` and resolves once its `readyOn` stream (stdout unless said) matches `ready`
  * (a RegExp whose first group, if any, is the base URL). Both streams are read all along, so a full
- * pipe never stalls the child. Returns `{name, pid, url, stdout(), stderr(), exited, stop()}`;
+ * pipe never stalls the child. With `stderrFile`, stderr goes to that file instead (readiness on stderr
+ * is then polled from it): a helper that prints a line per call then costs this process nothing per
+ * line, as its terminal would not. Returns `{name, pid, url, stdout(), stderr(), exited, stop()}`;
  * `stop()` is idempotent and always leaves no process of the tree behind.
  */
-export async function startDaemonProcess({ name, command, args, cwd, env, ready, readyOn = 'stdout', timeoutMs = START_TIMEOUT_MS }) {
+export async function startDaemonProcess({ name, command, args, cwd, env, ready, readyOn = 'stdout', timeoutMs = START_TIMEOUT_MS, stderrFile }) {
   // detached: a process group of its own, so one signal reaches the daemon and the children it forks.
-  const child = spawn(command, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  // `stderrFile`: stderr goes to that file instead of a pipe this process reads (see the doc above).
+  const errFd = stderrFile === undefined ? undefined : openSync(stderrFile, 'a');
+  const child = spawn(command, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', errFd ?? 'pipe'] });
+  if (errFd !== undefined) closeSync(errFd);
   let out = '';
   let err = '';
-  const keep = (text, more) => (text + more).slice(-OUTPUT_TAIL_CHARS);
+  const readErr = () => (stderrFile === undefined ? err : (err = readFileSync(stderrFile, 'utf8')));
+  // Cut back only once twice the tail has gathered: slicing on every chunk copied the whole tail per
+  // line, which a helper printing a line per call (`berth connect`) made a cost of the measured process.
+  const keep = (text, more) => {
+    const joined = text + more;
+    return joined.length > 2 * OUTPUT_TAIL_CHARS ? joined.slice(-OUTPUT_TAIL_CHARS) : joined;
+  };
+  const tail = (text) => text.slice(-OUTPUT_TAIL_CHARS);
   child.stdout.on('data', (d) => (out = keep(out, d.toString())));
-  child.stderr.on('data', (d) => (err = keep(err, d.toString())));
+  child.stderr?.on('data', (d) => (err = keep(err, d.toString())));
   const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
 
   const url = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => fail(new Error(`${name} did not print ${ready} on ${readyOn} within ${timeoutMs} ms`)), timeoutMs);
+    const poll = readyOn === 'stderr' && stderrFile !== undefined ? setInterval(() => onData(), STOP_POLL_MS) : undefined;
     const onData = () => {
-      const m = ready.exec(readyOn === 'stderr' ? err : out);
+      const m = ready.exec(readyOn === 'stderr' ? readErr() : out);
       if (m) {
         clearTimeout(timer);
+        clearInterval(poll);
+        // Matched once: the rest of the output is only kept, not searched again.
+        child[readyOn]?.off('data', onData);
         resolve(m[1]);
       }
     };
     const fail = (error) => {
       clearTimeout(timer);
-      reject(new Error(`${error.message}\n--- stdout ---\n${out}\n--- stderr ---\n${err}`));
+      clearInterval(poll);
+      reject(new Error(`${error.message}\n--- stdout ---\n${tail(out)}\n--- stderr ---\n${tail(readErr())}`));
     };
-    child[readyOn].on('data', onData);
+    child[readyOn]?.on('data', onData);
     child.on('error', fail);
     void exited.then(({ code, signal }) => fail(new Error(`${name} exited (${signal ?? `code ${code}`}) before it was ready`)));
   }).catch(async (error) => {
@@ -59,8 +77,8 @@ export async function startDaemonProcess({ name, command, args, cwd, env, ready,
     name,
     pid: child.pid,
     url,
-    stdout: () => out,
-    stderr: () => err,
+    stdout: () => tail(out),
+    stderr: () => tail(readErr()),
     exited,
     stop,
   };

@@ -6,9 +6,11 @@ import { quantile, summarize } from './stats.mjs';
  * Runs `once` `warmup` times untimed, then `samples` times one at a time: the summary in ms, with p99,
  * and `cpuUs`, this process's CPU time per call in µs. Wall time on a shared machine measures the
  * neighbours too; CPU time per call barely moves with load, so it is what tells two builds apart there.
+ * `beforeTimed` runs right before the timed calls (e.g. to read a helper process's CPU time).
  */
-export async function measureLatency(once, { warmup, samples }) {
+export async function measureLatency(once, { warmup, samples, beforeTimed = () => {} }) {
   for (let i = 0; i < warmup; i++) await once();
+  beforeTimed();
   const latencies = [];
   const cpu0 = process.cpuUsage();
   for (let i = 0; i < samples; i++) {

@@ -72,7 +72,8 @@ describe('the owner answers at the terminal', { timeout: 30_000 }, () => {
     const asked = channel.call({ tool: 'workspace_ask', args: { question: 'Which branch should I use?' } });
     await answerWhen('asks: Which branch should I use?', 'main, please');
     assert.deepEqual(await asked, { answer: 'main, please' });
-    assert.ok(status.some((l) => /workspace_ask · session \w{8} · ok/.test(l)));
+    // The status line follows the result it describes.
+    await until(() => status.some((l) => /workspace_ask · session \w{8} · ok/.test(l)));
   });
 
   test('questions from concurrent calls are put one at a time', async () => {

@@ -2,10 +2,12 @@ import { BerthError } from '../../protocol/errors/index.js';
 import { isSessionId } from '../../sessions/ids.js';
 import type { ToolService } from '../../tools/service.js';
 import type { Policy, ToolOutcome } from '../../tools/types.js';
-import { type CallFrame, type ResultFrame } from '../../protocol/gateway/frames.js';
+import { encodeFrame, type CallFrame } from '../../protocol/gateway/frames.js';
 import { encodeResult } from '../../protocol/gateway/result-text.js';
 import type { OwnerApproval } from './approval.js';
 import type { OwnerPin } from './pin.js';
+import { DeferredReports } from './deferred-reports.js';
+import { SessionToolSets } from './session-tool-sets.js';
 
 /** What happened to one call, for the owner's status line. */
 export interface CallReport {
@@ -39,11 +41,18 @@ export interface OwnerCallHandlerDeps {
  * the session too (`ctx.sessionId`), so one session cannot poll another's.
  */
 export class OwnerCallHandler {
-  constructor(private readonly deps: OwnerCallHandlerDeps) {}
+  private readonly reports: DeferredReports;
+  private readonly toolSets: SessionToolSets;
 
-  async handle(frame: CallFrame, signal: AbortSignal): Promise<ResultFrame> {
+  constructor(private readonly deps: OwnerCallHandlerDeps) {
+    this.reports = new DeferredReports(deps.report);
+    this.toolSets = new SessionToolSets(deps.tools);
+  }
+
+  /** The `result` frame's text for one call. */
+  async handle(frame: CallFrame, signal: AbortSignal): Promise<string> {
     const outcome = await this.outcomeOf(frame, signal);
-    this.deps.report({
+    this.reports.add({
       callId: frame.id,
       sessionId: frame.sessionId,
       tool: frame.tool,
@@ -52,9 +61,9 @@ export class OwnerCallHandler {
     return this.resultFrame(frame, outcome);
   }
 
-  /** The result frame for a call refused before it could be read whole. */
-  refusal(callId: string, sessionId: string, error: BerthError): ResultFrame {
-    this.deps.report({ callId, sessionId, tool: '?', outcome: error.code });
+  /** The result frame's text for a call refused before it could be read whole. */
+  refusal(callId: string, sessionId: string, error: BerthError): string {
+    this.reports.add({ callId, sessionId, tool: '?', outcome: error.code });
     return this.resultFrame({ id: callId, sessionId }, { ok: false, error: error.toFrameError() });
   }
 
@@ -76,7 +85,7 @@ export class OwnerCallHandler {
     } catch {
       return refuse(new BerthError('invalid_arguments', `The arguments of ${frame.tool} are not JSON text`));
     }
-    const toolSet = this.deps.tools.toolSet({
+    const toolSet = this.toolSets.forCall({
       workspace: pin.workspace,
       sessionId: frame.sessionId,
       namespace: `gateway:${pin.workspace.id}:${frame.sessionId}`,
@@ -87,13 +96,14 @@ export class OwnerCallHandler {
     return toolSet.call({ callId: frame.id, name: frame.tool, args }, signal);
   }
 
-  private resultFrame(call: Pick<CallFrame, 'id' | 'sessionId'>, outcome: ToolOutcome): ResultFrame {
-    const frame: ResultFrame = { type: 'result', id: call.id, sessionId: call.sessionId, result: encodeResult(outcome) };
-    if (Buffer.byteLength(JSON.stringify(frame)) <= this.deps.maxFrameBytes) return frame;
+  /** Encoded once: the text measured against the frame limit is the text sent. */
+  private resultFrame(call: Pick<CallFrame, 'id' | 'sessionId'>, outcome: ToolOutcome): string {
+    const text = encodeFrame({ type: 'result', id: call.id, sessionId: call.sessionId, result: encodeResult(outcome) });
+    if (Buffer.byteLength(text) <= this.deps.maxFrameBytes) return text;
     // The receipt keeps the whole outcome; the channel carries a refusal a frame can hold.
     const tooLarge = new BerthError('frame_too_large', `The result of this call does not fit one ${this.deps.maxFrameBytes}-byte frame`, {
       limit: this.deps.maxFrameBytes,
     });
-    return { ...frame, result: encodeResult({ ok: false, error: tooLarge.toFrameError() }) };
+    return encodeFrame({ type: 'result', id: call.id, sessionId: call.sessionId, result: encodeResult({ ok: false, error: tooLarge.toFrameError() }) });
   }
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import WebSocket, { type RawData } from 'ws';
 import { GATEWAY_HANDSHAKE_TIMEOUT_MS, GATEWAY_IDLE_TIMEOUT_MS, GATEWAY_RECONNECT_BASE_MS, GATEWAY_RECONNECT_MAX_MS } from '../limits.js';
 import type { Logger } from '../../log.js';
-import { CLOSE, encodeFrame, parseHostFrame, RefusedCall, UnreadableFrame, type CallFrame, type ResultFrame } from '../../protocol/gateway/frames.js';
+import { CLOSE, parseHostFrame, RefusedCall, UnreadableFrame, type CallFrame } from '../../protocol/gateway/frames.js';
 import { reconnectDelay } from './backoff.js';
 
 /** Upgrade answers that will not change by trying again: a bad or misplaced token, no such workspace, a redirect. */
@@ -17,10 +17,10 @@ export interface OwnerConnectionOptions {
   readonly url: string;
   readonly token: string;
   readonly maxFrameBytes: number;
-  /** Answers one call; never throws. Runs on even if the channel drops, so its receipt completes. */
-  readonly onCall: (frame: CallFrame) => Promise<ResultFrame>;
-  /** A call frame refused before it could be read whole, but with an id to answer. */
-  readonly onRefused: (refused: RefusedCall) => ResultFrame;
+  /** Answers one call with its `result` frame's text; never throws. Runs on even if the channel drops, so its receipt completes. */
+  readonly onCall: (frame: CallFrame) => Promise<string>;
+  /** The `result` frame's text for a call frame refused before it could be read whole, but with an id to answer. */
+  readonly onRefused: (refused: RefusedCall) => string;
   /** One line for the owner (connected, refused, retrying…). */
   readonly status: (line: string) => void;
   readonly log: Logger;
@@ -103,10 +103,10 @@ export class OwnerConnection {
       let why = 'connection failed';
       let refusal: string | undefined;
       let idle: NodeJS.Timeout | undefined;
+      // Every frame restarts the same timer (refresh), rather than a new timer per frame.
       const heard = () => {
-        clearTimeout(idle);
-        idle = setTimeout(() => ws.terminate(), GATEWAY_IDLE_TIMEOUT_MS);
-        idle.unref();
+        if (idle) idle.refresh();
+        else (idle = setTimeout(() => ws.terminate(), GATEWAY_IDLE_TIMEOUT_MS)).unref();
       };
       const close = (code: number, reason: string) => ws.close(code, reason.slice(0, 120));
 
@@ -164,10 +164,10 @@ export class OwnerConnection {
     });
   }
 
-  /** Sends a result if this very channel is still open; otherwise B will ask again. */
-  private send(ws: WebSocket, frame: ResultFrame): void {
+  /** Sends a result frame's text if this very channel is still open; otherwise B will ask again. */
+  private send(ws: WebSocket, text: string): void {
     if (ws.readyState !== WebSocket.OPEN) return;
-    ws.send(encodeFrame(frame), () => undefined);
+    ws.send(text, () => undefined);
   }
 }
 
