@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Stats } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
 import { BINARY_SNIFF_BYTES, MAX_FILE_SCAN_BYTES, MAX_FILE_WINDOW_BYTES, TEXT_READ_CHUNK_BYTES } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
 import { loadIgnoreRules, type IgnoreMatch } from './ignore.js';
 import { countBreaks, LineWindowScanner } from './line-window.js';
-import { changedBetween, closeSoon, openConfinedFile, readAt, statOpen } from './open-file.js';
+import { changedBetween, openConfinedRead, readAt, statOpen, type PositionalFile } from './open-file.js';
 import {
   assertSameFile,
   decodeCursor,
@@ -60,7 +59,7 @@ export async function readTextFile(root: string, userPath: string, options: Text
   }
   // A malformed cursor is refused before any I/O.
   const cursor = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
-  const file = await openConfinedFile(root, userPath);
+  const file = await openConfinedRead(root, userPath);
   try {
     const rules = await loadIgnoreRules(root);
     await rules.prepare(parentOf(file.rel));
@@ -94,7 +93,7 @@ export async function readTextFile(root: string, userPath: string, options: Text
       hasMore: body.hasMore,
     };
   } finally {
-    closeSoon(file.handle);
+    file.close();
   }
 }
 
@@ -116,7 +115,7 @@ function scannerFor(o: TextReadOptions, resume: boolean, base: number, maxSkipBy
 
 /** A small file: one read of the whole file, then the window is cut in memory. */
 async function readWhole(
-  handle: FileHandle,
+  handle: PositionalFile,
   stat: Stats,
   rel: string,
   o: TextReadOptions,
@@ -194,7 +193,7 @@ function cursorFor(stat: Stats, off: number, before: Uint8Array): string {
  * never help, so 413 would invite endless retries).
  */
 async function readStreamed(
-  handle: FileHandle,
+  handle: PositionalFile,
   stat: Stats,
   rel: string,
   o: TextReadOptions,
