@@ -60,14 +60,11 @@ export async function readTextFile(root: string, userPath: string, options: Text
   // A malformed cursor is refused before any I/O.
   const cursor = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
   const file = await openConfinedRead(root, userPath);
+  const windowed = cursor !== undefined || options.line !== undefined || options.limit !== undefined || options.maxBytes !== undefined;
+  let reading: Promise<Body> | undefined;
   try {
-    const rules = await loadIgnoreRules(root);
-    await rules.prepare(parentOf(file.rel));
-    const matchedIgnore = rules.match(file.rel, false);
-    const windowed = cursor !== undefined || options.line !== undefined || options.limit !== undefined || options.maxBytes !== undefined;
-    let body: Body;
-    if (file.stat.size <= MAX_FILE_WINDOW_BYTES) body = await readWhole(file.handle, file.stat, file.rel, options, cursor);
-    else if (windowed) body = await readStreamed(file.handle, file.stat, file.rel, options, cursor);
+    if (file.stat.size <= MAX_FILE_WINDOW_BYTES) reading = readWhole(file.handle, file.stat, file.rel, options, cursor);
+    else if (windowed) reading = readStreamed(file.handle, file.stat, file.rel, options, cursor);
     else {
       throw new BerthError(
         'file_too_large',
@@ -76,6 +73,12 @@ export async function readTextFile(root: string, userPath: string, options: Text
         'pass line/limit/maxBytes for a window, or use readBytes',
       );
     }
+    // The thread pool reads while this thread checks the ignore files on the way (inline lstats).
+    const [read, ignore] = await Promise.allSettled([reading, ignoreMatchOf(root, file.rel)]);
+    if (read.status === 'rejected') throw read.reason;
+    if (ignore.status === 'rejected') throw ignore.reason;
+    const body = read.value;
+    const matchedIgnore = ignore.value;
     return {
       kind: 'file',
       path: file.rel,
@@ -95,6 +98,12 @@ export async function readTextFile(root: string, userPath: string, options: Text
   } finally {
     file.close();
   }
+}
+
+async function ignoreMatchOf(root: string, rel: string): Promise<IgnoreMatch> {
+  const rules = await loadIgnoreRules(root);
+  await rules.prepare(parentOf(rel));
+  return rules.match(rel, false);
 }
 
 const capOf = (o: TextReadOptions): number => Math.min(o.maxBytes ?? MAX_FILE_WINDOW_BYTES, MAX_FILE_WINDOW_BYTES);
