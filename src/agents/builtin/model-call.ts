@@ -3,7 +3,7 @@ import type { Clock } from '../../clock.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import type { SessionUpdate } from '../driver.js';
 import type { ModelProfile } from '../models/service.js';
-import { chatChunks } from './chat-stream.js';
+import { chatChunks } from '../models/chat-stream.js';
 import { modelError, type ModelCallTarget } from './model-error.js';
 import { chatRequestBody, JSON_BODY_HEADERS, type ChatRequestHead } from './request-body.js';
 import { contextUsageUpdate, requestUsage, usageChunk, type RequestUsage } from './usage.js';

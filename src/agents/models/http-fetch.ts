@@ -200,7 +200,7 @@ const nodeBodies = new WeakMap<Response, () => http.IncomingMessage | undefined>
 /**
  * The node stream under a Response this fetch made, if no one has read its web
  * body; from then on only the caller reads it, and the web body refuses to. A
- * streamed completion is parsed straight from it (agents/builtin/chat-stream.ts):
+ * streamed completion is parsed straight from it (agents/models/chat-stream.ts):
  * the web stream, its reader and the client's byte-copying SSE decoder cost
  * more per turn than the parse.
  */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { chatChunks } from '../../../src/agents/builtin/chat-stream.js';
+import { chatChunks } from '../../../src/agents/models/chat-stream.js';
 import { openaiSdk } from '../../../src/agents/models/openai-sdk.js';
 
 /** A response whose body arrives as these pieces, cut wherever the test says. */

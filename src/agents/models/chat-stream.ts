@@ -1,7 +1,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import type OpenAI from 'openai';
-import { takeNodeBody } from '../models/http-fetch.js';
-import { loadedOpenaiSdk } from '../models/openai-sdk.js';
+import { takeNodeBody } from './http-fetch.js';
+import { loadedOpenaiSdk } from './openai-sdk.js';
 
 /**
  * The chunks of a streamed chat completion, parsed from the raw response the
