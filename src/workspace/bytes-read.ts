@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DEFAULT_FILE_BYTES_WINDOW } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
-import { changedBetween, closeSoon, openConfinedFile, readAt, statOpen } from './open-file.js';
+import { changedBetween, openConfinedRead, readAt, statOpen } from './open-file.js';
 
 /** `GET /file/bytes` query (docs/client-api.md §11.3), validated by the face. */
 export interface BytesReadOptions {
@@ -29,7 +29,7 @@ export interface FileBytesWindow {
 export async function readFileBytes(root: string, userPath: string, options: BytesReadOptions): Promise<FileBytesWindow> {
   const offset = options.offset ?? 0;
   const maxBytes = options.maxBytes ?? DEFAULT_FILE_BYTES_WINDOW;
-  const file = await openConfinedFile(root, userPath);
+  const file = await openConfinedRead(root, userPath);
   try {
     const size = file.stat.size;
     const want = offset >= size ? 0 : Math.min(maxBytes, size - offset);
@@ -50,6 +50,6 @@ export async function readFileBytes(root: string, userPath: string, options: Byt
       ...(whole ? { hash: `sha256:${createHash('sha256').update(bytes).digest('hex')}` } : {}),
     };
   } finally {
-    closeSoon(file.handle);
+    file.close();
   }
 }

@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { MAX_LIST_ENTRIES } from './limits.js';
 import { openInside } from './handle.js';
-import { loadIgnoreRules } from './ignore.js';
+import { loadIgnoreRules, type IgnoreRules } from './ignore.js';
 import { toRel } from './paths.js';
 import { kindOf, type EntryKind } from './stat.js';
 
@@ -35,16 +35,17 @@ export interface DirectoryList {
  */
 export async function listDirectory(root: string, userPath: string, options: ListOptions): Promise<DirectoryList> {
   const handle = await openInside(root, userPath, { directory: true });
-  let dirents;
-  try {
-    dirents = await readdir(handle.via, { withFileTypes: true });
-  } finally {
-    await handle.close();
-  }
   const target = { rel: toRel(root, handle.real) };
   const dirRel = target.rel === '.' ? '' : target.rel;
-  const ignore = await loadIgnoreRules(root);
-  await ignore.prepare(dirRel);
+  // The thread pool reads the directory while this thread checks its ignore files (inline lstats).
+  const reading = readdir(handle.via, { withFileTypes: true });
+  const [listed, rules] = await Promise.allSettled([reading, preparedRules(root, dirRel)]);
+  // Only now: the read goes through the descriptor's /proc path.
+  await handle.close();
+  if (listed.status === 'rejected') throw listed.reason;
+  if (rules.status === 'rejected') throw rules.reason;
+  const dirents = listed.value;
+  const ignore = rules.value;
   const insideIgnored = dirRel !== '' && ignore.match(dirRel, true) !== null;
   const ignores = insideIgnored ? () => true : ignore.entryTester(dirRel);
   const entries: ListEntry[] = [];
@@ -59,4 +60,10 @@ export async function listDirectory(root: string, userPath: string, options: Lis
     entries.push({ name: d.name, kind: kindOf(d), ignored });
   }
   return { kind: 'list', path: target.rel, entries, truncated, matchedIgnore: null };
+}
+
+async function preparedRules(root: string, dirRel: string): Promise<IgnoreRules> {
+  const ignore = await loadIgnoreRules(root);
+  await ignore.prepare(dirRel);
+  return ignore;
 }

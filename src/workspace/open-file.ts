@@ -1,4 +1,4 @@
-import { constants, fstatSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, read as readFd, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { BerthError } from '../protocol/errors/index.js';
 import { hasProcFd, openInside } from './handle.js';
@@ -23,12 +23,60 @@ export interface OpenedFile {
  */
 export async function openConfinedFile(root: string, userPath: string): Promise<OpenedFile> {
   if (!(await hasProcFd())) return openConfinedByName(root, userPath);
+  return reopenInside(root, userPath, (via) => open(via, READ_FLAGS));
+}
+
+const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
+
+/** What reading a window needs of an open file: its descriptor (for fstat) and positional reads; a FileHandle has both. */
+export interface PositionalFile {
+  readonly fd: number;
+  read(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
+}
+
+/** A file the read routes opened: read through the thread pool, closed by `close()`. */
+export interface OpenedForRead {
+  readonly handle: PositionalFile;
+  readonly stat: Stats;
+  readonly rel: string;
+  close(): void;
+}
+
+/**
+ * openConfinedFile for a read route: the same checks, but the checked object is
+ * reopened inline and kept as a bare descriptor. Reopening `/proc/self/fd/N`
+ * follows no names (the object is already resolved) and closing a descriptor
+ * nothing was written through flushes nothing, so neither needs a thread-pool
+ * hop; only the reads of the file's bytes go through the pool.
+ */
+export async function openConfinedRead(root: string, userPath: string): Promise<OpenedForRead> {
+  if (!(await hasProcFd())) {
+    const { handle, stat, rel } = await openConfinedByName(root, userPath);
+    return { handle, stat, rel, close: () => closeSoon(handle) };
+  }
+  const { handle: fd, stat, rel } = await reopenInside(root, userPath, (via) => openSync(via, READ_FLAGS));
+  const read = (buffer: Buffer, offset: number, length: number, position: number) =>
+    new Promise<{ bytesRead: number }>((resolve, reject) =>
+      readFd(fd, buffer, offset, length, position, (err, bytesRead) => (err ? reject(err) : resolve({ bytesRead }))),
+    );
+  return { handle: { fd, read }, stat, rel, close: () => closeSync(fd) };
+}
+
+/**
+ * Opens `userPath` by name only (O_PATH, handle.ts `openInside`), proves it a
+ * regular file, and reopens that very object for reading with `reopen`.
+ */
+async function reopenInside<T extends number | FileHandle>(
+  root: string,
+  userPath: string,
+  reopen: (via: string) => T | Promise<T>,
+): Promise<{ handle: T; stat: Stats; rel: string }> {
   const target = await openInside(root, userPath);
   try {
     const rel = toRel(root, target.real);
     if (!(await target.stat()).isFile()) throw new BerthError('not_regular_file', `path is not a regular file: ${rel}`);
-    const handle = await open(target.via, constants.O_RDONLY | constants.O_NONBLOCK);
-    return { handle, stat: statOpen(handle), rel };
+    const handle = await reopen(target.via);
+    return { handle, stat: fstatSync(typeof handle === 'number' ? handle : handle.fd), rel };
   } finally {
     await target.close();
   }
@@ -65,7 +113,7 @@ async function openConfinedByName(root: string, userPath: string): Promise<Opene
  * the file is open, so the call costs about a microsecond, where a round trip
  * through the thread pool costs tens — and a read makes two of them.
  */
-export const statOpen = (handle: FileHandle): Stats => fstatSync(handle.fd);
+export const statOpen = (handle: Pick<PositionalFile, 'fd'>): Stats => fstatSync(handle.fd);
 
 /** Closes a read's descriptor without making the answer wait for it. */
 export function closeSoon(handle: FileHandle): void {
@@ -73,7 +121,7 @@ export function closeSoon(handle: FileHandle): void {
 }
 
 /** Reads up to `length` bytes at `position`, looping over short reads; returns what was read. */
-export async function readAt(handle: FileHandle, length: number, position: number): Promise<Buffer> {
+export async function readAt(handle: PositionalFile, length: number, position: number): Promise<Buffer> {
   const buf = Buffer.allocUnsafe(length);
   let got = 0;
   while (got < length) {

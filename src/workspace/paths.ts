@@ -21,8 +21,25 @@ export interface ConfineOptions {
 /** True when `child` is `root` or below it. Both must be absolute and normalized. */
 export function isInside(root: string, child: string): boolean {
   if (child === root) return true;
+  if (plainlyBelow(root, child)) return true;
   const rel = relative(root, child);
   return rel !== '' && !rel.startsWith('..' + sep) && rel !== '..' && !isAbsolute(rel);
+}
+
+/**
+ * The common case without path.relative (a few microseconds, several times per read): on
+ * POSIX, `child` is `root`, a separator and plain names, with no `.` or `..` segment and no
+ * empty one to normalize away. Anything else takes the full check.
+ */
+function plainlyBelow(root: string, child: string): boolean {
+  return (
+    sep === '/' &&
+    child.length > root.length + 1 &&
+    child.charCodeAt(root.length) === 0x2f &&
+    child.startsWith(root) &&
+    !child.includes('/.', root.length) &&
+    !child.includes('//', root.length)
+  );
 }
 
 export function toRel(root: string, abs: string): string {

@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Stats } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
 import { BINARY_SNIFF_BYTES, MAX_FILE_SCAN_BYTES, MAX_FILE_WINDOW_BYTES, TEXT_READ_CHUNK_BYTES } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
 import { loadIgnoreRules, type IgnoreMatch } from './ignore.js';
 import { countBreaks, LineWindowScanner } from './line-window.js';
-import { changedBetween, closeSoon, openConfinedFile, readAt, statOpen } from './open-file.js';
+import { changedBetween, openConfinedRead, readAt, statOpen, type PositionalFile } from './open-file.js';
 import {
   assertSameFile,
   decodeCursor,
@@ -60,15 +59,12 @@ export async function readTextFile(root: string, userPath: string, options: Text
   }
   // A malformed cursor is refused before any I/O.
   const cursor = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
-  const file = await openConfinedFile(root, userPath);
+  const file = await openConfinedRead(root, userPath);
+  const windowed = cursor !== undefined || options.line !== undefined || options.limit !== undefined || options.maxBytes !== undefined;
+  let reading: Promise<Body> | undefined;
   try {
-    const rules = await loadIgnoreRules(root);
-    await rules.prepare(parentOf(file.rel));
-    const matchedIgnore = rules.match(file.rel, false);
-    const windowed = cursor !== undefined || options.line !== undefined || options.limit !== undefined || options.maxBytes !== undefined;
-    let body: Body;
-    if (file.stat.size <= MAX_FILE_WINDOW_BYTES) body = await readWhole(file.handle, file.stat, file.rel, options, cursor);
-    else if (windowed) body = await readStreamed(file.handle, file.stat, file.rel, options, cursor);
+    if (file.stat.size <= MAX_FILE_WINDOW_BYTES) reading = readWhole(file.handle, file.stat, file.rel, options, cursor);
+    else if (windowed) reading = readStreamed(file.handle, file.stat, file.rel, options, cursor);
     else {
       throw new BerthError(
         'file_too_large',
@@ -77,6 +73,12 @@ export async function readTextFile(root: string, userPath: string, options: Text
         'pass line/limit/maxBytes for a window, or use readBytes',
       );
     }
+    // The thread pool reads while this thread checks the ignore files on the way (inline lstats).
+    const [read, ignore] = await Promise.allSettled([reading, ignoreMatchOf(root, file.rel)]);
+    if (read.status === 'rejected') throw read.reason;
+    if (ignore.status === 'rejected') throw ignore.reason;
+    const body = read.value;
+    const matchedIgnore = ignore.value;
     return {
       kind: 'file',
       path: file.rel,
@@ -94,8 +96,14 @@ export async function readTextFile(root: string, userPath: string, options: Text
       hasMore: body.hasMore,
     };
   } finally {
-    closeSoon(file.handle);
+    file.close();
   }
+}
+
+async function ignoreMatchOf(root: string, rel: string): Promise<IgnoreMatch> {
+  const rules = await loadIgnoreRules(root);
+  await rules.prepare(parentOf(rel));
+  return rules.match(rel, false);
 }
 
 const capOf = (o: TextReadOptions): number => Math.min(o.maxBytes ?? MAX_FILE_WINDOW_BYTES, MAX_FILE_WINDOW_BYTES);
@@ -116,7 +124,7 @@ function scannerFor(o: TextReadOptions, resume: boolean, base: number, maxSkipBy
 
 /** A small file: one read of the whole file, then the window is cut in memory. */
 async function readWhole(
-  handle: FileHandle,
+  handle: PositionalFile,
   stat: Stats,
   rel: string,
   o: TextReadOptions,
@@ -194,7 +202,7 @@ function cursorFor(stat: Stats, off: number, before: Uint8Array): string {
  * never help, so 413 would invite endless retries).
  */
 async function readStreamed(
-  handle: FileHandle,
+  handle: PositionalFile,
   stat: Stats,
   rel: string,
   o: TextReadOptions,

@@ -3,6 +3,7 @@ import type { Clock } from '../../clock.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import type { SessionUpdate } from '../driver.js';
 import type { ModelProfile } from '../models/service.js';
+import { chatChunks } from '../models/chat-stream.js';
 import { modelError, type ModelCallTarget } from './model-error.js';
 import { chatRequestBody, JSON_BODY_HEADERS, type ChatRequestHead } from './request-body.js';
 import { contextUsageUpdate, requestUsage, usageChunk, type RequestUsage } from './usage.js';
@@ -84,11 +85,14 @@ export async function callModel(call: ModelCall): Promise<ModelAnswer> {
       stream_options: { include_usage: true },
     };
     // The body goes as prebuilt text (the tool list's from cache); the params still tell the client to stream.
-    const stream = await call.client.chat.completions.create(
-      { ...head, ...(call.tools.length > 0 && { tools: call.tools as OpenAI.Chat.ChatCompletionTool[] }) },
-      { signal, body: chatRequestBody(head, call.tools), headers: JSON_BODY_HEADERS },
-    );
-    for await (const chunk of stream) {
+    // The client sends, retries and judges the status; its raw response is parsed here (chat-stream.ts).
+    const response = await call.client.chat.completions
+      .create(
+        { ...head, ...(call.tools.length > 0 && { tools: call.tools as OpenAI.Chat.ChatCompletionTool[] }) },
+        { signal, body: chatRequestBody(head, call.tools), headers: JSON_BODY_HEADERS },
+      )
+      .asResponse();
+    for await (const chunk of chatChunks(response)) {
       idle.refresh();
       if (chunk.usage) usage = chunk.usage;
       const choice = chunk.choices?.[0];
@@ -124,7 +128,6 @@ export async function callModel(call: ModelCall): Promise<ModelAnswer> {
     clearTimeout(idle);
     call.signal.removeEventListener('abort', onTurnAbort);
   }
-  // The package ends the iteration quietly when the signal aborts mid-stream.
   if (call.signal.aborted) return aborted();
   if (stalled.aborted) throw stallError();
   if (finishReason === null) {

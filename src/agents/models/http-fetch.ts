@@ -188,7 +188,53 @@ function toResponse(res: http.IncomingMessage): Response {
     res.resume();
     return new Response(null, { status, statusText: res.statusMessage, headers });
   }
-  return new Response(Readable.toWeb(res) as ReadableStream<Uint8Array>, { status, statusText: res.statusMessage, headers });
+  const body = lazyWebBody(res);
+  const response = new Response(body.web, { status, statusText: res.statusMessage, headers });
+  nodeBodies.set(response, body.take);
+  return response;
+}
+
+/** How to take over the node stream under a Response this fetch made (see takeNodeBody). */
+const nodeBodies = new WeakMap<Response, () => http.IncomingMessage | undefined>();
+
+/**
+ * The node stream under a Response this fetch made, if no one has read its web
+ * body; from then on only the caller reads it, and the web body refuses to. A
+ * streamed completion is parsed straight from it (agents/models/chat-stream.ts):
+ * the web stream, its reader and the client's byte-copying SSE decoder cost
+ * more per turn than the parse.
+ */
+export function takeNodeBody(response: Response): http.IncomingMessage | undefined {
+  return nodeBodies.get(response)?.();
+}
+
+/** The web body of `res`, bridged on its first read only, so the node stream can be taken instead. */
+function lazyWebBody(res: http.IncomingMessage): { web: ReadableStream<Uint8Array>; take: () => http.IncomingMessage | undefined } {
+  let state: 'untouched' | 'web' | 'taken' = 'untouched';
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  const bridge = () => {
+    if (state === 'taken') throw new TypeError('the response body was taken as a node stream');
+    state = 'web';
+    return (reader ??= (Readable.toWeb(res) as ReadableStream<Uint8Array>).getReader());
+  };
+  const web = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const { done, value } = await bridge().read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      },
+      cancel: (reason) => (state === 'taken' ? undefined : bridge().cancel(reason)),
+    },
+    // No read ahead: nothing touches `res` until someone reads the web body.
+    { highWaterMark: 0 },
+  );
+  const take = () => {
+    if (state !== 'untouched') return undefined;
+    state = 'taken';
+    return res;
+  };
+  return { web, take };
 }
 
 /** What fetch rejects with on abort: the signal's reason when it is an error (an `AbortError` by default), else an `AbortError`. */

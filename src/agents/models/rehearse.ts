@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import type * as OpenAISdk from 'openai';
+import { chatChunks } from './chat-stream.js';
 
 /** One streamed answer of a single chunk, as an OpenAI-compatible server sends it. */
 const CANNED_STREAM =
@@ -10,9 +11,9 @@ const CANNED_STREAM =
  * Runs one streamed chat completion through a throwaway client, against a
  * canned answer handed over the way the services' fetch hands one over (a web
  * stream over a Node stream), with no request on the wire. The first call
- * through the package compiles its request building, its SSE parsing and the
- * web streams under them; the daemon does this in its warm-up, so the first
- * turn does not.
+ * through the package compiles its request building and the parse of its raw
+ * response (chat-stream.ts), as a turn makes them; the daemon does this in its
+ * warm-up, so the first turn does not.
  */
 export async function rehearseStreamedCompletion(sdk: typeof OpenAISdk): Promise<void> {
   const fetch = async (): Promise<Response> =>
@@ -21,6 +22,8 @@ export async function rehearseStreamedCompletion(sdk: typeof OpenAISdk): Promise
       headers: { 'content-type': 'text/event-stream' },
     });
   const client = new sdk.default({ apiKey: 'rehearsal', baseURL: 'http://127.0.0.1:9/v1', maxRetries: 0, fetch });
-  const stream = await client.chat.completions.create({ model: 'rehearsal', messages: [{ role: 'user', content: 'rehearsal' }], stream: true });
-  for await (const chunk of stream) void chunk;
+  const response = await client.chat.completions
+    .create({ model: 'rehearsal', messages: [{ role: 'user', content: 'rehearsal' }], stream: true })
+    .asResponse();
+  for await (const chunk of chatChunks(response)) void chunk;
 }

@@ -17,14 +17,33 @@ const gc = runInNewContext('gc') as () => void;
  * could abort: about 1 KiB a model call, the post-GC heap growth the soak
  * measured (test/soak/sessions-soak.test.ts).
  */
+/**
+ * What the client's `.asResponse()` resolves to for a streamed completion: `chunks` as SSE
+ * events, then `[DONE]`; with `hangUntil`, the body stays open after the chunks until that
+ * signal aborts, and then fails as a cut connection does.
+ */
+function sseAnswer(chunks: readonly object[], hangUntil?: AbortSignal): { asResponse(): Promise<Response> } {
+  const text = chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('');
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode(text));
+      if (!hangUntil) {
+        controller.enqueue(new TextEncoder().encode('data: [DONE]\n\n'));
+        controller.close();
+        return;
+      }
+      hangUntil.addEventListener('abort', () => controller.error(new Error('aborted')), { once: true });
+    },
+  });
+  return { asResponse: async () => new Response(body, { headers: { 'content-type': 'text/event-stream' } }) };
+}
+
 function listeningClient(handed: WeakRef<AbortSignal>[]): OpenAI {
-  const create = async (_body: unknown, options: { signal: AbortSignal }) => {
+  const create = (_body: unknown, options: { signal: AbortSignal }) => {
     // As the package does (client.js, fetchWithTimeout): once, and never removed.
     options.signal.addEventListener('abort', () => undefined, { once: true });
     handed.push(new WeakRef(options.signal));
-    return (async function* () {
-      yield { choices: [{ index: 0, delta: { content: 'OK.' }, finish_reason: 'stop' }] };
-    })();
+    return sseAnswer([{ choices: [{ index: 0, delta: { content: 'OK.' }, finish_reason: 'stop' }] }]);
   };
   return { chat: { completions: { create } } } as unknown as OpenAI;
 }
@@ -62,12 +81,9 @@ test('aborting the turn still aborts the model call, and a silent stream still s
   const client = {
     chat: {
       completions: {
-        create: async (_body: unknown, options: { signal: AbortSignal }) => {
+        create: (_body: unknown, options: { signal: AbortSignal }) => {
           seen = options.signal;
-          return (async function* () {
-            yield { choices: [{ index: 0, delta: { content: 'par' }, finish_reason: null }] };
-            await new Promise((_, reject) => options.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }));
-          })();
+          return sseAnswer([{ choices: [{ index: 0, delta: { content: 'par' }, finish_reason: null }] }], options.signal);
         },
       },
     },
