@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { BerthError } from '../../protocol/errors/index.js';
-import { FENCE_CHECK_SQL } from './leases.js';
+import { fenceCheckText } from './leases.js';
 import { PgLink, StatementNames, connectionOptions, isConnectionError, storeUnavailable } from './link.js';
 
 /** What a repository runs its SQL on: a whole query's rows, or the number of rows a write touched. */
@@ -150,9 +150,7 @@ export class PgDb implements Queryer {
   }
 
   private write(sql: string, params: readonly unknown[], sync: boolean): Promise<number> {
-    const fence = this.fenceOf();
-    if (fence) return this.enqueue(() => this.atomically(fence, (q) => q.run(sql, params)), sync);
-    return this.enqueue(() => this.direct.run(sql, params), sync);
+    return this.unitOf((q) => q.run(sql, params), sync);
   }
 
   script(sql: string): Promise<void> {
@@ -166,9 +164,11 @@ export class PgDb implements Queryer {
 
   private unitOf<T>(work: (q: Queryer) => Promise<T>, sync: boolean): Promise<T> {
     // Fenced, it becomes a transaction: the lease check holds its row lock until the last statement.
+    // Promised on a connection whose commits are relaxed, too: its commit alone waits for the flush.
     const fence = this.fenceOf();
-    if (fence) return this.enqueue(() => this.atomically(fence, work), sync);
-    return this.enqueue(() => work(this.direct), sync);
+    const flush = sync && this.link.commitsRelaxed;
+    if (fence || flush) return this.enqueue(() => this.atomically(fence, work, undefined, flush));
+    return this.enqueue(() => work(this.direct));
   }
 
   /**
@@ -180,16 +180,27 @@ export class PgDb implements Queryer {
     return this.enqueue(() => this.atomically(fence, work, committed));
   }
 
-  private async atomically<T>(fence: WriteFence | undefined, work: (q: Queryer) => Promise<T>, committed?: (result: T) => void): Promise<T> {
+  /**
+   * BEGIN, the flush request of a promised unit and the lease check go as one simple query, one
+   * round trip: they carry no parameters but the fence's own, written in as literals.
+   */
+  private async atomically<T>(
+    fence: WriteFence | undefined,
+    work: (q: Queryer) => Promise<T>,
+    committed?: (result: T) => void,
+    flush = false,
+  ): Promise<T> {
     const token = fence?.token();
     // Known lost already: refused without a round trip.
     if (fence && token === undefined) throw new LeaseLostError(fence.sessionId);
-    await this.direct.script('BEGIN');
+    const client = this.link.client();
+    const opening = ['BEGIN'];
+    if (flush) opening.push('SET LOCAL synchronous_commit = on');
+    if (fence) opening.push(fenceCheckText(fence.sessionId, token!, fence.nodeId, (v) => client.escapeLiteral(v)));
     let result: T;
     try {
-      if (fence && (await this.direct.rows(FENCE_CHECK_SQL, [fence.sessionId, token, fence.nodeId])).length === 0) {
-        throw new LeaseLostError(fence.sessionId);
-      }
+      const answers = await this.guard(client.query(opening.join('; ')));
+      if (fence && lastOf(answers).rowCount === 0) throw new LeaseLostError(fence.sessionId);
       result = await work(this.direct);
     } catch (err) {
       if (this.link.up) await this.link.client().query('ROLLBACK').catch(() => undefined);
@@ -207,11 +218,8 @@ export class PgDb implements Queryer {
     await Promise.all([this.link.close(), this.pool?.end()]);
   }
 
-  private enqueue<T>(work: () => Promise<T>, sync = false): Promise<T> {
-    const result = this.tail.then(async () => {
-      await this.guard(this.link.commitMode(sync));
-      return work();
-    });
+  private enqueue<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(work);
     this.tail = result.catch(() => undefined);
     return result;
   }
@@ -250,4 +258,9 @@ function clientQueryer(client: pg.Client): Queryer {
     run: (sql, params = []) => client.query(sql, params as unknown[]).then((r) => r.rowCount ?? 0),
     script: (sql) => client.query(sql).then(() => undefined),
   };
+}
+
+/** A simple query of several statements answers one result each; the last is the lease check's. */
+function lastOf(answers: pg.QueryResult | pg.QueryResult[]): pg.QueryResult {
+  return Array.isArray(answers) ? answers[answers.length - 1]! : answers;
 }
