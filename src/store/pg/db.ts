@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { BerthError } from '../../protocol/errors/index.js';
-import { fenceCheckText } from './leases.js';
 import { PgLink, StatementNames, connectionOptions, isConnectionError, storeUnavailable } from './link.js';
+import { fenceAssertText, inlineParams, isFenceRefusal } from './one-shot.js';
 
 /** What a repository runs its SQL on: a whole query's rows, or the number of rows a write touched. */
 export interface Queryer {
@@ -141,6 +141,8 @@ export class PgDb implements Queryer {
       return this.enqueue(() => this.direct.rows<R>(sql, params));
     }
     const fence = this.fenceOf();
+    const text = fence && inlineParams(sql, params);
+    if (text) return this.enqueue(() => this.oneShot(fence, text, false)).then((r) => r.rows as R[]);
     if (fence) return this.enqueue(() => this.atomically(fence, (q) => q.rows<R>(sql, params)));
     return this.enqueue(() => this.direct.rows<R>(sql, params));
   }
@@ -150,6 +152,10 @@ export class PgDb implements Queryer {
   }
 
   private write(sql: string, params: readonly unknown[], sync: boolean): Promise<number> {
+    const fence = this.fenceOf();
+    const flush = sync && this.link.commitsRelaxed;
+    const text = (fence || flush) && inlineParams(sql, params);
+    if (text) return this.enqueue(() => this.oneShot(fence, text, flush)).then((r) => r.rowCount ?? 0);
     return this.unitOf((q) => q.run(sql, params), sync);
   }
 
@@ -193,23 +199,37 @@ export class PgDb implements Queryer {
     const token = fence?.token();
     // Known lost already: refused without a round trip.
     if (fence && token === undefined) throw new LeaseLostError(fence.sessionId);
-    const client = this.link.client();
-    const opening = ['BEGIN'];
-    if (flush) opening.push('SET LOCAL synchronous_commit = on');
-    if (fence) opening.push(fenceCheckText(fence.sessionId, token!, fence.nodeId, (v) => client.escapeLiteral(v)));
     let result: T;
     try {
-      const answers = await this.guard(client.query(opening.join('; ')));
-      if (fence && lastOf(answers).rowCount === 0) throw new LeaseLostError(fence.sessionId);
+      await this.guard(this.link.client().query(opening(fence, token, flush).join(';\n')));
       result = await work(this.direct);
     } catch (err) {
-      if (this.link.up) await this.link.client().query('ROLLBACK').catch(() => undefined);
-      if (fence && err instanceof LeaseLostError) fence.refused();
-      throw err;
+      throw await this.rolledBack(fence, err);
     }
     await this.direct.script('COMMIT');
     committed?.(result);
     return result;
+  }
+
+  /** One statement in a transaction of its own, sent with BEGIN and COMMIT as one simple query: one round trip. */
+  private async oneShot(fence: WriteFence | undefined, text: string, flush: boolean): Promise<pg.QueryResult> {
+    const token = fence?.token();
+    if (fence && token === undefined) throw new LeaseLostError(fence.sessionId);
+    try {
+      const answers = await this.guard(this.link.client().query([...opening(fence, token, flush), text, 'COMMIT'].join(';\n')));
+      // One result per statement: the write's is the one before COMMIT's.
+      return (answers as unknown as pg.QueryResult[]).at(-2)!;
+    } catch (err) {
+      throw await this.rolledBack(fence, err);
+    }
+  }
+
+  /** After a unit failed: its transaction rolled back, and a refused lease check told as LeaseLostError. */
+  private async rolledBack(fence: WriteFence | undefined, err: unknown): Promise<unknown> {
+    if (this.link.up) await this.link.client().query('ROLLBACK').catch(() => undefined);
+    if (!fence || !(err instanceof LeaseLostError || isFenceRefusal(err))) return err;
+    fence.refused();
+    return err instanceof LeaseLostError ? err : new LeaseLostError(fence.sessionId);
   }
 
   /** Waits for every unit submitted so far, then closes the connections. */
@@ -260,7 +280,10 @@ function clientQueryer(client: pg.Client): Queryer {
   };
 }
 
-/** A simple query of several statements answers one result each; the last is the lease check's. */
-function lastOf(answers: pg.QueryResult | pg.QueryResult[]): pg.QueryResult {
-  return Array.isArray(answers) ? answers[answers.length - 1]! : answers;
+/** What a unit's transaction starts with, one simple query: BEGIN, the flush request, the lease check. */
+function opening(fence: WriteFence | undefined, token: number | undefined, flush: boolean): string[] {
+  const statements = ['BEGIN'];
+  if (flush) statements.push('SET LOCAL synchronous_commit = on');
+  if (fence) statements.push(fenceAssertText(fence.sessionId, token!, fence.nodeId));
+  return statements;
 }

@@ -7,16 +7,6 @@ import type { Queryer } from './db.js';
  */
 const DB_NOW = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
 
-/**
- * What a fenced write checks first, in its own transaction; FOR SHARE makes a takeover's UPDATE
- * wait for it. Its values are written in as literals (`quote`: the connection's escapeLiteral), so
- * it can share one simple query with the BEGIN before it.
- */
-export function fenceCheckText(sessionId: string, token: number, nodeId: string, quote: (value: string) => string): string {
-  if (!Number.isSafeInteger(token)) throw new TypeError(`a lease token is an integer, not ${token}`);
-  return `SELECT 1 AS ok FROM session_leases WHERE session_id = ${quote(sessionId)} AND token = ${token} AND node_id = ${quote(nodeId)} FOR SHARE`;
-}
-
 export interface LeaseRow {
   readonly sessionId: string;
   readonly nodeId: string;

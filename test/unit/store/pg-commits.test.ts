@@ -85,4 +85,20 @@ describe('commits on a PostgreSQL left at its default durability', { skip: missi
     assert.equal(await db.promised.run('INSERT INTO t (n) VALUES ($1)', [1]), 1);
     assert.equal(await db.unit(modeOf), 'off', 'the flush was asked for that transaction only');
   });
+
+  it('a promised write sent as one query stores its values exactly as bound ones', async () => {
+    db ??= await PgDb.connect(await server.createDatabase());
+    await db.script('CREATE TABLE v (k TEXT, s TEXT, n BIGINT, f DOUBLE PRECISION, b BYTEA, a TEXT[], t BOOLEAN)');
+    const values = ["it's \\ a $1 \"quote\" ünïcode ✓\n", -9007199254740991, 0.125, Buffer.from([0, 1, 254, 255]), ['x', 'y"z', 'back\\slash', "o'k"], true];
+    const insert = 'INSERT INTO v (k, s, n, f, b, a, t) VALUES ($1, $2, $3, $4, $5, $6::text[], $7)';
+    await db.promised.run(insert, ['inlined', ...values]);
+    await db.run(insert, ['bound', ...values]);
+    await db.promised.run(insert, ['nulls', null, null, null, null, null, null]);
+    const rows = await db.rows<Record<string, unknown>>('SELECT * FROM v ORDER BY k');
+    const [bound, inlined, nulls] = rows;
+    assert.deepEqual({ ...inlined, k: 'bound' }, bound);
+    assert.deepEqual(bound!.s, values[0]);
+    assert.deepEqual(bound!.a, values[4]);
+    assert.deepEqual(nulls, { k: 'nulls', s: null, n: null, f: null, b: null, a: null, t: null });
+  });
 });
