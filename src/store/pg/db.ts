@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { BerthError } from '../../protocol/errors/index.js';
 import { PgLink, StatementNames, connectionOptions, isConnectionError, storeUnavailable } from './link.js';
-import { fenceAssertText, inlineParams, isFenceRefusal } from './one-shot.js';
+import { OpeningQueryer, fenceAssertText, inlineParams, isFenceRefusal } from './one-shot.js';
 
 /** What a repository runs its SQL on: a whole query's rows, or the number of rows a write touched. */
 export interface Queryer {
@@ -186,10 +186,7 @@ export class PgDb implements Queryer {
     return this.enqueue(() => this.atomically(fence, work, committed));
   }
 
-  /**
-   * BEGIN, the flush request of a promised unit and the lease check go as one simple query, one
-   * round trip: they carry no parameters but the fence's own, written in as literals.
-   */
+  /** BEGIN, the flush request of a promised unit and the lease check travel with the work's first statement. */
   private async atomically<T>(
     fence: WriteFence | undefined,
     work: (q: Queryer) => Promise<T>,
@@ -199,10 +196,11 @@ export class PgDb implements Queryer {
     const token = fence?.token();
     // Known lost already: refused without a round trip.
     if (fence && token === undefined) throw new LeaseLostError(fence.sessionId);
+    const q = new OpeningQueryer(this.direct, (text) => this.guard(this.link.client().query(text)), opening(fence, token, flush));
     let result: T;
     try {
-      await this.guard(this.link.client().query(opening(fence, token, flush).join(';\n')));
-      result = await work(this.direct);
+      result = await work(q);
+      await q.open();
     } catch (err) {
       throw await this.rolledBack(fence, err);
     }
