@@ -68,7 +68,7 @@ function literalOf(value: unknown): string | undefined {
  * The Queryer a transaction's work gets: its first statement carries the transaction's opening
  * (BEGIN, the flush request, the lease check) ahead of it in one simple query, so a transaction
  * costs one round trip less. A statement whose values cannot be written in, or no statement at
- * all (`open`), sends the opening alone first.
+ * all (`open`), sends the opening alone first. Scripts before the first statement join the opening.
  */
 export class OpeningQueryer implements Queryer {
   private opening: string | undefined;
@@ -91,8 +91,10 @@ export class OpeningQueryer implements Queryer {
     return answer ? (answer.rowCount ?? 0) : this.direct.run(sql, params);
   }
 
+  /** While the opening is pending, a script (a LOCK) joins it and goes with the next statement: it answers nothing. */
   async script(sql: string): Promise<void> {
-    if (!(await this.along(sql))) await this.direct.script(sql);
+    if (this.opening !== undefined) this.opening = `${this.opening};\n${sql}`;
+    else await this.direct.script(sql);
   }
 
   /** Sends the opening if no statement has taken it along yet. */
