@@ -186,6 +186,14 @@ export class PgDb implements Queryer {
     return this.enqueue(() => this.atomically(fence, work, committed));
   }
 
+  /** `sql`'s rows, in a transaction that runs `before` (a LOCK) first: one round trip when its values can be written in. */
+  rowsAfter<R>(before: string, sql: string, params: readonly unknown[]): Promise<R[]> {
+    const text = inlineParams(sql, params);
+    if (!text) return this.transaction(async (q) => (await q.script(before), q.rows<R>(sql, params)));
+    const fence = this.fenceOf();
+    return this.enqueue(() => this.oneShot(fence, `${before};\n${text}`, false)).then((r) => r.rows as R[]);
+  }
+
   /** BEGIN, the flush request of a promised unit and the lease check travel with the work's first statement. */
   private async atomically<T>(
     fence: WriteFence | undefined,
