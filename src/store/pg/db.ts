@@ -1,7 +1,9 @@
 import pg from 'pg';
-import { BerthError } from '../../protocol/errors/index.js';
 import { PgLink, StatementNames, connectionOptions, isConnectionError, storeUnavailable } from './link.js';
-import { OpeningQueryer, fenceAssertText, inlineParams, isFenceRefusal } from './one-shot.js';
+import { LeaseLostError, type WriteFence } from './write-fence.js';
+import { OpeningQueryer, inlineParams, isFenceRefusal, opening } from './one-shot.js';
+
+export { LeaseLostError, type WriteFence } from './write-fence.js';
 
 /** What a repository runs its SQL on: a whole query's rows, or the number of rows a write touched. */
 export interface Queryer {
@@ -9,27 +11,6 @@ export interface Queryer {
   run(sql: string, params?: readonly unknown[]): Promise<number>;
   /** Statements without parameters, several allowed (schema changes). */
   script(sql: string): Promise<void>;
-}
-
-/**
- * The session a write is made for, in cluster mode (docs/cluster-leases.md): the write
- * lands only while that session's lease still has this node and this token.
- */
-export interface WriteFence {
-  readonly sessionId: string;
-  readonly nodeId: string;
-  /** The token this node holds now; undefined once it knows the lease is gone. */
-  token(): number | undefined;
-  /** The database refused a write: another node has taken the session. */
-  refused(): void;
-}
-
-/** A fenced write refused: this node no longer owns the session; a client retries and lands on the owner. */
-export class LeaseLostError extends BerthError {
-  override name = 'LeaseLostError';
-  constructor(readonly sessionId: string) {
-    super('session_on_other_node', `This node no longer holds the lease of session ${sessionId}`, { sessionId });
-  }
 }
 
 /** A statement that only reads needs no fence (a read of a stale owner harms nobody). */
@@ -55,6 +36,13 @@ const READ_POOL_IDLE_MS = 30_000;
 export interface PromisedWrites {
   run(sql: string, params?: readonly unknown[]): Promise<number>;
   unit<T>(work: (q: Queryer) => Promise<T>): Promise<T>;
+}
+
+/** One write a unit makes when its turn comes (`PgDb.writeWhenDue`), and what it answers once committed. */
+export interface DueWrite<T> {
+  readonly sql: string;
+  readonly params: readonly unknown[];
+  done(count: number): T;
 }
 
 /** How the store's connections are opened. */
@@ -186,6 +174,23 @@ export class PgDb implements Queryer {
     return this.enqueue(() => this.atomically(fence, work, committed));
   }
 
+  /**
+   * A unit of one write made when its turn comes, from what the units before it left (a cache
+   * they advanced): fenced, one round trip. `make` answers undefined when it must read first;
+   * then `fallback` runs as `unit` would run it. `done` runs once the write committed.
+   */
+  writeWhenDue<T>(make: () => DueWrite<T> | undefined, fallback: (q: Queryer) => Promise<T>): Promise<T> {
+    const fence = this.fenceOf();
+    return this.enqueue(async () => {
+      const due = make();
+      if (!due) return fence ? this.atomically(fence, fallback) : fallback(this.direct);
+      const text = fence && inlineParams(due.sql, due.params);
+      if (text) return due.done((await this.oneShot(fence, text, false)).rowCount ?? 0);
+      const run = (q: Queryer) => q.run(due.sql, due.params);
+      return due.done(await (fence ? this.atomically(fence, run) : run(this.direct)));
+    });
+  }
+
   /** `sql`'s rows, in a transaction that runs `before` (a LOCK) first: one round trip when its values can be written in. */
   rowsAfter<R>(before: string, sql: string, params: readonly unknown[]): Promise<R[]> {
     const text = inlineParams(sql, params);
@@ -284,12 +289,4 @@ function clientQueryer(client: pg.Client): Queryer {
     run: (sql, params = []) => client.query(sql, params as unknown[]).then((r) => r.rowCount ?? 0),
     script: (sql) => client.query(sql).then(() => undefined),
   };
-}
-
-/** What a unit's transaction starts with, one simple query: BEGIN, the flush request, the lease check. */
-function opening(fence: WriteFence | undefined, token: number | undefined, flush: boolean): string[] {
-  const statements = ['BEGIN'];
-  if (flush) statements.push('SET LOCAL synchronous_commit = on');
-  if (fence) statements.push(fenceAssertText(fence.sessionId, token!, fence.nodeId));
-  return statements;
 }

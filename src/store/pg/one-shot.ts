@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Queryer } from './db.js';
+import type { WriteFence } from './write-fence.js';
 import { splitLiterals } from './dialect.js';
 
 /**
@@ -114,4 +115,12 @@ export class OpeningQueryer implements Queryer {
     const answers = await this.simple(`${opening};\n${text}`);
     return Array.isArray(answers) ? answers.at(-1) : answers;
   }
+}
+
+/** What a unit's transaction starts with, one simple query: BEGIN, the flush request, the lease check. */
+export function opening(fence: WriteFence | undefined, token: number | undefined, flush: boolean): string[] {
+  const statements = ['BEGIN'];
+  if (flush) statements.push('SET LOCAL synchronous_commit = on');
+  if (fence) statements.push(fenceAssertText(fence.sessionId, token!, fence.nodeId));
+  return statements;
 }
