@@ -1,7 +1,9 @@
 import pg from 'pg';
-import { BerthError } from '../../protocol/errors/index.js';
-import { FENCE_CHECK_SQL } from './leases.js';
 import { PgLink, StatementNames, connectionOptions, isConnectionError, storeUnavailable } from './link.js';
+import { LeaseLostError, type WriteFence } from './write-fence.js';
+import { OpeningQueryer, inlineParams, isFenceRefusal, opening } from './one-shot.js';
+
+export { LeaseLostError, type WriteFence } from './write-fence.js';
 
 /** What a repository runs its SQL on: a whole query's rows, or the number of rows a write touched. */
 export interface Queryer {
@@ -9,27 +11,6 @@ export interface Queryer {
   run(sql: string, params?: readonly unknown[]): Promise<number>;
   /** Statements without parameters, several allowed (schema changes). */
   script(sql: string): Promise<void>;
-}
-
-/**
- * The session a write is made for, in cluster mode (docs/cluster-leases.md): the write
- * lands only while that session's lease still has this node and this token.
- */
-export interface WriteFence {
-  readonly sessionId: string;
-  readonly nodeId: string;
-  /** The token this node holds now; undefined once it knows the lease is gone. */
-  token(): number | undefined;
-  /** The database refused a write: another node has taken the session. */
-  refused(): void;
-}
-
-/** A fenced write refused: this node no longer owns the session; a client retries and lands on the owner. */
-export class LeaseLostError extends BerthError {
-  override name = 'LeaseLostError';
-  constructor(readonly sessionId: string) {
-    super('session_on_other_node', `This node no longer holds the lease of session ${sessionId}`, { sessionId });
-  }
 }
 
 /** A statement that only reads needs no fence (a read of a stale owner harms nobody). */
@@ -55,6 +36,13 @@ const READ_POOL_IDLE_MS = 30_000;
 export interface PromisedWrites {
   run(sql: string, params?: readonly unknown[]): Promise<number>;
   unit<T>(work: (q: Queryer) => Promise<T>): Promise<T>;
+}
+
+/** One write a unit makes when its turn comes (`PgDb.writeWhenDue`), and what it answers once committed. */
+export interface DueWrite<T> {
+  readonly sql: string;
+  readonly params: readonly unknown[];
+  done(count: number): T;
 }
 
 /** How the store's connections are opened. */
@@ -141,6 +129,8 @@ export class PgDb implements Queryer {
       return this.enqueue(() => this.direct.rows<R>(sql, params));
     }
     const fence = this.fenceOf();
+    const text = fence && inlineParams(sql, params);
+    if (text) return this.enqueue(() => this.oneShot(fence, text, false)).then((r) => r.rows as R[]);
     if (fence) return this.enqueue(() => this.atomically(fence, (q) => q.rows<R>(sql, params)));
     return this.enqueue(() => this.direct.rows<R>(sql, params));
   }
@@ -151,8 +141,10 @@ export class PgDb implements Queryer {
 
   private write(sql: string, params: readonly unknown[], sync: boolean): Promise<number> {
     const fence = this.fenceOf();
-    if (fence) return this.enqueue(() => this.atomically(fence, (q) => q.run(sql, params)), sync);
-    return this.enqueue(() => this.direct.run(sql, params), sync);
+    const flush = sync && this.link.commitsRelaxed;
+    const text = (fence || flush) && inlineParams(sql, params);
+    if (text) return this.enqueue(() => this.oneShot(fence, text, flush)).then((r) => r.rowCount ?? 0);
+    return this.unitOf((q) => q.run(sql, params), sync);
   }
 
   script(sql: string): Promise<void> {
@@ -166,9 +158,11 @@ export class PgDb implements Queryer {
 
   private unitOf<T>(work: (q: Queryer) => Promise<T>, sync: boolean): Promise<T> {
     // Fenced, it becomes a transaction: the lease check holds its row lock until the last statement.
+    // Promised on a connection whose commits are relaxed, too: its commit alone waits for the flush.
     const fence = this.fenceOf();
-    if (fence) return this.enqueue(() => this.atomically(fence, work), sync);
-    return this.enqueue(() => work(this.direct), sync);
+    const flush = sync && this.link.commitsRelaxed;
+    if (fence || flush) return this.enqueue(() => this.atomically(fence, work, undefined, flush));
+    return this.enqueue(() => work(this.direct));
   }
 
   /**
@@ -180,25 +174,73 @@ export class PgDb implements Queryer {
     return this.enqueue(() => this.atomically(fence, work, committed));
   }
 
-  private async atomically<T>(fence: WriteFence | undefined, work: (q: Queryer) => Promise<T>, committed?: (result: T) => void): Promise<T> {
+  /**
+   * A unit of one write made when its turn comes, from what the units before it left (a cache
+   * they advanced): fenced, one round trip. `make` answers undefined when it must read first;
+   * then `fallback` runs as `unit` would run it. `done` runs once the write committed.
+   */
+  writeWhenDue<T>(make: () => DueWrite<T> | undefined, fallback: (q: Queryer) => Promise<T>): Promise<T> {
+    const fence = this.fenceOf();
+    return this.enqueue(async () => {
+      const due = make();
+      if (!due) return fence ? this.atomically(fence, fallback) : fallback(this.direct);
+      const text = fence && inlineParams(due.sql, due.params);
+      if (text) return due.done((await this.oneShot(fence, text, false)).rowCount ?? 0);
+      const run = (q: Queryer) => q.run(due.sql, due.params);
+      return due.done(await (fence ? this.atomically(fence, run) : run(this.direct)));
+    });
+  }
+
+  /** `sql`'s rows, in a transaction that runs `before` (a LOCK) first: one round trip when its values can be written in. */
+  rowsAfter<R>(before: string, sql: string, params: readonly unknown[]): Promise<R[]> {
+    const text = inlineParams(sql, params);
+    if (!text) return this.transaction(async (q) => (await q.script(before), q.rows<R>(sql, params)));
+    const fence = this.fenceOf();
+    return this.enqueue(() => this.oneShot(fence, `${before};\n${text}`, false)).then((r) => r.rows as R[]);
+  }
+
+  /** BEGIN, the flush request of a promised unit and the lease check travel with the work's first statement. */
+  private async atomically<T>(
+    fence: WriteFence | undefined,
+    work: (q: Queryer) => Promise<T>,
+    committed?: (result: T) => void,
+    flush = false,
+  ): Promise<T> {
     const token = fence?.token();
     // Known lost already: refused without a round trip.
     if (fence && token === undefined) throw new LeaseLostError(fence.sessionId);
-    await this.direct.script('BEGIN');
+    const q = new OpeningQueryer(this.direct, (text) => this.guard(this.link.client().query(text)), opening(fence, token, flush));
     let result: T;
     try {
-      if (fence && (await this.direct.rows(FENCE_CHECK_SQL, [fence.sessionId, token, fence.nodeId])).length === 0) {
-        throw new LeaseLostError(fence.sessionId);
-      }
-      result = await work(this.direct);
+      result = await work(q);
+      await q.open();
     } catch (err) {
-      if (this.link.up) await this.link.client().query('ROLLBACK').catch(() => undefined);
-      if (fence && err instanceof LeaseLostError) fence.refused();
-      throw err;
+      throw await this.rolledBack(fence, err);
     }
     await this.direct.script('COMMIT');
     committed?.(result);
     return result;
+  }
+
+  /** One statement in a transaction of its own, sent with BEGIN and COMMIT as one simple query: one round trip. */
+  private async oneShot(fence: WriteFence | undefined, text: string, flush: boolean): Promise<pg.QueryResult> {
+    const token = fence?.token();
+    if (fence && token === undefined) throw new LeaseLostError(fence.sessionId);
+    try {
+      const answers = await this.guard(this.link.client().query([...opening(fence, token, flush), text, 'COMMIT'].join(';\n')));
+      // One result per statement: the write's is the one before COMMIT's.
+      return (answers as unknown as pg.QueryResult[]).at(-2)!;
+    } catch (err) {
+      throw await this.rolledBack(fence, err);
+    }
+  }
+
+  /** After a unit failed: its transaction rolled back, and a refused lease check told as LeaseLostError. */
+  private async rolledBack(fence: WriteFence | undefined, err: unknown): Promise<unknown> {
+    if (this.link.up) await this.link.client().query('ROLLBACK').catch(() => undefined);
+    if (!fence || !(err instanceof LeaseLostError || isFenceRefusal(err))) return err;
+    fence.refused();
+    return err instanceof LeaseLostError ? err : new LeaseLostError(fence.sessionId);
   }
 
   /** Waits for every unit submitted so far, then closes the connections. */
@@ -207,11 +249,8 @@ export class PgDb implements Queryer {
     await Promise.all([this.link.close(), this.pool?.end()]);
   }
 
-  private enqueue<T>(work: () => Promise<T>, sync = false): Promise<T> {
-    const result = this.tail.then(async () => {
-      await this.guard(this.link.commitMode(sync));
-      return work();
-    });
+  private enqueue<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(work);
     this.tail = result.catch(() => undefined);
     return result;
   }

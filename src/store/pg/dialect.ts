@@ -45,7 +45,7 @@ export class UntranslatableSqlError extends Error {
 }
 
 /** The parts of `sql` outside single-quoted literals (even indexes) and the literals themselves (odd). */
-function splitLiterals(sql: string): string[] {
+export function splitLiterals(sql: string): string[] {
   return sql.split(/('(?:[^']|'')*')/);
 }
 

@@ -7,9 +7,6 @@ import type { Queryer } from './db.js';
  */
 const DB_NOW = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
 
-/** What a fenced write checks first, in its own transaction; FOR SHARE makes a takeover's UPDATE wait for it. */
-export const FENCE_CHECK_SQL = 'SELECT 1 AS ok FROM session_leases WHERE session_id = $1 AND token = $2 AND node_id = $3 FOR SHARE';
-
 export interface LeaseRow {
   readonly sessionId: string;
   readonly nodeId: string;

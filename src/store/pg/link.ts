@@ -71,10 +71,8 @@ export class PgLink {
   private closed = false;
   private setups: Array<(client: pg.Client) => Promise<void>> = [];
   private readonly names = new StatementNames('s');
-  /** The database lets commits return before their WAL is flushed (synchronous_commit = off, an operator's choice). */
+  /** Commits on this connection return before their WAL is flushed (synchronous_commit = off). */
   private relaxed = false;
-  /** What this connection was last SET to, when it differs from the database's own setting. */
-  private syncNow: boolean | undefined;
 
   private constructor(
     private readonly config: pg.ClientConfig,
@@ -98,16 +96,12 @@ export class PgLink {
   }
 
   /**
-   * Before a unit of work: a promised write (`sync`) commits only once its WAL is on disk,
-   * even on a database set to synchronous_commit = off (docs/store.md, Commits). On a
-   * database at PostgreSQL's default every commit already does, and nothing is sent.
+   * Whether an ordinary commit returns before its WAL is on disk: Berth's own choice on a database
+   * that leaves synchronous_commit at PostgreSQL's default, or the operator's `off`. A promised
+   * write then asks for its flush itself (docs/store.md, Commits).
    */
-  async commitMode(sync: boolean): Promise<void> {
-    if (!this.relaxed) return;
-    if ((this.syncNow ?? false) === sync) return;
-    // Outside any transaction, so a rollback cannot undo it.
-    await this.client().query(sync ? 'SET synchronous_commit = on' : 'SET synchronous_commit = off');
-    this.syncNow = sync;
+  get commitsRelaxed(): boolean {
+    return this.relaxed;
   }
 
   /** Runs on every new connection before it is used; a failure there fails that connection (tried again later). */
@@ -147,8 +141,7 @@ export class PgLink {
     client.on('end', () => this.lost(client, new Error('Connection terminated')));
     try {
       await client.connect();
-      const [row] = (await client.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows;
-      this.relaxed = row?.synchronous_commit === 'off';
+      this.relaxed = await relaxCommits(client);
       for (const setup of this.setups) await setup(client);
     } catch (err) {
       client.removeAllListeners('end');
@@ -160,7 +153,6 @@ export class PgLink {
 
   private adopt(client: pg.Client): void {
     this.current = client;
-    this.syncNow = undefined;
     this.failure = undefined;
     this.attempt = 0;
   }
@@ -189,4 +181,16 @@ export class PgLink {
     }, wait);
     this.timer.unref();
   }
+}
+
+/**
+ * Ordinary commits of a Berth connection do not wait for their WAL flush, the durability of the
+ * SQLite default (docs/store.md, Commits), unless the operator set synchronous_commit for this
+ * database, role, server or URL: then their setting holds. Answers whether commits are relaxed.
+ */
+async function relaxCommits(client: pg.Client): Promise<boolean> {
+  const [row] = (await client.query<{ setting: string; source: string }>(`SELECT setting, source FROM pg_settings WHERE name = 'synchronous_commit'`)).rows;
+  if (row?.source !== 'default') return row?.setting === 'off';
+  await client.query('SET synchronous_commit = off');
+  return true;
 }

@@ -31,12 +31,10 @@ export class PgModuleTabRepository implements Async<SqliteModuleTabRepository> {
 
   /** The session's tab, given the next free number of its workspace on first ask. */
   assign(sessionId: string, workspaceId: string, now: number): Promise<number> {
-    return this.db.transaction(async (q) => {
-      // SQLite's BEGIN IMMEDIATE: another daemon's assign waits, so MAX(tab) + 1 is not handed out twice.
-      await q.script('LOCK TABLE module_tabs IN SHARE ROW EXCLUSIVE MODE');
-      const [row] = await q.rows<{ tab: number }>(ASSIGN_TAB, [sessionId, workspaceId, now]);
-      return row!.tab;
-    });
+    // SQLite's BEGIN IMMEDIATE: another daemon's assign waits, so MAX(tab) + 1 is not handed out twice.
+    return this.db
+      .rowsAfter<{ tab: number }>('LOCK TABLE module_tabs IN SHARE ROW EXCLUSIVE MODE', ASSIGN_TAB, [sessionId, workspaceId, now])
+      .then(([row]) => row!.tab);
   }
 
   async sessionsForToken(hash: string): Promise<string[]> {

@@ -8,8 +8,9 @@ export class PgPromptRepository<Terminal extends string = string> implements Asy
   constructor(private readonly db: PgDb) {}
 
   async admit(row: Pick<StoredPrompt<Terminal>, 'id' | 'sessionId' | 'content' | 'originatorClientId' | 'queuedAt'>): Promise<void> {
-    // Promised: the 202 says the prompt is kept.
-    await this.db.promised.run(
+    // Committed before the 202, not flushed: a crash of PostgreSQL or its machine may lose it, as an
+    // OS crash may lose it from SQLite's default; no effect can repeat for it (docs/store.md, Commits).
+    await this.db.run(
       'INSERT INTO prompts (id, session_id, content, originator_client_id, queued_at) VALUES ($1, $2, $3, $4, $5)',
       [row.id, row.sessionId, JSON.stringify(row.content), row.originatorClientId, row.queuedAt],
     );

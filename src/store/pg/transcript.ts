@@ -1,6 +1,6 @@
 import type { Async } from '../async.js';
 import type { NewStoredRecord, SqliteTranscriptRepository, StoredRecord } from '../repos/transcript.js';
-import type { PgDb, Queryer } from './db.js';
+import type { DueWrite, PgDb, Queryer } from './db.js';
 import { type Raw, fromRaw } from '../repos/transcript.js';
 
 /** One damaged row must not hide the rest of a transcript: it comes back marked `unreadable`. */
@@ -55,19 +55,24 @@ export class PgTranscriptRepository implements Async<SqliteTranscriptRepository>
     };
     // One INSERT commits alone, atomically: a batch without overflow saves BEGIN's and COMMIT's round trips and one per record.
     if (records.every((r) => r.overflow === undefined)) {
-      return this.db.unit(async (q) => {
-        const stored: StoredRecord[] = [];
-        for (const r of records) {
-          const seq = pending.get(r.sessionId) ?? (await this.seqFor(q, r.sessionId));
-          pending.set(r.sessionId, seq + 1);
-          const { overflow: _none, ...rest } = r;
-          stored.push({ ...rest, seq });
-        }
-        const values = stored.flatMap((r) => [r.sessionId, r.seq, r.recordId, r.kind, r.promptId, r.at, JSON.stringify(r.data)]);
-        await q.run(stored.length === 1 ? INSERT : insertRows(stored.length), values);
-        committed();
-        return stored;
-      });
+      // Numbered from the cache when its turn comes (units before it advanced it); a session not cached yet reads its MAX(seq) first.
+      const batch = (): DueWrite<StoredRecord[]> => {
+        const stored = records.map(({ overflow: _none, ...rest }) => {
+          const seq = pending.get(rest.sessionId) ?? this.nextSeq.get(rest.sessionId)!;
+          pending.set(rest.sessionId, seq + 1);
+          return { ...rest, seq };
+        });
+        const params = stored.flatMap((r) => [r.sessionId, r.seq, r.recordId, r.kind, r.promptId, r.at, JSON.stringify(r.data)]);
+        return { sql: stored.length === 1 ? INSERT : insertRows(stored.length), params, done: () => (committed(), stored) };
+      };
+      return this.db.writeWhenDue(
+        () => (records.every((r) => this.nextSeq.has(r.sessionId)) ? batch() : undefined),
+        async (q) => {
+          for (const r of records) await this.seqFor(q, r.sessionId);
+          const due = batch();
+          return due.done(await q.run(due.sql, due.params));
+        },
+      );
     }
     return this.db.transaction(write, committed);
   }

@@ -104,6 +104,39 @@ describe('session leases', { skip: missing, timeout: 120_000 }, () => {
     await assert.rejects(write('again'), LeaseLostError, 'known lost: refused without asking the database');
   });
 
+  test('a fenced transaction, and a fenced write answering rows, are refused after a takeover, leaving nothing', async () => {
+    const lost: string[] = [];
+    const node = keeper(a, 'a', lost);
+    const id = sid();
+    await node.acquire(id);
+    const pair = (value: string) =>
+      runFenced(node.fence(id), () =>
+        store.db.transaction(async (q) => {
+          await q.run('INSERT INTO meta (key, value) VALUES ($1, $2)', [`t-${id}-${value}-1`, value]);
+          await q.run('INSERT INTO meta (key, value) VALUES ($1, $2)', [`t-${id}-${value}-2`, value]);
+        }),
+      );
+    const returning = (value: string) =>
+      runFenced(node.fence(id), () => store.db.rows<{ key: string }>('INSERT INTO meta (key, value) VALUES ($1, $2) RETURNING key', [`r-${id}-${value}`, value]));
+    await pair('before');
+    assert.deepEqual(await returning('before'), [{ key: `r-${id}-before` }]);
+    await dbA.run('UPDATE session_leases SET expires_at = 0 WHERE session_id = $1', [id]);
+    assert.ok((await b.acquire(id, 'b', 60_000)) !== null);
+    await assert.rejects(pair('after'), LeaseLostError);
+    const rows = await store.db.rows<{ key: string }>('SELECT key FROM meta WHERE key LIKE $1 ORDER BY key', [`t-${id}-%`]);
+    assert.deepEqual(rows.map((r) => r.key), [`t-${id}-before-1`, `t-${id}-before-2`]);
+    assert.deepEqual(lost, [id]);
+    // A second node object that still believes in the old token: the database refuses its RETURNING write.
+    const stale = keeper(a, 'a');
+    await dbA.run('UPDATE session_leases SET node_id = $1, token = 1, expires_at = $2 WHERE session_id = $3', ['a', Date.now() + 60_000, id]);
+    await stale.acquire(id);
+    await dbA.run('UPDATE session_leases SET token = token + 1 WHERE session_id = $1', [id]);
+    await assert.rejects(runFenced(stale.fence(id), () => store.db.rows('INSERT INTO meta (key, value) VALUES ($1, $2) RETURNING key', [`r-${id}-after`, 'x'])), LeaseLostError);
+    assert.deepEqual(await store.db.rows('SELECT key FROM meta WHERE key = $1', [`r-${id}-after`]), []);
+    // The write connection is usable after the refusals (their transactions were rolled back).
+    assert.equal(await store.db.run('INSERT INTO meta (key, value) VALUES ($1, $2)', [`free-after-${id}`, 'x']), 1);
+  });
+
   test('a write outside any fence, and a read inside one, are not checked', async () => {
     const id = sid();
     assert.equal(await store.db.run('INSERT INTO meta (key, value) VALUES ($1, $2)', [`free-${id}`, 'x']), 1);
