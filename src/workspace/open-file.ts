@@ -120,16 +120,15 @@ export function closeSoon(handle: FileHandle): void {
   handle.close().catch(() => undefined);
 }
 
-/** Reads up to `length` bytes at `position`, looping over short reads; returns what was read. */
+/**
+ * Reads up to `length` bytes at `position`; returns what was read. Only regular files are opened
+ * (see above), and a regular file's read comes back short only at its end: asking again would
+ * cost a thread-pool round trip to learn nothing.
+ */
 export async function readAt(handle: PositionalFile, length: number, position: number): Promise<Buffer> {
   const buf = Buffer.allocUnsafe(length);
-  let got = 0;
-  while (got < length) {
-    const { bytesRead } = await handle.read(buf, got, length - got, position + got);
-    if (bytesRead === 0) break;
-    got += bytesRead;
-  }
-  return got === length ? buf : buf.subarray(0, got);
+  const { bytesRead } = length === 0 ? { bytesRead: 0 } : await handle.read(buf, 0, length, position);
+  return bytesRead === length ? buf : buf.subarray(0, bytesRead);
 }
 
 /**

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { FileHandle } from 'node:fs/promises';
 import { MAX_GATEWAY_READ_BYTES, MAX_HASHED_FILE_BYTES } from '../limits.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import type { Tool, ToolContext, ToolResult } from '../types.js';
@@ -7,7 +6,7 @@ import { optionalInteger, requiredString } from './args.js';
 import { mapWorkspaceError } from '../../workspace/fs-errors.js';
 import { seedToolDefinition } from './seed-tools.js';
 import { isUtf8Continuation, utf8Decode } from './utf8.js';
-import { readAt } from '../../workspace/open-file.js';
+import { readAt, type PositionalFile } from '../../workspace/open-file.js';
 import { localWorkspaceOf, openToolFile } from './workspace-files.js';
 
 /** git's heuristic: a NUL byte in the first 8000 bytes makes a file binary. */
@@ -38,7 +37,7 @@ async function readFileWindow(args: Record<string, unknown>, ctx: ToolContext): 
   const offset = optionalInteger(args, 'offset', 0, Number.MAX_SAFE_INTEGER) ?? 0;
   const limit = optionalInteger(args, 'limit', 1, MAX_GATEWAY_READ_BYTES) ?? MAX_GATEWAY_READ_BYTES;
   const captureFrom = Math.max(0, offset - MAX_CHAR_SHIFT);
-  const { handle, stat: st, rel } = await openToolFile(ws, path);
+  const { handle, stat: st, rel, close } = await openToolFile(ws, path);
   let scan: FileScan;
   try {
     if (st.size > MAX_HASHED_FILE_BYTES) {
@@ -48,7 +47,7 @@ async function readFileWindow(args: Record<string, unknown>, ctx: ToolContext): 
     }
     scan = await scanFile(handle, rel, captureFrom, offset + limit + MAX_CHAR_SHIFT, ctx.signal);
   } finally {
-    await handle.close();
+    close();
   }
   if (scan.head.includes(0)) throw binaryFile(rel);
 
@@ -93,7 +92,7 @@ interface FileScan {
  * binary check and the bytes of [from, to). One pass means the window and the
  * revision describe the same bytes even if the file is being rewritten.
  */
-async function scanFile(handle: FileHandle, rel: string, from: number, to: number, signal: AbortSignal): Promise<FileScan> {
+async function scanFile(handle: PositionalFile, rel: string, from: number, to: number, signal: AbortSignal): Promise<FileScan> {
   const hash = createHash('sha256');
   const head: Buffer[] = [];
   const captured: Buffer[] = [];
@@ -112,6 +111,8 @@ async function scanFile(handle: FileHandle, rel: string, from: number, to: numbe
     if (pos < BINARY_SNIFF_BYTES) head.push(chunk.subarray(0, BINARY_SNIFF_BYTES - pos));
     if (chunkEnd > from && pos < to) captured.push(chunk.subarray(Math.max(0, from - pos), Math.min(chunk.length, to - pos)));
     pos = chunkEnd;
+    // A short read is the file's end (readAt): no read more to find it.
+    if (chunk.length < SCAN_CHUNK_BYTES) break;
   }
   return { sha256: hash.digest('hex'), size: pos, head: Buffer.concat(head), captured: Buffer.concat(captured) };
 }

@@ -5,7 +5,7 @@ import type { Stats } from 'node:fs';
 import { resolve } from 'node:path';
 import { BerthError } from '../../protocol/errors/index.js';
 import { mapWorkspaceError } from '../../workspace/fs-errors.js';
-import { openConfinedFile, type OpenedFile } from '../../workspace/open-file.js';
+import { openConfinedRead, readAt, type OpenedForRead } from '../../workspace/open-file.js';
 import { confine, type ConfinedPath, type ConfineOptions } from '../../workspace/paths.js';
 import type { LocalWorkspace } from '../../workspace/types.js';
 import type { ToolContext } from '../types.js';
@@ -50,12 +50,12 @@ export async function confineToolPath(
  * be inside the root), and keeps `.git` out like confineToolPath. The caller
  * closes `handle`.
  */
-export async function openToolFile(ws: LocalWorkspace, path: string): Promise<OpenedFile> {
-  const opened = await openConfinedFile(ws.root, path).catch((err: unknown) => {
+export async function openToolFile(ws: LocalWorkspace, path: string): Promise<OpenedForRead> {
+  const opened = await openConfinedRead(ws.root, path).catch((err: unknown) => {
     throw mapWorkspaceError(err, path);
   });
   if (isGitInternal(opened.rel)) {
-    await opened.handle.close();
+    opened.close();
     throw new BerthError('permission_denied', `git internals are not workspace files: ${opened.rel}`);
   }
   return opened;
@@ -70,17 +70,20 @@ export interface WholeFile {
 
 /** Reads a whole regular file of at most `maxBytes` (larger: `file_too_large`, nothing read). */
 export async function readWholeToolFile(ws: LocalWorkspace, path: string, maxBytes: number, signal: AbortSignal): Promise<WholeFile> {
-  const { handle, stat: st, rel } = await openToolFile(ws, path);
+  const { handle, stat: st, rel, close } = await openToolFile(ws, path);
   try {
     if (st.size > maxBytes) {
       throw new BerthError('file_too_large', `${rel} is larger than ${maxBytes} bytes`, { limit: maxBytes });
     }
-    const bytes = await handle.readFile({ signal }).catch((err: unknown) => {
-      throw signal.aborted ? signal.reason : mapWorkspaceError(err, rel);
+    signal.throwIfAborted();
+    // The file as its fstat found it: bytes appended since are not part of this read.
+    const bytes = await readAt(handle, st.size, 0).catch((err: unknown) => {
+      throw mapWorkspaceError(err, rel);
     });
+    signal.throwIfAborted();
     return { abs: resolve(ws.root, rel), rel, bytes };
   } finally {
-    await handle.close();
+    close();
   }
 }
 
