@@ -15,9 +15,10 @@
 //
 // dist/ keeps tsc's per-file output too: it is the published `berth/app` SDK, and the
 // benchmarks import daemon modules from it.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { buildLazyPackages, lazyBuiltins, lazyPackages } from './bundle-lazy.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 
@@ -32,65 +33,11 @@ const KEPT_AS_PACKAGES = ['better-sqlite3', 'sharp', 'pdfjs-dist', 'pg', 'playwr
  */
 const NEVER_LOADED = ['@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler'];
 
-/**
- * Node built-ins a bundled package requires at load time but calls only for features Berth does not
- * use: fastify's server module takes node:http2 (only for `http2: true`; ~6 ms of CPU to load, before
- * the port opens). It becomes a stand-in that requires the module on its first use.
- */
-const LAZY_BUILTINS = [{ file: /[\\/]node_modules[\\/]fastify[\\/]lib[\\/]server\.js$/, bindings: { http2: 'node:http2' } }];
-
-/** The esbuild plugin that rewrites `const name = require('module')` for LAZY_BUILTINS; fails the build if a line moved. */
-const lazyBuiltins = {
-  name: 'lazy-builtins',
-  setup(bundle) {
-    for (const { file, bindings } of LAZY_BUILTINS) {
-      bundle.onLoad({ filter: file }, ({ path }) => {
-        let contents = readFileSync(path, 'utf8');
-        for (const [name, id] of Object.entries(bindings)) {
-          const line = `const ${name} = require('${id}')`;
-          if (!contents.includes(line)) throw new Error(`bundle: ${path} no longer has \`${line}\`; update LAZY_BUILTINS`);
-          contents = contents.replace(
-            line,
-            `let ${name}Loaded; const ${name} = new Proxy({}, { get: (_, key) => (${name}Loaded ??= require('${id}'))[key] })`,
-          );
-        }
-        return { contents, loader: 'js' };
-      });
-    }
-  },
-};
-
-/**
- * Packages the daemon needs only on first use of a feature, yet are costly to evaluate: each named
- * export becomes a stand-in that requires the package (its CommonJS build, from node_modules) on
- * first touch. re2js, the linear-time regexp engine (src/protocol/tools/safe-regexp.ts), took more
- * CPU to evaluate than any other package before the port opened, and no start-up step compiles a
- * pattern. The source keeps a plain import, so tsc's dist/ and the tests load it as usual.
- */
-const LAZY_PACKAGES = { re2js: ['RE2JS'] };
-
-/** The esbuild plugin for LAZY_PACKAGES. A stand-in hands out the real export's members, methods bound to it. */
-const lazyPackages = {
-  name: 'lazy-packages',
-  setup(bundle) {
-    const names = Object.keys(LAZY_PACKAGES).map((n) => n.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'));
-    bundle.onResolve({ filter: new RegExp(`^(${names.join('|')})$`) }, ({ path }) => ({ path, namespace: 'lazy-package' }));
-    bundle.onLoad({ filter: /.*/, namespace: 'lazy-package' }, ({ path }) => {
-      const lines = [
-        "import { createRequire as lazyPackageRequire } from 'node:module';",
-        'let loaded;',
-        `const load = () => (loaded ??= lazyPackageRequire(import.meta.url)(${JSON.stringify(path)}));`,
-        ...LAZY_PACKAGES[path].map(
-          (name) =>
-            `export const ${name} = new Proxy({}, { get: (_, key) => { const real = load().${name}; const v = real[key]; return typeof v === 'function' ? v.bind(real) : v; } });`,
-        ),
-      ];
-      return { contents: lines.join('\n'), loader: 'js', resolveDir: root };
-    });
-  },
-};
+/** What every output shares. Whitespace and syntax only: names stay, so a stack trace in the log still says where it was. */
+const OUTPUT = { minifyWhitespace: true, minifySyntax: true, sourcemap: 'linked', legalComments: 'linked', logLevel: 'warning' };
 
 const result = await build({
+  ...OUTPUT,
   absWorkingDir: root,
   entryPoints: { main: 'src/cli/main.ts' },
   outdir: 'dist/bundle',
@@ -102,13 +49,8 @@ const result = await build({
   external: [...KEPT_AS_PACKAGES, ...NEVER_LOADED].flatMap((name) => [name, `${name}/*`]),
   // Bundled CommonJS packages (fastify, pino, …) call require() on Node's built-ins.
   banner: { js: "import { createRequire as berthCreateRequire } from 'node:module'; const require = berthCreateRequire(import.meta.url);" },
-  // Whitespace and syntax only: names stay, so a stack trace in the log still says where it was.
-  minifyWhitespace: true,
-  minifySyntax: true,
-  sourcemap: 'linked',
-  legalComments: 'linked',
-  logLevel: 'warning',
   metafile: true,
   plugins: [lazyBuiltins, lazyPackages],
 });
 writeFileSync(join(root, 'dist/bundle/meta.json'), JSON.stringify(result.metafile));
+await buildLazyPackages(root, OUTPUT);

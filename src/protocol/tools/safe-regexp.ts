@@ -30,9 +30,9 @@ export function linearRegExp(pattern: string, flags = ''): RegExpLike {
 }
 
 /**
- * Compiles a pattern now. `berth` loads the engine on its first pattern (scripts/bundle.mjs: it is
- * the costliest package to evaluate and nothing compiles a pattern before the port opens); a daemon
- * calls this once its port is open, so its first `/glob` or schema does not wait for the load.
+ * Compiles a pattern now. `berth` loads the engine on its first pattern (scripts/bundle-lazy.mjs: it
+ * is the costliest package to evaluate and nothing compiles a pattern before the port opens); a
+ * daemon calls this once its port is open, so its first `/glob` or schema does not wait for the load.
  */
 export function preloadLinearRegExp(): void {
   linearRegExp('');

@@ -1,0 +1,88 @@
+// What scripts/bundle.mjs keeps off berth's start-up path while leaving the sources as they are
+// (tsc's dist/ and the tests import everything the usual way): esbuild plugins that load a
+// module on its first use instead of with the bundle.
+import { readFileSync } from 'node:fs';
+import { build } from 'esbuild';
+
+/**
+ * Node built-ins a bundled package requires at load time but calls only for features Berth does not
+ * use: fastify's server module takes node:http2 (only for `http2: true`; ~6 ms of CPU to load, before
+ * the port opens). It becomes a stand-in that requires the module on its first use.
+ */
+const LAZY_BUILTINS = [{ file: /[\\/]node_modules[\\/]fastify[\\/]lib[\\/]server\.js$/, bindings: { http2: 'node:http2' } }];
+
+/** Rewrites `const name = require('module')` for LAZY_BUILTINS; fails the build if such a line moved. */
+export const lazyBuiltins = {
+  name: 'lazy-builtins',
+  setup(bundle) {
+    for (const { file, bindings } of LAZY_BUILTINS) {
+      bundle.onLoad({ filter: file }, ({ path }) => {
+        let contents = readFileSync(path, 'utf8');
+        for (const [name, id] of Object.entries(bindings)) {
+          const line = `const ${name} = require('${id}')`;
+          if (!contents.includes(line)) throw new Error(`bundle: ${path} no longer has \`${line}\`; update LAZY_BUILTINS`);
+          contents = contents.replace(
+            line,
+            `let ${name}Loaded; const ${name} = new Proxy({}, { get: (_, key) => (${name}Loaded ??= require('${id}'))[key] })`,
+          );
+        }
+        return { contents, loader: 'js' };
+      });
+    }
+  },
+};
+
+/**
+ * Packages Berth's own code (src/) needs only on first use of a feature, yet costly to parse and
+ * evaluate before the port opens, with the named exports src/ imports. re2js, the linear-time
+ * regexp engine (src/protocol/tools/safe-regexp.ts), took more CPU to evaluate than any other
+ * package on the start path, and no start-up step compiles a pattern. Ajv (180 KB) compiles only
+ * the schemas of a config file, an application's tools or a test's response check; the request
+ * bodies come precompiled (src/http/request-validators.gen.ts). Each is bundled into a CommonJS
+ * file of its own, dist/bundle/lazy/<name>.cjs, that a stand-in requires on first touch.
+ */
+const LAZY_PACKAGES = { re2js: ['RE2JS'], ajv: ['Ajv'] };
+const LAZY_DIR = 'lazy';
+
+/** Points src/'s imports of LAZY_PACKAGES at stand-ins (other packages importing them keep the bundled copy). */
+export const lazyPackages = {
+  name: 'lazy-packages',
+  setup(bundle) {
+    const filter = new RegExp(`^(${Object.keys(LAZY_PACKAGES).join('|')})$`);
+    bundle.onResolve({ filter }, ({ path, importer }) => (/[\\/]src[\\/]/.test(importer) ? { path, namespace: 'lazy-package' } : undefined));
+    bundle.onLoad({ filter: /.*/, namespace: 'lazy-package' }, ({ path }) => ({ contents: standIn(path, LAZY_PACKAGES[path]), loader: 'js' }));
+  },
+};
+
+/**
+ * A module exporting, for each name, a stand-in for the package's export: a property read gets the
+ * real export's (methods bound to it), `new` builds the real class. Chunks all sit in dist/bundle/.
+ */
+function standIn(name, exportNames) {
+  return [
+    "import { createRequire as lazyPackageRequire } from 'node:module';",
+    'let loaded;',
+    `const load = () => (loaded ??= lazyPackageRequire(import.meta.url)(${JSON.stringify(`./${LAZY_DIR}/${name}.cjs`)}));`,
+    ...exportNames.map(
+      (exported) =>
+        `export const ${exported} = new Proxy(function () {}, {` +
+        ` get: (_, key) => { const real = load().${exported}; const v = real[key]; return typeof v === 'function' ? v.bind(real) : v; },` +
+        ` construct: (_, args) => Reflect.construct(load().${exported}, args) });`,
+    ),
+  ].join('\n');
+}
+
+/** Builds dist/bundle/lazy/<name>.cjs for each of LAZY_PACKAGES: one file, so its first use reads one file. */
+export async function buildLazyPackages(root, options) {
+  await build({
+    ...options,
+    absWorkingDir: root,
+    entryPoints: Object.fromEntries(Object.keys(LAZY_PACKAGES).map((name) => [name, name])),
+    outdir: `dist/bundle/${LAZY_DIR}`,
+    outExtension: { '.js': '.cjs' },
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+  });
+}
