@@ -5,22 +5,27 @@ import { readFileSync } from 'node:fs';
 import { build } from 'esbuild';
 
 /**
- * Node built-ins a bundled package requires at load time but calls only for features Berth does not
- * use: fastify's server module takes node:http2 (only for `http2: true`; ~6 ms of CPU to load, before
- * the port opens). It becomes a stand-in that requires the module on its first use.
+ * Modules a bundled package requires at load time but calls only for features Berth does not use;
+ * each becomes a stand-in that requires the module on its first use. fastify's server module takes
+ * node:http2 (only for `http2: true`; ~6 ms of CPU to load), its plugin checks take semver (only for
+ * a plugin declaring the fastify versions it supports, and Berth registers none; building semver's
+ * regular expressions is a few ms of every start).
  */
-const LAZY_BUILTINS = [{ file: /[\\/]node_modules[\\/]fastify[\\/]lib[\\/]server\.js$/, bindings: { http2: 'node:http2' } }];
+const LAZY_REQUIRES = [
+  { file: /[\\/]node_modules[\\/]fastify[\\/]lib[\\/]server\.js$/, bindings: { http2: 'node:http2' } },
+  { file: /[\\/]node_modules[\\/]fastify[\\/]lib[\\/]plugin-utils\.js$/, bindings: { semver: 'semver' } },
+];
 
-/** Rewrites `const name = require('module')` for LAZY_BUILTINS; fails the build if such a line moved. */
-export const lazyBuiltins = {
-  name: 'lazy-builtins',
+/** Rewrites `const name = require('module')` for LAZY_REQUIRES; fails the build if such a line moved. */
+export const lazyRequires = {
+  name: 'lazy-requires',
   setup(bundle) {
-    for (const { file, bindings } of LAZY_BUILTINS) {
+    for (const { file, bindings } of LAZY_REQUIRES) {
       bundle.onLoad({ filter: file }, ({ path }) => {
         let contents = readFileSync(path, 'utf8');
         for (const [name, id] of Object.entries(bindings)) {
           const line = `const ${name} = require('${id}')`;
-          if (!contents.includes(line)) throw new Error(`bundle: ${path} no longer has \`${line}\`; update LAZY_BUILTINS`);
+          if (!contents.includes(line)) throw new Error(`bundle: ${path} no longer has \`${line}\`; update LAZY_REQUIRES`);
           contents = contents.replace(
             line,
             `let ${name}Loaded; const ${name} = new Proxy({}, { get: (_, key) => (${name}Loaded ??= require('${id}'))[key] })`,
