@@ -135,9 +135,12 @@ async function startOnLockedHome(options: DaemonOptions, lock: HomeLock): Promis
     void core.models.loadClients().catch((err: unknown) => log.warn({ err }, 'model client warm-up failed'));
     void reportCommandSandbox(confinement, log, options.sandbox).catch((err: unknown) => log.warn({ err }, 'sandbox probe failed'));
     void core.agents.warmUp().catch((err: unknown) => log.warn({ err }, 'agent driver warm-up failed'));
-    // What berth loads on first use (scripts/bundle-lazy.mjs), so a first pattern or schema does not wait for it.
-    preloadLinearRegExp();
-    preloadSchemaCompiler();
+    // What berth loads on first use (scripts/bundle-lazy.mjs), so a first pattern or schema does not wait for it:
+    // one load per turn of the event loop, so a request that comes meanwhile waits for one at most.
+    setImmediate(() => {
+      preloadLinearRegExp();
+      setImmediate(preloadSchemaCompiler);
+    });
   }, HEAVY_WARM_UP_DELAY_MS);
   core.onShutdown(() => clearTimeout(heavy));
 
