@@ -47,15 +47,30 @@ export const lazyRequires = {
  * file of its own, dist/bundle/lazy/<name>.cjs, that a stand-in requires on first touch.
  */
 const LAZY_PACKAGES = { re2js: ['RE2JS'], ajv: ['Ajv'] };
-const LAZY_DIR = 'lazy';
 
-/** Points src/'s imports of LAZY_PACKAGES at stand-ins (other packages importing them keep the bundled copy). */
+/**
+ * Packages that bundled CommonJS code requires only inside a function Berth's start-up never calls:
+ * semver (fastify's plugin version check, made lazy above) and light-my-request (fastify's
+ * `inject`, which only a cluster node forwarding a request calls). Their `require()` points at
+ * their own one-file build, so main.js does not carry their source (85 KB) to be parsed at every start.
+ */
+const REQUIRED_LATER = ['semver', 'light-my-request'];
+
+const LAZY_DIR = 'lazy';
+const lazyFile = (name) => `./${LAZY_DIR}/${name}.cjs`;
+
+/**
+ * Points src/'s imports of LAZY_PACKAGES at stand-ins (other packages importing them keep the
+ * bundled copy), and bundled code's require() of REQUIRED_LATER at their files.
+ */
 export const lazyPackages = {
   name: 'lazy-packages',
   setup(bundle) {
-    const filter = new RegExp(`^(${Object.keys(LAZY_PACKAGES).join('|')})$`);
-    bundle.onResolve({ filter }, ({ path, importer }) => (/[\\/]src[\\/]/.test(importer) ? { path, namespace: 'lazy-package' } : undefined));
+    const standIns = new RegExp(`^(${Object.keys(LAZY_PACKAGES).join('|')})$`);
+    bundle.onResolve({ filter: standIns }, ({ path, importer }) => (/[\\/]src[\\/]/.test(importer) ? { path, namespace: 'lazy-package' } : undefined));
     bundle.onLoad({ filter: /.*/, namespace: 'lazy-package' }, ({ path }) => ({ contents: standIn(path, LAZY_PACKAGES[path]), loader: 'js' }));
+    const later = new RegExp(`^(${REQUIRED_LATER.join('|')})$`);
+    bundle.onResolve({ filter: later }, ({ path, kind }) => (kind === 'require-call' ? { path: lazyFile(path), external: true } : undefined));
   },
 };
 
@@ -67,7 +82,7 @@ function standIn(name, exportNames) {
   return [
     "import { createRequire as lazyPackageRequire } from 'node:module';",
     'let loaded;',
-    `const load = () => (loaded ??= lazyPackageRequire(import.meta.url)(${JSON.stringify(`./${LAZY_DIR}/${name}.cjs`)}));`,
+    `const load = () => (loaded ??= lazyPackageRequire(import.meta.url)(${JSON.stringify(lazyFile(name))}));`,
     ...exportNames.map(
       (exported) =>
         `export const ${exported} = new Proxy(function () {}, {` +
@@ -77,12 +92,12 @@ function standIn(name, exportNames) {
   ].join('\n');
 }
 
-/** Builds dist/bundle/lazy/<name>.cjs for each of LAZY_PACKAGES: one file, so its first use reads one file. */
+/** Builds dist/bundle/lazy/<name>.cjs for each of LAZY_PACKAGES and REQUIRED_LATER: one file, so its first use reads one file. */
 export async function buildLazyPackages(root, options) {
   await build({
     ...options,
     absWorkingDir: root,
-    entryPoints: Object.fromEntries(Object.keys(LAZY_PACKAGES).map((name) => [name, name])),
+    entryPoints: Object.fromEntries([...Object.keys(LAZY_PACKAGES), ...REQUIRED_LATER].map((name) => [name, name])),
     outdir: `dist/bundle/${LAZY_DIR}`,
     outExtension: { '.js': '.cjs' },
     bundle: true,
