@@ -42,9 +42,11 @@ export const lazyRequires = {
  * evaluate before the port opens, with the named exports src/ imports. re2js, the linear-time
  * regexp engine (src/protocol/tools/safe-regexp.ts), took more CPU to evaluate than any other
  * package on the start path, and no start-up step compiles a pattern. Ajv (180 KB) compiles only
- * the schemas of a config file, an application's tools or a test's response check; the request
- * bodies come precompiled (src/http/request-validators.gen.ts). Each is bundled into a CommonJS
- * file of its own, dist/bundle/lazy/<name>.cjs, that a stand-in requires on first touch.
+ * the schemas of a config file, an application's tools, a tool call's arguments or a test's
+ * response check; the request bodies come precompiled (src/http/request-validators.gen.ts). Each
+ * is bundled into a CommonJS file of its own, dist/bundle/lazy/<name>.cjs, that a stand-in
+ * requires on first touch. They are not preloaded once the port is open: measured, the loads then
+ * landed on the sessions a starting client creates; the first pattern or schema pays a few ms once.
  */
 const LAZY_PACKAGES = { re2js: ['RE2JS'], ajv: ['Ajv'] };
 

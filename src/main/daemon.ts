@@ -14,8 +14,6 @@ import { toolProtocolEndpoint } from '../toolproto/endpoint.js';
 import { ToolProtocolHost } from '../toolproto/host.js';
 import type { SandboxProbe } from '../tools/builtin/commands/sandbox.js';
 import { sweepTempFiles } from '../workspace/temp-sweep.js';
-import { preloadLinearRegExp } from '../protocol/tools/safe-regexp.js';
-import { preloadSchemaCompiler } from '../protocol/tools/arguments.js';
 import { buildCore } from './core.js';
 import { clusterServices } from './cluster-bus.js';
 import type { SessionPlacement } from '../cluster/placement.js';
@@ -135,12 +133,6 @@ async function startOnLockedHome(options: DaemonOptions, lock: HomeLock): Promis
     void core.models.loadClients().catch((err: unknown) => log.warn({ err }, 'model client warm-up failed'));
     void reportCommandSandbox(confinement, log, options.sandbox).catch((err: unknown) => log.warn({ err }, 'sandbox probe failed'));
     void core.agents.warmUp().catch((err: unknown) => log.warn({ err }, 'agent driver warm-up failed'));
-    // What berth loads on first use (scripts/bundle-lazy.mjs), so a first pattern or schema does not wait for it:
-    // one load per turn of the event loop, so a request that comes meanwhile waits for one at most.
-    setImmediate(() => {
-      preloadLinearRegExp();
-      setImmediate(preloadSchemaCompiler);
-    });
   }, HEAVY_WARM_UP_DELAY_MS);
   core.onShutdown(() => clearTimeout(heavy));
 

@@ -29,11 +29,6 @@ let own: Ajv | undefined;
 /** Built on first use: a daemon whose config lists no agents compiles nothing before its port opens. */
 const ownAjv = (): Ajv => (own ??= new Ajv(OPTIONS));
 
-/** Builds the shared instance now: `berth` loads Ajv on first use (scripts/bundle-lazy.mjs), and a daemon calls this once its port is open. */
-export function preloadSchemaCompiler(): void {
-  ownAjv();
-}
-
 /** Compiled validators per schema object, held only as long as the schema itself is. */
 const compiled = new WeakMap<object, ValidateFunction>();
 

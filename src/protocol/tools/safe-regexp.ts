@@ -29,15 +29,6 @@ export function linearRegExp(pattern: string, flags = ''): RegExpLike {
   return { test: (input: string) => re.matcher(input).find(), toString: () => `/${pattern}/${flags}` };
 }
 
-/**
- * Compiles a pattern now. `berth` loads the engine on its first pattern (scripts/bundle-lazy.mjs: it
- * is the costliest package to evaluate and nothing compiles a pattern before the port opens); a
- * daemon calls this once its port is open, so its first `/glob` or schema does not wait for the load.
- */
-export function preloadLinearRegExp(): void {
-  linearRegExp('');
-}
-
 /** Ajv's `code.regExp` hook has this shape (pattern, flags) and reads `.test`. */
 export const ajvLinearRegExp = Object.assign((pattern: string, flags: string) => linearRegExp(pattern, flags), {
   code: 'linearRegExp',
