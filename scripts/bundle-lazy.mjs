@@ -69,7 +69,8 @@ export const lazyPackages = {
   name: 'lazy-packages',
   setup(bundle) {
     const standIns = new RegExp(`^(${Object.keys(LAZY_PACKAGES).join('|')})$`);
-    bundle.onResolve({ filter: standIns }, ({ path, importer }) => (/[\\/]src[\\/]/.test(importer) ? { path, namespace: 'lazy-package' } : undefined));
+    const fromSrc = (importer) => !/[\\/]node_modules[\\/]/.test(importer);
+    bundle.onResolve({ filter: standIns }, ({ path, importer }) => (fromSrc(importer) ? { path, namespace: 'lazy-package' } : undefined));
     bundle.onLoad({ filter: /.*/, namespace: 'lazy-package' }, ({ path }) => ({ contents: standIn(path, LAZY_PACKAGES[path]), loader: 'js' }));
     const later = new RegExp(`^(${REQUIRED_LATER.join('|')})$`);
     bundle.onResolve({ filter: later }, ({ path, kind }) => (kind === 'require-call' ? { path: lazyFile(path), external: true } : undefined));
