@@ -18,13 +18,26 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { buildLazyPackages, lazyRequires, lazyPackages } from './bundle-lazy.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 
 /** Native, or shipping files of its own: kept as packages, never inlined. */
 const KEPT_AS_PACKAGES = ['better-sqlite3', 'sharp', 'pdfjs-dist', 'pg', 'playwright-core'];
 
+/**
+ * What a bundled package requires only on a path Berth never takes: fastify loads its default schema
+ * compilers (Ajv's and fast-json-stringify's, ~200 KB of source with what they pull in) only when not
+ * given compilers of its own, and http/server.ts gives it its own. Left out, they are not parsed at every
+ * start; were a fastify instance ever built without them, they would load from node_modules.
+ */
+const NEVER_LOADED = ['@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler'];
+
+/** What every output shares. Whitespace and syntax only: names stay, so a stack trace in the log still says where it was. */
+const OUTPUT = { minifyWhitespace: true, minifySyntax: true, sourcemap: 'linked', legalComments: 'linked', logLevel: 'warning' };
+
 const result = await build({
+  ...OUTPUT,
   absWorkingDir: root,
   entryPoints: { main: 'src/cli/main.ts' },
   outdir: 'dist/bundle',
@@ -33,15 +46,11 @@ const result = await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  external: KEPT_AS_PACKAGES.flatMap((name) => [name, `${name}/*`]),
+  external: [...KEPT_AS_PACKAGES, ...NEVER_LOADED].flatMap((name) => [name, `${name}/*`]),
   // Bundled CommonJS packages (fastify, pino, …) call require() on Node's built-ins.
   banner: { js: "import { createRequire as berthCreateRequire } from 'node:module'; const require = berthCreateRequire(import.meta.url);" },
-  // Whitespace and syntax only: names stay, so a stack trace in the log still says where it was.
-  minifyWhitespace: true,
-  minifySyntax: true,
-  sourcemap: 'linked',
-  legalComments: 'linked',
-  logLevel: 'warning',
   metafile: true,
+  plugins: [lazyRequires, lazyPackages],
 });
 writeFileSync(join(root, 'dist/bundle/meta.json'), JSON.stringify(result.metafile));
+await buildLazyPackages(root, OUTPUT);

@@ -7,24 +7,36 @@ import { registerMsg } from './msg.js';
 import { registerServe } from './serve.js';
 import { registerToken } from './token.js';
 
-export function buildProgram(): Command {
+/** Berth's commands, in the order `berth --help` lists them. */
+const COMMANDS: ReadonlyArray<readonly [name: string, register: (program: Command) => void]> = [
+  ['serve', registerServe],
+  ['connect', registerConnect],
+  ['token', registerToken],
+  ['msg', registerMsg],
+  ['mcp', registerMcp],
+];
+
+/**
+ * The `berth` program. Given the command a command line names, it holds that command alone:
+ * building every command's options is CPU that `berth serve` spent before its port opened.
+ * Anything else (`--help`, a misspelt command) gets them all, to list or suggest.
+ */
+export function buildProgram(commandName?: string): Command {
   const program = new Command();
   program
     .name('berth')
     .description('Berth: a self-hosted daemon where coding agents work on projects.')
     .showHelpAfterError()
     .exitOverride();
-  registerServe(program);
-  registerConnect(program);
-  registerToken(program);
-  registerMsg(program);
-  registerMcp(program);
+  const named = COMMANDS.filter(([name]) => name === commandName);
+  for (const [, register] of named.length > 0 ? named : COMMANDS) register(program);
   return program;
 }
 
 export async function main(argv: readonly string[]): Promise<void> {
   try {
-    await buildProgram().parseAsync([...argv]);
+    // argv is [node, script, command, …].
+    await buildProgram(argv[2]).parseAsync([...argv]);
   } catch (err) {
     if (err instanceof CommanderError) process.exit(err.exitCode);
     if (err instanceof ConfigError) {

@@ -17,7 +17,7 @@ import { BWRAP_PATHS } from '../../src/tools/builtin/commands/sandbox.js';
  * bundle of scripts/bundle.mjs, whose chunks are told apart by the packages
  * esbuild's metafile says they hold.
  */
-const HEAVY = ['openai', '@agentclientprotocol/sdk', '@modelcontextprotocol/sdk', 'sharp', 'pdfjs-dist'];
+const HEAVY = ['openai', '@agentclientprotocol/sdk', '@modelcontextprotocol/sdk', 'sharp', 'pdfjs-dist', 're2js'];
 /** The bubblewrap the daemon's sandbox probe runs, if this machine has one. */
 const bubblewrap = BWRAP_PATHS.find((p) => existsSync(p));
 const preload = new URL('../support/load-order/preload.mjs', import.meta.url).href;
