@@ -57,6 +57,8 @@ describe('qwen --acp as an external agent', { timeout: 600_000 }, () => {
     // The event kinds of qwen serve's text turn (shared reference recording c-sse-text-turn), less agent_thought_chunk
     // (this scripted reply has no reasoning). Intended difference: qwen serve shows available_commands_update before the
     // first prompt; under Berth it comes when qwen sends it, which may be after the prompt's echo.
+    // qwen sends its commands on its own time: on a fast machine after the turn has ended.
+    await s.events.type('session_update', (e) => e.data.update.sessionUpdate === 'available_commands_update');
     const kinds = new Set(s.events.seen.map((e) => (e.type === 'session_update' ? `session_update/${e.data.update.sessionUpdate}` : e.type)));
     const recorded = ['session_update/available_commands_update', 'session_update/user_message_chunk', 'session_update/agent_message_chunk', 'session_update/usage_update', 'turn_complete'];
     assert.deepEqual(recorded.filter((k) => !kinds.has(k)), [], [...kinds].join(', '));
