@@ -4,26 +4,13 @@ import { BerthError } from '../protocol/errors/index.js';
 import { hasProcFd, openInside } from './handle.js';
 import { confine, toRel } from './paths.js';
 
-/** A regular file of the workspace, opened for reading. The caller closes `handle`. */
-export interface OpenedFile {
+/** A file opened by name where /proc is missing. The caller closes `handle`. */
+interface OpenedByName {
   readonly handle: FileHandle;
   /** fstat of the open file (the snapshot every answer describes). */
   readonly stat: Stats;
   /** Workspace-relative path of the file actually opened (a link's target, docs/client-api.md §11.1). */
   readonly rel: string;
-}
-
-/**
- * Opens `userPath` inside `root` for reading and refuses anything but a
- * regular file. On Linux the object is first opened by name only (O_PATH,
- * handle.ts `openInside`), proven inside the root and a regular file, and
- * then reopened for reading through `/proc/self/fd/N` — the very object
- * checked, so a link swapped into the path meanwhile cannot lead out, and a
- * device or FIFO is never opened for reading.
- */
-export async function openConfinedFile(root: string, userPath: string): Promise<OpenedFile> {
-  if (!(await hasProcFd())) return openConfinedByName(root, userPath);
-  return reopenInside(root, userPath, (via) => open(via, READ_FLAGS));
 }
 
 const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
@@ -34,7 +21,7 @@ export interface PositionalFile {
   read(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
 }
 
-/** A file the read routes opened: read through the thread pool, closed by `close()`. */
+/** A file opened for reading: read through the thread pool, closed by `close()`. */
 export interface OpenedForRead {
   readonly handle: PositionalFile;
   readonly stat: Stats;
@@ -43,18 +30,24 @@ export interface OpenedForRead {
 }
 
 /**
- * openConfinedFile for a read route: the same checks, but the checked object is
- * reopened inline and kept as a bare descriptor. Reopening `/proc/self/fd/N`
- * follows no names (the object is already resolved) and closing a descriptor
- * nothing was written through flushes nothing, so neither needs a thread-pool
- * hop; only the reads of the file's bytes go through the pool.
+ * Opens `userPath` inside `root` for reading and refuses anything but a
+ * regular file. On Linux the object is first opened by name only (O_PATH,
+ * handle.ts `openInside`), proven inside the root and a regular file, and
+ * then reopened for reading through `/proc/self/fd/N` — the very object
+ * checked, so a link swapped into the path meanwhile cannot lead out, and a
+ * device or FIFO is never opened for reading.
+ *
+ * The reopen is inline and the file kept as a bare descriptor: reopening
+ * `/proc/self/fd/N` follows no names (the object is already resolved) and
+ * closing a descriptor nothing was written through flushes nothing, so neither
+ * needs a thread-pool hop; only the reads of the file's bytes go through the pool.
  */
 export async function openConfinedRead(root: string, userPath: string): Promise<OpenedForRead> {
   if (!(await hasProcFd())) {
     const { handle, stat, rel } = await openConfinedByName(root, userPath);
     return { handle, stat, rel, close: () => closeSoon(handle) };
   }
-  const { handle: fd, stat, rel } = await reopenInside(root, userPath, (via) => openSync(via, READ_FLAGS));
+  const { fd, stat, rel } = await reopenInside(root, userPath);
   const read = (buffer: Buffer, offset: number, length: number, position: number) =>
     new Promise<{ bytesRead: number }>((resolve, reject) =>
       readFd(fd, buffer, offset, length, position, (err, bytesRead) => (err ? reject(err) : resolve({ bytesRead }))),
@@ -62,21 +55,14 @@ export async function openConfinedRead(root: string, userPath: string): Promise<
   return { handle: { fd, read }, stat, rel, close: () => closeSync(fd) };
 }
 
-/**
- * Opens `userPath` by name only (O_PATH, handle.ts `openInside`), proves it a
- * regular file, and reopens that very object for reading with `reopen`.
- */
-async function reopenInside<T extends number | FileHandle>(
-  root: string,
-  userPath: string,
-  reopen: (via: string) => T | Promise<T>,
-): Promise<{ handle: T; stat: Stats; rel: string }> {
+/** Opens `userPath` by name only (O_PATH, handle.ts `openInside`), proves it a regular file, and reopens that very object for reading. */
+async function reopenInside(root: string, userPath: string): Promise<{ fd: number; stat: Stats; rel: string }> {
   const target = await openInside(root, userPath);
   try {
     const rel = toRel(root, target.real);
     if (!(await target.stat()).isFile()) throw new BerthError('not_regular_file', `path is not a regular file: ${rel}`);
-    const handle = await reopen(target.via);
-    return { handle, stat: fstatSync(typeof handle === 'number' ? handle : handle.fd), rel };
+    const fd = openSync(target.via, READ_FLAGS);
+    return { fd, stat: fstatSync(fd), rel };
   } finally {
     await target.close();
   }
@@ -86,11 +72,11 @@ async function reopenInside<T extends number | FileHandle>(
  * Without /proc: confine the name, open it without following a final link and
  * without blocking on a FIFO; confine() is then the whole check.
  */
-async function openConfinedByName(root: string, userPath: string): Promise<OpenedFile> {
+async function openConfinedByName(root: string, userPath: string): Promise<OpenedByName> {
   const target = await confine(root, userPath);
   let handle: FileHandle;
   try {
-    handle = await open(target.abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    handle = await open(target.abs, READ_FLAGS | constants.O_NOFOLLOW);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ELOOP') {
@@ -116,7 +102,7 @@ async function openConfinedByName(root: string, userPath: string): Promise<Opene
 export const statOpen = (handle: Pick<PositionalFile, 'fd'>): Stats => fstatSync(handle.fd);
 
 /** Closes a read's descriptor without making the answer wait for it. */
-export function closeSoon(handle: FileHandle): void {
+function closeSoon(handle: FileHandle): void {
   handle.close().catch(() => undefined);
 }
 
