@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import OpenAI from 'openai';
-import { createHttpFetch, type HttpFetch } from '../../../src/agents/models/http-fetch.js';
+import { createHttpFetch, takeNodeBody, type HttpFetch } from '../../../src/agents/models/http-fetch.js';
 import { startScriptedModel, type ScriptedModel } from '../../../src/devtools/scripted-model/index.js';
 
 // The model fetch against the project's scripted model over real loopback HTTP:
@@ -69,6 +69,22 @@ describe('model fetch on node:http', () => {
     assert.deepEqual(deltas.filter((d) => typeof d === 'string' && d !== ''), ['first', 'second']);
     await reader.cancel();
     assert.equal((await model.waitForClientClose(0)).clientClosedEarly, true, 'cancelling the body closes the connection');
+  });
+
+  test('a body is read one way only: taken as a node stream its web body refuses, read on the web it cannot be taken', async () => {
+    const taken = await postChat(true);
+    const node = takeNodeBody(taken);
+    assert.ok(node, 'an untouched body can be taken');
+    assert.equal(takeNodeBody(taken), undefined, 'only once');
+    await assert.rejects(taken.text(), /taken as a node stream/);
+    let text = '';
+    for await (const chunk of node) text += Buffer.from(chunk as Buffer).toString('utf8');
+    assert.ok(sseData(text).includes('[DONE]'), 'the node stream holds the whole answer');
+
+    const read = await postChat(true);
+    assert.ok(sseData(await read.text()).includes('[DONE]'));
+    assert.equal(takeNodeBody(read), undefined, 'a body already read on the web is not handed over');
+    assert.equal(takeNodeBody(new Response('elsewhere')), undefined, 'nor a Response another fetch made');
   });
 
   test('the openai client streams a completion through it chunk by chunk', async () => {
