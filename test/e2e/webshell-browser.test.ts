@@ -145,7 +145,17 @@ describe('the qwen Web Shell against Berth', { skip, timeout: 300_000 }, () => {
     }
   };
 
+  /**
+   * The last turn over on the daemon and in the Web Shell: a prompt typed while the Web Shell still shows
+   * a turn running goes out as qwen serve's mid-turn message, not as a prompt.
+   */
+  const idle = async () => {
+    await settled(currentSession());
+    await page.getByText('esc to cancel').first().waitFor({ state: 'hidden' });
+  };
+
   test('Escape, pressed twice as it asks, cancels the running turn', async () => {
+    await idle();
     stack.model.enqueue({ kind: 'hang', text: 'Thinking for a long time' });
     await prompt('Take your time');
     await page.getByText('esc to cancel').first().waitFor();
@@ -160,6 +170,7 @@ describe('the qwen Web Shell against Berth', { skip, timeout: 300_000 }, () => {
   });
 
   test('a reload with a pending permission shows it again, and approving it then writes the file', async () => {
+    await idle();
     stack.model.enqueue(writeReply('shell-reload.txt', 'kept\n'), { kind: 'reply', text: 'Written after the reload' });
     await prompt('Write after a reload');
     const allow = page.locator('button', { hasText: 'Yes, allow once' });
