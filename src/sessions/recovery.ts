@@ -83,7 +83,7 @@ async function settleInterrupted(stores: RecoveryStores, p: PromptRow, now: numb
   const message = started
     ? 'The daemon stopped while this turn was running; it was not finished'
     : 'The daemon stopped before this queued prompt started; it was not run';
-  const settlements = started ? await settlementsOf(stores.transcript, stores.receipts, p.sessionId, p.id, now) : [];
+  const settlements = p.startedAt !== null ? await settlementsOf(stores.transcript, stores.receipts, p.sessionId, { id: p.id, startedAt: p.startedAt }, now) : [];
   await stores.transcript.append([
     ...settlements,
     {
@@ -101,5 +101,5 @@ async function settleInterrupted(stores: RecoveryStores, p: PromptRow, now: numb
     },
   ]);
   await stores.prompts.settle(p.id, now, 'interrupted', null, DAEMON_LOST);
-  return settlements.length;
+  return settlements.filter((r) => r.kind === 'tool_result').length;
 }

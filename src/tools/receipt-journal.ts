@@ -26,6 +26,8 @@ export interface ReceiptRepository {
   complete(namespace: string, callId: string, outcome: ToolOutcome, finishedAt: number): Promise<void>;
   /** Deletes completed receipts finished before `time`; executing ones are kept (they answer uncertain). */
   pruneCompletedBefore(time: number): Promise<number>;
+  /** The receipts of one namespace begun at or after `time`, oldest first (start-up recovery of a turn's calls). */
+  startedSince(namespace: string, time: number): Promise<Receipt[]>;
 }
 
 

@@ -105,7 +105,6 @@ export async function startTestDaemon(options: TestDaemonOptions = {}): Promise<
 
 const repoRoot = new URL('../..', import.meta.url).pathname;
 
-/** Runs the `berth` CLI from source in a child process (for CLI, crash and restart tests). */
 /**
  * The `berth` command as a child process: from source through tsx, or `built`, the way
  * `npm install` ships it (bin/berth.js on the bundle in dist/bundle/, which `npm ci` builds).

@@ -31,6 +31,11 @@ export class PgReceiptRepository<Outcome = unknown> implements Async<SqliteRecei
     );
   }
 
+  async startedSince(namespace: string, time: number): Promise<StoredReceipt<Outcome>[]> {
+    const rows = await this.db.rows<Raw>('SELECT * FROM receipts WHERE namespace = $1 AND started_at >= $2 ORDER BY started_at, call_id', [namespace, time]);
+    return rows.map((r) => fromRaw<Outcome>(r));
+  }
+
   pruneCompletedBefore(time: number): Promise<number> {
     return this.db.run(`DELETE FROM receipts WHERE status = 'completed' AND finished_at < $1`, [time]);
   }

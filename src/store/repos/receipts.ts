@@ -47,6 +47,7 @@ export class SqliteReceiptRepository<Outcome = unknown> {
   private readonly beginStmt;
   private readonly completeStmt;
   private readonly pruneStmt;
+  private readonly sinceStmt;
 
   constructor(db: Db) {
     this.findStmt = db.prepare('SELECT * FROM receipts WHERE namespace = ? AND call_id = ?');
@@ -60,6 +61,7 @@ export class SqliteReceiptRepository<Outcome = unknown> {
        WHERE namespace = ? AND call_id = ? AND status = 'executing'`,
     );
     this.pruneStmt = db.prepare(`DELETE FROM receipts WHERE status = 'completed' AND finished_at < ?`);
+    this.sinceStmt = db.prepare('SELECT * FROM receipts WHERE namespace = ? AND started_at >= ? ORDER BY started_at, call_id');
   }
 
   async find(namespace: string, callId: string): Promise<StoredReceipt<Outcome> | undefined> {
@@ -77,5 +79,9 @@ export class SqliteReceiptRepository<Outcome = unknown> {
 
   async pruneCompletedBefore(time: number): Promise<number> {
     return this.pruneStmt.run(time).changes;
+  }
+
+  async startedSince(namespace: string, time: number): Promise<StoredReceipt<Outcome>[]> {
+    return (this.sinceStmt.all(namespace, time) as Raw[]).map((r) => fromRaw<Outcome>(r));
   }
 }

@@ -13,6 +13,7 @@ describe("the owner's tool set per session", () => {
     begin: async () => true,
     complete: async () => undefined,
     pruneCompletedBefore: async () => 0,
+    startedSince: async () => [],
   });
   const service = () => {
     const tools = new ToolService({ journal: noReceipts, clock: fixedClock() });

@@ -36,10 +36,16 @@ test('a call the daemon stopped inside is settled in the transcript: uncertain w
   await repos.receipts.begin({ namespace: ns, callId: 'running', toolName: 'workspace_write', argsDigest: 'x', startedAt: 1_004 });
   await repos.receipts.begin({ namespace: ns, callId: 'finished-unrecorded', toolName: 'workspace_write', argsDigest: 'y', startedAt: 1_004 });
   await repos.receipts.complete(ns, 'finished-unrecorded', { ok: true, result: { value: 'wrote 3 bytes' } }, 1_005);
+  // Killed after the receipt, before the call's own record was stored: known only by its receipt.
+  await repos.receipts.begin({ namespace: ns, callId: 'receipt-only', toolName: 'workspace_exec', argsDigest: 'z', startedAt: 1_006 });
+  await repos.receipts.begin({ namespace: ns, callId: 'receipt-only-done', toolName: 'workspace_write', argsDigest: 'w', startedAt: 1_006 });
+  await repos.receipts.complete(ns, 'receipt-only-done', { ok: true, result: { value: 'wrote 1 byte' } }, 1_007);
+  // An earlier turn's receipt is not this turn's to settle.
+  await repos.receipts.begin({ namespace: ns, callId: 'earlier-turn', toolName: 'workspace_exec', argsDigest: 'e', startedAt: 999 });
 
   const report = await recoverInterrupted({ ...repos, clock: new ManualClock(2_000) });
   assert.equal(report.interruptedTurns, 1);
-  assert.equal(report.settledCalls, 3, 'only the three calls without a result');
+  assert.equal(report.settledCalls, 5, 'only the five calls of the turn without a result');
 
   const updates = (await repos.transcript.all(sessionId))
     .flatMap(recordEvents)
@@ -50,7 +56,11 @@ test('a call the daemon stopped inside is settled in the transcript: uncertain w
     ['running', 'failed', 'uncertain_effect'],
     ['finished-unrecorded', 'completed', 'wrote 3 bytes'],
     ['never-begun', 'failed', 'daemon_lost'],
+    ['receipt-only', 'failed', 'uncertain_effect'],
+    ['receipt-only-done', 'completed', 'wrote 1 byte'],
   ]);
+  const calls = (await repos.transcript.all(sessionId)).filter((r) => r.kind === 'tool_call').map((r) => [r.data.toolCallId, r.data.name]);
+  assert.deepEqual(calls.slice(-2), [['receipt-only', 'workspace_exec'], ['receipt-only-done', 'workspace_write']], 'a call known only by its receipt gets its call record, named by its tool');
   const last = (await repos.transcript.all(sessionId)).at(-1)!;
   assert.equal(last.kind, 'turn_end', 'the settlements come before the turn end');
   assert.equal((await repos.receipts.find(ns, 'running'))?.status, 'executing', 'the receipt stays executing: a retry of the id is still uncertain');

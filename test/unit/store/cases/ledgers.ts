@@ -44,6 +44,16 @@ export function ledgerCases(h: Current): void {
     assert.equal((await r.find('n', 'uncertain'))?.status, 'executing');
   });
 
+  it('receipts: those of one namespace begun since a time, oldest first', async () => {
+    const r = h().repos.receipts;
+    const at = (callId: string, namespace: string, startedAt: number) => r.begin({ namespace, callId, toolName: 't', argsDigest: 'd', startedAt });
+    await at('late', 'since', NOW + 5);
+    await at('early', 'since', NOW + 1);
+    await at('before', 'since', NOW - 1);
+    await at('elsewhere', 'other', NOW + 2);
+    assert.deepEqual((await r.startedSince('since', NOW)).map((x) => [x.callId, x.status]), [['early', 'executing'], ['late', 'executing']]);
+  });
+
   it('receipts: of two connections racing to begin the same call, exactly one wins', async () => {
     const one = h().repos.receipts;
     const two = (await h().second()).receipts;
