@@ -47,6 +47,21 @@ export class SessionRowWriter {
     this.changed({ closedAt: now, closeReason: reason }, now);
   }
 
+  /**
+   * A change a client asked for and is answered about: its row write goes behind the session's
+   * earlier writes, and only once it is stored does `plan().apply` change the session in memory
+   * and publish. So an answer means the change survives a crash, and a failed write changes
+   * nothing and is the caller's error. The plan is made when the write starts, from the state
+   * the writes before it left.
+   */
+  write<T>(plan: () => { readonly patch: SessionPatch; apply(): T }): Promise<T> {
+    return this.writes.run(async () => {
+      const { patch, apply } = plan();
+      await this.repo.update(this.id, patch, this.clock.now());
+      return apply();
+    });
+  }
+
   /** Submits a change of the row behind the session's earlier writes (a failure is logged). */
   changed(patch: SessionPatch, now: number = this.clock.now()): void {
     this.writes.submit('session row write', () => this.repo.update(this.id, patch, now));

@@ -216,7 +216,7 @@ export class Session {
   }
 
   /** Renames the session or binds a pull request (docs/client-api.md §5.6); persisted and published. */
-  updateMetadata(input: { displayName?: unknown; pr?: SessionPr }, clientId: string | undefined): SessionMetadata {
+  updateMetadata(input: { displayName?: unknown; pr?: SessionPr }, clientId: string | undefined): Promise<SessionMetadata> {
     this.assertOpen();
     return this.settings.updateMetadata(input, clientId);
   }

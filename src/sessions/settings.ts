@@ -44,13 +44,17 @@ export class SessionSettings {
    * and so recorded in the transcript. Berth keeps no workspace-wide mode, so `persisted` is
    * false: qwen's `persist` (write it to the workspace settings) is not done.
    */
-  setApprovalMode(next: ApprovalMode, clientId: string | undefined): { previous: ApprovalMode; mode: ApprovalMode; persisted: false } {
+  setApprovalMode(next: ApprovalMode, clientId: string | undefined): Promise<{ previous: ApprovalMode; mode: ApprovalMode; persisted: false }> {
     const { sessionId, row, publish } = this.ports;
-    const previous = this.mode;
-    this.mode = next;
-    row.changed({ approvalMode: next });
-    publish({ type: 'approval_mode_changed', originatorClientId: clientId, data: { sessionId, previous, next, persisted: false } });
-    return { previous, mode: next, persisted: false };
+    return row.write(() => ({
+      patch: { approvalMode: next },
+      apply: () => {
+        const previous = this.mode;
+        this.mode = next;
+        publish({ type: 'approval_mode_changed', originatorClientId: clientId, data: { sessionId, previous, next, persisted: false } });
+        return { previous, mode: next, persisted: false as const };
+      },
+    }));
   }
 
   get displayName(): string | null {
@@ -61,35 +65,39 @@ export class SessionSettings {
     return this.boundPrs;
   }
 
-  updateMetadata(input: { displayName?: unknown; pr?: SessionPr }, clientId: string | undefined): SessionMetadata {
+  /** Renames and binds pull requests; stored before it shows (`SessionRowWriter.write`). */
+  async updateMetadata(input: { displayName?: unknown; pr?: SessionPr }, clientId: string | undefined): Promise<SessionMetadata> {
     const { sessionId, row, publish } = this.ports;
     const displayName = input.displayName !== undefined ? normalizeDisplayName(input.displayName) : undefined;
-    const prs = input.pr !== undefined ? bindPr(this.boundPrs, input.pr) : undefined;
-    if (displayName !== undefined) {
-      this.name = displayName;
-      row.changed({ displayName, titleSource: 'manual' });
-      publish({
-        type: 'session_metadata_updated',
-        originatorClientId: clientId,
-        data: { sessionId, displayName, titleSource: 'manual' },
-      });
-    }
-    if (prs !== undefined) {
-      this.boundPrs = prs;
-      row.changed({ prs });
-      // The SDK reducer reads displayName from every metadata event, so PR changes carry it too.
-      publish({
-        type: 'session_metadata_updated',
-        originatorClientId: clientId,
-        data: { sessionId, prs, ...(this.name ? { displayName: this.name } : {}) },
-      });
-    }
-    return { displayName: this.name, prs: this.boundPrs };
+    if (displayName === undefined && input.pr === undefined) return { displayName: this.name, prs: this.boundPrs };
+    return row.write(() => {
+      const prs = input.pr !== undefined ? bindPr(this.boundPrs, input.pr) : undefined;
+      return {
+        patch: { ...(displayName !== undefined && { displayName, titleSource: 'manual' as const }), ...(prs !== undefined && { prs }) },
+        apply: () => {
+          if (displayName !== undefined) {
+            this.name = displayName;
+            publish({ type: 'session_metadata_updated', originatorClientId: clientId, data: { sessionId, displayName, titleSource: 'manual' } });
+          }
+          if (prs !== undefined) {
+            this.boundPrs = prs;
+            // The SDK reducer reads displayName from every metadata event, so PR changes carry it too.
+            publish({
+              type: 'session_metadata_updated',
+              originatorClientId: clientId,
+              data: { sessionId, prs, ...(this.name ? { displayName: this.name } : {}) },
+            });
+          }
+          return { displayName: this.name, prs: this.boundPrs };
+        },
+      };
+    });
   }
 
   /** Switches the driver's model; returns the model now current. A refusal is published, then thrown. */
   async switchModel(modelId: string, clientId: string | undefined): Promise<string> {
     const { sessionId, row, driver, publish } = this.ports;
+    const previous = driver.state().models.currentModelId;
     try {
       await driver.setModel(modelId);
     } catch (err) {
@@ -102,7 +110,13 @@ export class SessionSettings {
       throw err;
     }
     const current = driver.state().models.currentModelId ?? modelId;
-    row.changed({ modelId: current });
+    try {
+      await row.write(() => ({ patch: { modelId: current }, apply: () => undefined }));
+    } catch (err) {
+      // Not stored, so not switched: the driver goes back to the model the row still names.
+      if (previous !== null && previous !== current) await driver.setModel(previous).catch(() => undefined);
+      throw err;
+    }
     publish({ type: 'model_switched', originatorClientId: clientId, data: { sessionId, modelId: current } });
     return current;
   }

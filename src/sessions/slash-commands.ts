@@ -57,7 +57,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     async run(target, args, clientId) {
       if (args === '') return `The approval mode is ${target.approvalMode}.`;
       const previous = target.approvalMode;
-      target.setApprovalMode(parseApprovalMode(args), clientId);
+      await target.setApprovalMode(parseApprovalMode(args), clientId);
       return `Approval mode changed from ${previous} to ${args}.`;
     },
   },

@@ -89,7 +89,7 @@ export const sessionsModule: HttpModule = {
         withCheckedDisplayName(objectBody(request)),
         { '*': 'invalid_metadata' },
       );
-      return metadataResult(session.id, session.updateMetadata(body, clientId));
+      return metadataResult(session.id, await session.updateMetadata(body, clientId));
     });
 
     app.post('/session/:id/model', async (request) => {
@@ -109,7 +109,7 @@ export const sessionsModule: HttpModule = {
       const session = await sessions.open(param(request, 'id'));
       session.clients.require(clientId);
       const body = parseBody<{ mode: string }>('SessionApprovalModeRequest', objectBody(request), { '*': 'invalid_approval_mode' });
-      return { sessionId: session.id, ...session.setApprovalMode(parseApprovalMode(body.mode), clientId) };
+      return { sessionId: session.id, ...(await session.setApprovalMode(parseApprovalMode(body.mode), clientId)) };
     });
 
     // Compaction on demand (docs/client-api.md §5.12): queued like the prompt `/compact`, so it never overlaps a turn.
