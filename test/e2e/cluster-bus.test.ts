@@ -72,8 +72,9 @@ describe('two nodes on one NATS bus', { skip: missing, timeout: 180_000 }, () =>
   test('the owner’s refusals come back with its status and code', async () => {
     const { sessionId } = await newSession(a.daemon);
     onA.add(sessionId);
-    const direct = await a.daemon.json('DELETE', `/session/${sessionId}/pending-prompts/no-such-prompt`);
-    const forwarded = await b.daemon.json('DELETE', `/session/${sessionId}/pending-prompts/no-such-prompt`);
+    const stranger = { 'x-qwen-client-id': 'not-a-client' };
+    const direct = await a.daemon.json('DELETE', `/session/${sessionId}/pending-prompts/no-such-prompt`, undefined, stranger);
+    const forwarded = await b.daemon.json('DELETE', `/session/${sessionId}/pending-prompts/no-such-prompt`, undefined, stranger);
     assert.equal(forwarded.status, direct.status);
     assert.equal(forwarded.body.code, direct.body.code);
     const badBody = await b.daemon.json('POST', `/session/${sessionId}/prompt`, { prompt: 'not blocks' });

@@ -5,6 +5,7 @@ import { clientIdOf } from '../client-id.js';
 import { MAX_PROMPT_MEDIA_BLOCKS } from '../limits.js';
 import type { HttpModule } from '../module.js';
 import { objectBody, param } from '../params.js';
+import { withdrawPrompt } from '../routes/prompts.js';
 
 /** qwen serve's bound on a mid-turn message's text, after trimming. */
 const MAX_MID_TURN_TEXT = 16 * 1024;
@@ -88,7 +89,11 @@ export const webShellMidTurnModule: HttpModule = {
       const clientId = clientIdOf(request);
       const session = await core.sessions.open(param(request, 'id'));
       session.clients.require(clientId);
-      return { removed: session.midTurn.remove(param(request, 'messageId')) };
+      const messageId = param(request, 'messageId');
+      // One already run as a prompt of its own is withdrawn like a queued prompt, as qwen serve does.
+      const promoted = session.midTurn.snapshot().promotedMessageIds.includes(messageId);
+      const queuedPrompt = session.pendingPrompts().some((e) => e.promptId === messageId && e.state === 'queued');
+      return { removed: session.midTurn.remove(messageId) || (promoted && queuedPrompt && withdrawPrompt(session, clientId, messageId)) };
     });
 
     app.get('/session/:id/mid-turn-messages', async (request) => {
