@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { TEST_AGENT_ID, withAgents } from '../support/acp-stack.js';
 import { writeReply } from '../support/model-script.js';
 import { stackPerSuite, type Stack } from '../support/stack.js';
 import { EventReader, newSession, optionOf, select, submit } from '../support/session-client.js';
@@ -169,5 +170,29 @@ describe('mid-turn messages', () => {
     assert.equal(unknown.body.code, 'session_not_found');
     const stranger = await d.json('POST', path, { message: 'hi' }, { 'x-qwen-client-id': 'not-a-client' });
     assert.equal(stranger.body.code, 'invalid_client_id');
+  });
+});
+
+/** An external ACP agent takes no message in the middle of its turn: what is typed waits and runs as its next prompt. */
+describe('mid-turn messages to an external agent', () => {
+  let s: Stack;
+  stackPerSuite((stack) => (s = stack), withAgents());
+
+  it('the message waits for the turn to end, then runs as a prompt of its own under its messageId', async () => {
+    const d = s.daemon;
+    const { sessionId, clientId } = await newSession(d, { modelServiceId: TEST_AGENT_ID });
+    const as = { 'x-qwen-client-id': clientId };
+    const events = await EventReader.open(d, sessionId);
+    const first = (await submit(d, sessionId, 'wait', {}, as)).body.promptId as string;
+    await events.type('session_update', (e) => e.promptId === first && e.data.update?.content?.text === 'waiting');
+    const sent = await d.json('POST', `/session/${sessionId}/mid-turn-message`, { message: 'say after the wait', messageId: 'acp-1' }, as);
+    assert.deepEqual(sent.body, { accepted: true, messageId: 'acp-1' });
+    await d.json('POST', `/session/${sessionId}/cancel`, {}, as);
+    assert.equal((await events.terminal(first)).data.stopReason, 'cancelled');
+    assert.equal((await events.terminal('acp-1')).data.stopReason, 'end_turn');
+    const said = events.seen.filter((e) => e.promptId === 'acp-1' && e.data.update?.sessionUpdate === 'agent_message_chunk').map((e) => e.data.update.content.text);
+    assert.deepEqual(said, ['after the wait']);
+    assert.equal(events.seen.some((e) => e.type === 'mid_turn_message_injected'), false, 'never injected into the agent’s turn');
+    events.close();
   });
 });
