@@ -69,7 +69,16 @@ describe('mid-turn messages', () => {
     const flat = JSON.stringify(page.body);
     assert.ok(flat.indexOf('"source":"mid-turn-message"') > flat.indexOf('tool_call_update'), flat);
     assert.ok(flat.indexOf('"source":"mid-turn-message"') < flat.indexOf('Done, and noted'), flat);
+    const md = await (await d.fetch(`/session/${t.sessionId}/export?format=md`)).text();
+    assert.ok(md.indexOf('also add a title') > md.indexOf('mid-a.txt') && md.indexOf('also add a title') < md.indexOf('Done, and noted'), md);
+    // A load after the session closed replays it as a user message inside the turn.
     t.events.close();
+    await d.json('DELETE', `/session/${t.sessionId}`, undefined, t.as);
+    const loaded = await d.json('POST', `/session/${t.sessionId}/load`, {});
+    const echo = loaded.body.compactedReplay.find((e: any) => e.data?.update?._meta?.source === 'mid-turn-message');
+    assert.equal(echo?.data.update.sessionUpdate, 'user_message_chunk', JSON.stringify(loaded.body.compactedReplay));
+    assert.deepEqual(echo.data.update.content, { type: 'text', text: 'also add a title' });
+    assert.equal(echo.promptId ?? echo.data.update._meta.promptId, t.promptId);
   });
 
   it('a message withdrawn before the hand-off never reaches the model', async () => {
