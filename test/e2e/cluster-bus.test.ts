@@ -81,6 +81,11 @@ describe('two nodes on one NATS bus', { skip: missing, timeout: 180_000 }, () =>
     const badDirect = await a.daemon.json('POST', `/session/${sessionId}/prompt`, { prompt: 'not blocks' });
     assert.equal(badBody.status, 400);
     assert.equal(badBody.body.code, badDirect.body.code);
+    // A mid-turn message is a mutation like a prompt: answered by the owner, whichever node it reaches.
+    const idle = await b.daemon.json('POST', `/session/${sessionId}/mid-turn-message`, { message: 'hello' });
+    assert.deepEqual(idle.body, { accepted: false, reason: 'session_idle' });
+    const badMidTurn = await b.daemon.json('POST', `/session/${sessionId}/mid-turn-message`, { message: ' ' });
+    assert.equal(badMidTurn.body.code, 'invalid_mid_turn_message');
     const noToken = await fetch(`${b.daemon.url}/session/${sessionId}/status`);
     assert.equal(noToken.status, 401);
   });
