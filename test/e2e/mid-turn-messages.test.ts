@@ -134,6 +134,29 @@ describe('mid-turn messages', () => {
     events.close();
   });
 
+  it('a message already run as a queued prompt of its own is withdrawn by its mid-turn DELETE', async () => {
+    const d = s.daemon;
+    const { sessionId, clientId } = await newSession(d);
+    const as = { 'x-qwen-client-id': clientId };
+    const events = await EventReader.open(d, sessionId);
+    s.model.enqueue({ kind: 'hang', text: 'thinking' }, { kind: 'hang', text: 'still thinking' });
+    const first = (await submit(d, sessionId, 'think', {}, as)).body.promptId as string;
+    await events.type('session_update', (e) => e.promptId === first && e.data.update?.sessionUpdate === 'agent_message_chunk');
+    for (const messageId of ['late-a', 'late-b']) {
+      assert.equal((await d.json('POST', `/session/${sessionId}/mid-turn-message`, { message: messageId, messageId }, as)).body.accepted, true);
+    }
+    await d.json('POST', `/session/${sessionId}/cancel`, {}, as);
+    // late-a runs (and hangs); late-b waits behind it as a prompt.
+    await events.type('session_update', (e) => e.promptId === 'late-a' && e.data.update?.sessionUpdate === 'agent_message_chunk');
+    const removed = await d.json('DELETE', `/session/${sessionId}/mid-turn-messages/late-b`, undefined, as);
+    assert.deepEqual(removed.body, { removed: true });
+    assert.equal((await events.terminal('late-b')).data.stopReason, 'cancelled');
+    await d.json('POST', `/session/${sessionId}/cancel`, {}, as);
+    await events.terminal('late-a');
+    assert.equal(events.seen.some((e) => e.type === 'pending_prompt_started' && e.data.promptId === 'late-b'), false, 'late-b never ran');
+    events.close();
+  });
+
   it('at most 20 messages wait in a session; the next is refused with queue_full', async () => {
     const d = s.daemon;
     s.model.enqueue(writeReply('mid-c.txt', 'c\n'));
