@@ -54,6 +54,13 @@ export interface TurnIO {
    * agent's options. Answers with an option the agent offered, or cancelled.
    */
   askPermission(request: AgentPermissionRequest): Promise<AgentPermissionOutcome>;
+  /**
+   * Messages a person typed while this turn ran (`POST /session/{id}/mid-turn-message`), taken once each:
+   * a driver that can add a user message between its model requests asks before each request after the
+   * first and sends them as user messages. One that cannot never asks; the session then runs them as
+   * prompts of their own when the turn ends.
+   */
+  takeMidTurnMessages?(): readonly (readonly ContentBlock[])[];
 }
 
 /** How an external agent's effect runs through the tool layer (its `fs/*` requests). */

@@ -30,6 +30,7 @@ export class ExportEntries {
     if (r.unreadable) return [{ ...base, kind: 'unreadable' }];
       switch (r.kind) {
         case 'user_prompt':
+        case 'mid_turn_message':
           out.push({ ...base, kind: 'user', blocks: (Array.isArray(d.content) ? d.content : []).filter((b): b is Block => typeof obj(b).type === 'string') });
           break;
         case 'agent_message':

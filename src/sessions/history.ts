@@ -52,6 +52,11 @@ export function historyFromRecords(records: readonly TranscriptRecord[]): Histor
         open = null;
         break;
       }
+      case 'mid_turn_message':
+        // Typed while the turn ran and handed to the model before its next request: a user message in place.
+        items.push({ kind: 'user', content: blocks(r.data.content) });
+        open = null;
+        break;
       case 'agent_message': {
         const text = typeof r.data.text === 'string' ? r.data.text : '';
         // A usage-only record still marks the end of one model call: the calls after it are the next answer's.

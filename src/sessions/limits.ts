@@ -29,3 +29,10 @@ export const SESSION_RESTORE_TIMEOUT_MS = 60_000;
  */
 export const DEFAULT_SESSION_LIST_PAGE = 500;
 export const MAX_SESSION_LIST_PAGE = 1000;
+/**
+ * Messages typed while a turn runs (`POST /session/{id}/mid-turn-message`) wait at most this many per session, as in
+ * qwen serve: each becomes a user message of the running turn, so an unbounded queue would be an unbounded prompt.
+ */
+export const MAX_MID_TURN_MESSAGES = 20;
+/** Ids of mid-turn messages handed off, removed or promoted, kept so a client retrying or reconciling finds them (qwen's ring size). */
+export const MID_TURN_IDS_REMEMBERED = 200;

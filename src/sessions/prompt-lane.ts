@@ -9,6 +9,15 @@ import type { PromptRepository } from './records.js';
 import type { PromptAccepted, TurnErrorInfo } from './session-init.js';
 import type { WriteChain } from '../write-chain.js';
 
+export interface SubmitOptions {
+  readonly clientId?: string;
+  readonly deadlineMs?: number;
+  /** The id to run it under (a mid-turn message keeps its `messageId`); a fresh one when absent. */
+  readonly promptId?: string;
+  /** A mid-turn message no turn took, now run as a prompt of its own (sessions/mid-turn.ts). */
+  readonly promoted?: boolean;
+}
+
 /** A prompt's one terminal: a stop reason, or an error. */
 export type PromptTerminalInput = { stopReason: string } | { error: TurnErrorInfo };
 
@@ -103,7 +112,7 @@ export class PromptLane {
   }
 
   /** Admits a prompt: its row is stored before this resolves (and so before the 202). */
-  async submit(content: readonly ContentBlock[], opts: { clientId?: string; deadlineMs?: number }): Promise<PromptAccepted> {
+  async submit(content: readonly ContentBlock[], opts: SubmitOptions): Promise<PromptAccepted> {
     const { ports } = this;
     ports.admitting();
     this.queue.checkRoom(this.admitting);
@@ -112,7 +121,7 @@ export class PromptLane {
     // docs/client-api.md §6.2: a request may shorten the server deadline, never create or extend one.
     const deadline = configured === null ? null : Math.min(configured, opts.deadlineMs ?? configured);
     const entry: PromptEntry = {
-      promptId: newPromptId(),
+      promptId: opts.promptId ?? newPromptId(),
       content,
       text: promptText(content),
       originatorClientId: opts.clientId,
@@ -134,11 +143,13 @@ export class PromptLane {
     }
     const busy = this.queue.size > 0;
     this.queue.push(entry);
+    // A mid-turn message run as a prompt was announced as pending when it was typed: it gets the started and completed events.
+    if (opts.promoted) entry.waited = true;
     if (deadline !== null) {
       entry.deadlineTimer = setTimeout(() => this.expire(entry), deadline);
       entry.deadlineTimer.unref?.();
     }
-    if (busy) {
+    if (busy && !opts.promoted) {
       entry.waited = true;
       ports.publish({
         type: 'pending_prompt_added',

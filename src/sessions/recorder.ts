@@ -104,9 +104,18 @@ export class TranscriptRecorder implements TranscriptSink {
         return this.write('rewind', promptId, { ...e.data, sessionId: undefined });
       case 'module_message':
         return this.write('module_message', promptId, { ...e.data });
+      case 'mid_turn_message_injected':
+        return this.midTurn(e.data, promptId);
       default:
         return;
     }
+  }
+
+  /** Each message typed during the turn, where the model got it: its own record, not a turn's opening `user_prompt`. */
+  private midTurn(data: Record<string, unknown>, promptId: string | null): void {
+    const ids = Array.isArray(data.messageIds) ? data.messageIds : [];
+    const items = Array.isArray(data.items) ? (data.items as { content?: unknown }[]) : [];
+    items.forEach((item, i) => this.write('mid_turn_message', promptId, { messageId: ids[i], content: item?.content ?? [] }));
   }
 
   private update(update: Record<string, unknown> | undefined, promptId: string | null): void {

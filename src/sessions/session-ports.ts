@@ -38,5 +38,6 @@ export function turnPortsOf(session: Session & CommandTarget, services: SessionS
     publish: own.publish,
     settle: own.settle,
     started: own.started,
+    midTurn: session.midTurn,
   };
 }

@@ -7,7 +7,7 @@ import { ClientRegistry } from './clients.js';
 import { interactionEventsOf } from './interaction-events.js';
 import { InteractionBook } from './interactions.js';
 import type { SessionPr } from './metadata.js';
-import { PromptLane } from './prompt-lane.js';
+import { PromptLane, type SubmitOptions } from './prompt-lane.js';
 import type { PromptEntry } from './prompt-queue.js';
 import type { SessionBus } from './ports.js';
 import type { RewindResult, RewindTarget } from './rewind.js';
@@ -22,6 +22,7 @@ import type { SessionServices } from './session-services.js';
 import { callFromOutside, type OutsideCaller } from './outside-call.js';
 import { asOwner } from './fenced-stores.js';
 import { closedSessionError } from './closed-session.js';
+import { MidTurnQueue, promoteLeftovers } from './mid-turn.js';
 
 export type { PromptAccepted, SessionInit, SessionServices, TurnErrorInfo };
 
@@ -37,6 +38,7 @@ export class Session {
   readonly init: SessionInit;
   readonly clients: ClientRegistry;
   readonly interactions: InteractionBook;
+  readonly midTurn: MidTurnQueue;
   private lastTurnError: TurnErrorInfo | null = null;
   private readonly meter = new UsageMeter();
   private readonly pendingContext = new PendingContext(({ history, usage }) => {
@@ -65,10 +67,8 @@ export class Session {
     this.activityAt = init.createdAt;
     this.clients = new ClientRegistry(init.id);
     const publish = (input: PublishInput) => void this.publish(input);
-    this.interactions = new InteractionBook(interactionEventsOf(init.id, publish), clock, {
-      ms: config.permissionTimeoutMs,
-      outcome: config.permissionTimeoutOutcome,
-    });
+    this.interactions = new InteractionBook(interactionEventsOf(init.id, publish), clock, { ms: config.permissionTimeoutMs, outcome: config.permissionTimeoutOutcome });
+    this.midTurn = new MidTurnQueue({ sessionId: init.id, active: () => this.lane.busy, publish, clock });
     this.row = new SessionRowWriter(init.id, services.sessions, clock, services.writes);
     this.settings = new SessionSettings({ sessionId: init.id, row: this.row, driver: services.driver, publish }, init);
     const turn = (this.ports = turnPortsOf(this, services, {
@@ -101,6 +101,7 @@ export class Session {
       settled: (ran, now) => {
         if (ran) this.settledAt = Math.max(now, (this.settledAt ?? 0) + 1);
         this.touch();
+        if (ran && !this.closed) promoteLeftovers(this.midTurn, this.lane.all(), (c, o) => this.submit(c, o), services.log, this.id);
       },
       idle: () => services.onIdle?.(this),
     });
@@ -201,7 +202,7 @@ export class Session {
   }
 
   /** Admits a prompt into the FIFO (docs/client-api.md §6); it runs after the reply is on its way. */
-  async submit(content: readonly ContentBlock[], opts: { clientId?: string; deadlineMs?: number }): Promise<PromptAccepted> {
+  async submit(content: readonly ContentBlock[], opts: SubmitOptions): Promise<PromptAccepted> {
     this.assertOpen();
     this.touch(); // activity from the moment it arrives: the reaper must not close it while its row is written
     const accepted = await this.lane.submit(content, opts);

@@ -10,6 +10,7 @@ import { parseCommand, runCommand, type CommandTarget } from './slash-commands.j
 import { meteredUpdate, type UsageMeter } from './usage.js';
 import { decideAgentPermission } from './agent-permission.js';
 import { callTool, type CallOrigin, type ToolCallPorts } from './tool-call.js';
+import { midTurnContent, type MidTurnQueue } from './mid-turn.js';
 
 /** What a turn needs from its session: named here, so a turn never reaches into the session itself. */
 export interface TurnPorts extends ToolCallPorts {
@@ -25,6 +26,8 @@ export interface TurnPorts extends ToolCallPorts {
   publish(input: PublishInput): void;
   /** Publishes the prompt's one terminal event (never twice). */
   settle(entry: PromptEntry, terminal: PromptTerminalInput, extra?: Record<string, unknown>): void;
+  /** Messages typed while a turn runs, handed to the turn between its model requests. */
+  readonly midTurn: Pick<MidTurnQueue, 'drain'>;
   /** The prompt starts running: a previous turn's error no longer describes the session. */
   started(): void;
 }
@@ -76,6 +79,8 @@ export async function runPrompt(session: TurnPorts, entry: PromptEntry): Promise
     emit,
     callTool: (call, options) => callTool(session, originOf(entry), call, options?.announce === false ? () => {} : emit, options),
     askPermission: (request) => decideAgentPermission(session, entry, request),
+    // A turn a deadline already ended takes none: they wait for the next turn, or run as prompts.
+    takeMidTurnMessages: () => (entry.settled ? [] : session.midTurn.drain(entry.promptId).map(midTurnContent)),
   };
 
   const command = session.commands ? parseCommand(entry.text) : null;

@@ -2,7 +2,8 @@
  * One transcript record: something a session said or did, with a stable id.
  * Kinds: `user_prompt`, `agent_message`, `agent_thought`, `tool_call`,
  * `tool_result`, `plan`, `permission_request`, `permission_outcome`,
- * `model_switch`, `metadata`, `approval_mode`, `turn_end` (`interrupted: true`
+ * `model_switch`, `metadata`, `approval_mode`, `mid_turn_message` (a message
+ * typed while its turn ran, handed to the model there), `turn_end` (`interrupted: true`
  * when a restart found the turn unfinished), `module_message`.
  */
 export interface TranscriptRecord {

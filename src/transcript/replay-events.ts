@@ -90,6 +90,8 @@ export function recordEvents(r: TranscriptRecord): ReplayEvent[] {
   switch (r.kind) {
     case 'user_prompt':
       return arr(d.content).map((block) => update(r, { sessionUpdate: 'user_message_chunk', content: block }));
+    case 'mid_turn_message':
+      return arr(d.content).map((block) => update(r, { sessionUpdate: 'user_message_chunk', content: block }, { source: 'mid-turn-message', messageId: d.messageId }));
     case 'agent_message':
       return textChunk(r, 'agent_message_chunk');
     case 'agent_thought':
@@ -176,6 +178,7 @@ export function eventCount(r: TranscriptRecord): number {
   const d = r.data;
   switch (r.kind) {
     case 'user_prompt':
+    case 'mid_turn_message':
       return arr(d.content).length;
     case 'agent_message':
     case 'agent_thought':

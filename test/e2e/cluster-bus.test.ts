@@ -72,14 +72,20 @@ describe('two nodes on one NATS bus', { skip: missing, timeout: 180_000 }, () =>
   test('the owner’s refusals come back with its status and code', async () => {
     const { sessionId } = await newSession(a.daemon);
     onA.add(sessionId);
-    const direct = await a.daemon.json('DELETE', `/session/${sessionId}/pending-prompts/no-such-prompt`);
-    const forwarded = await b.daemon.json('DELETE', `/session/${sessionId}/pending-prompts/no-such-prompt`);
+    const stranger = { 'x-qwen-client-id': 'not-a-client' };
+    const direct = await a.daemon.json('DELETE', `/session/${sessionId}/pending-prompts/no-such-prompt`, undefined, stranger);
+    const forwarded = await b.daemon.json('DELETE', `/session/${sessionId}/pending-prompts/no-such-prompt`, undefined, stranger);
     assert.equal(forwarded.status, direct.status);
     assert.equal(forwarded.body.code, direct.body.code);
     const badBody = await b.daemon.json('POST', `/session/${sessionId}/prompt`, { prompt: 'not blocks' });
     const badDirect = await a.daemon.json('POST', `/session/${sessionId}/prompt`, { prompt: 'not blocks' });
     assert.equal(badBody.status, 400);
     assert.equal(badBody.body.code, badDirect.body.code);
+    // A mid-turn message is a mutation like a prompt: answered by the owner, whichever node it reaches.
+    const idle = await b.daemon.json('POST', `/session/${sessionId}/mid-turn-message`, { message: 'hello' });
+    assert.deepEqual(idle.body, { accepted: false, reason: 'session_idle' });
+    const badMidTurn = await b.daemon.json('POST', `/session/${sessionId}/mid-turn-message`, { message: ' ' });
+    assert.equal(badMidTurn.body.code, 'invalid_mid_turn_message');
     const noToken = await fetch(`${b.daemon.url}/session/${sessionId}/status`);
     assert.equal(noToken.status, 401);
   });

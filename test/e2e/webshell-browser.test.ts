@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -17,8 +17,8 @@ import { removeDir, tempDir } from '../support/tmp.js';
  * (`allowOrigins`, as `--allow-origin` would). The Web Shell's files are hosted the way qwen serve
  * hosts them (static, single-page fallback); every API call it makes goes to Berth. Checked as a
  * new user would: connect, see and load a stored session, create one, prompt and stream, approve
- * one write and reject another, switch model, cancel a turn, reload with a permission pending —
- * and no call Berth answers with 404.
+ * one write and reject another, switch model, cancel a turn, reload with a permission pending, type
+ * while a turn runs — and no call Berth answers with 404.
  */
 async function peerWebShell(): Promise<string | null> {
   try {
@@ -185,6 +185,34 @@ describe('the qwen Web Shell against Berth', { skip, timeout: 300_000 }, () => {
     await page.getByText('Written after the reload').waitFor();
     await settled(id);
     assert.equal(readFileSync(join(stack.daemon.workspace, 'shell-reload.txt'), 'utf8'), 'kept\n');
+  });
+
+  test('a message typed while a turn runs reaches the model before its next request', async () => {
+    await idle();
+    const id = currentSession();
+    // The turn waits in a command until the test lets it go: running, with the message box free (no permission asked).
+    assert.equal((await stack.daemon.json('POST', `/session/${id}/approval-mode`, { mode: 'yolo' })).status, 200);
+    const before = stack.model.completions().length;
+    const hold = { name: 'workspace_exec', arguments: { command: 'while [ ! -f go.flag ]; do sleep 0.05; done', waitMs: 60_000 } };
+    stack.model.enqueue({ kind: 'reply', toolCalls: [hold] }, { kind: 'reply', text: 'Noted the weather too' });
+    await prompt('Wait for the flag');
+    await stack.model.waitForRequests(before + 1, '/chat/completions');
+    await page.getByText('esc to cancel').first().waitFor();
+    await prompt('Also mention the weather');
+    for (;;) {
+      const waiting = await stack.daemon.json('GET', `/session/${id}/mid-turn-messages`);
+      if (waiting.body.messages?.some((m: { text: string }) => m.text === 'Also mention the weather')) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    writeFileSync(join(stack.daemon.workspace, 'go.flag'), '');
+    await page.getByText('Noted the weather too').waitFor();
+    await settled(id);
+    const chats = stack.model.completions().slice(before);
+    const second = chats[1] as { messages: { role: string; content: unknown }[] };
+    assert.deepEqual(second.messages.slice(-2).map((m) => m.role), ['tool', 'user'], JSON.stringify(second.messages.slice(-3)));
+    assert.match(JSON.stringify(second.messages.at(-1)!.content), /Also mention the weather/);
+    assert.equal(chats.length, 2, 'the message joined the running turn: no prompt of its own asked the model again');
+    await browser.screenshot('webshell-mid-turn');
   });
 
   test('no call the Web Shell made got 404 from Berth', () => {

@@ -64,6 +64,8 @@ export async function runBuiltinTurn(io: TurnIO, setup: TurnSetup): Promise<Turn
 
   const compaction = compactionRun(io, setup);
   for (let iteration = 0; iteration < setup.maxIterations; iteration++) {
+    // What the person typed meanwhile follows the tool results it saw, before the model is asked again.
+    if (iteration > 0) for (const content of io.takeMidTurnMessages?.() ?? []) conversation.addUser(content);
     if (conversation.gauge.tokens(conversation.view(), tools.tools) > setup.profile.contextWindow * setup.profile.compactFraction) {
       await compactConversation(compaction, 'threshold');
     }

@@ -1,6 +1,7 @@
 import type { ContentBlock } from '../../agents/driver.js';
 import { MAX_PROMPT_MEDIA_BLOCKS } from '../limits.js';
 import type { Core } from '../../core.js';
+import type { Session } from '../../sessions/session.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import { pendingPrompts } from '../views/status.js';
 import { clientIdOf } from '../client-id.js';
@@ -50,6 +51,13 @@ function parsePrompt(body: unknown): PromptBody {
   return { prompt: prompt as ContentBlock[], ...(b.deadlineMs !== undefined ? { deadlineMs: b.deadlineMs as number } : {}) };
 }
 
+/** Withdraws one queued or running prompt (docs/client-api.md §6.5); false when no unsettled prompt has this id. */
+export function withdrawPrompt(session: Pick<Session, 'cancel' | 'pendingPrompts'>, clientId: string | undefined, promptId: string): boolean {
+  if (!session.pendingPrompts().some((e) => e.promptId === promptId && !e.settled)) return false;
+  session.cancel(clientId, promptId);
+  return true;
+}
+
 /** OpenAPI tag "Prompts and events": admission, cancel, pending prompts (docs/client-api.md §6). */
 export const promptsModule: HttpModule = {
   name: 'prompts',
@@ -77,13 +85,12 @@ export const promptsModule: HttpModule = {
       return reply.code(204).send();
     });
 
-    // Berth's own (docs/client-api.md §6.5): the contract's cancel reaches only the running prompt.
-    app.delete('/session/:id/pending-prompts/:promptId', async (request, reply) => {
+    // docs/client-api.md §6.5: the contract's cancel reaches only the running prompt. qwen serve's answer, `{removed}`.
+    app.delete('/session/:id/pending-prompts/:promptId', async (request) => {
       const clientId = clientIdOf(request);
       const session = await sessions.open(param(request, 'id'));
       session.clients.require(clientId);
-      session.cancel(clientId, param(request, 'promptId'));
-      return reply.code(204).send();
+      return { removed: withdrawPrompt(session, clientId, param(request, 'promptId')) };
     });
 
     app.get('/session/:id/pending-prompts', async (request) => {

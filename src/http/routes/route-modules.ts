@@ -11,6 +11,7 @@ import { workspaceReadsModule } from './workspace-reads.js';
 import { workspacePanelsModule } from './workspace-panels.js';
 import { workspaceToolsModule } from './workspace-tools.js';
 import { webShellSessionModule } from '../webshell/session-extras.js';
+import { webShellMidTurnModule } from '../webshell/mid-turn.js';
 import { webShellSessionListModule } from '../webshell/session-list.js';
 import { webShellWorkspaceModule } from '../webshell/workspace-info.js';
 
@@ -31,5 +32,6 @@ export const httpModules: readonly HttpModule[] = [
   webShellSessionListModule,
   webShellWorkspaceModule,
   webShellSessionModule,
+  webShellMidTurnModule,
   landingModule,
 ];

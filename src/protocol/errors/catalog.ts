@@ -254,6 +254,11 @@ export const ERROR_CATALOG = spec({
   workspace_not_found: { status: 404, message: 'No registered workspace has this id or root' },
   workspace_is_remote: { status: 400, message: 'A remote workspace is read through its owner, not this route' },
   invalid_detail: { status: 400, message: 'detail must be one of: summary, full' },
+  invalid_mid_turn_message: {
+    status: 400,
+    message: '`message` must be a non-empty string of at most 16384 characters, or `content` must carry at least one media block',
+  },
+  invalid_message_id: { status: 400, message: '`messageId` must be a non-empty string of at most 128 characters' },
   ...WIRE_AND_NODE_ERRORS,
 });
 

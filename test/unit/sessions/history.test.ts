@@ -47,6 +47,25 @@ describe('a transcript as model context', () => {
     ]);
   });
 
+  test('a message typed during the turn comes back as the user message the model read after the tool result', () => {
+    const history = restored([
+      rec('user_prompt', { content: [{ type: 'text', text: 'read a' }] }),
+      rec('agent_message', { text: 'Reading.', usage: { totalTokens: 9 } }),
+      rec('tool_call', { toolCallId: 'a', name: 'workspace_read', args: { path: 'a' } }),
+      ok('a', 'A'),
+      rec('mid_turn_message', { messageId: 'm1', content: [{ type: 'text', text: 'and b too' }] }),
+      rec('agent_message', { text: 'Read, b next.', usage: { totalTokens: 9 } }),
+      rec('turn_end', { stopReason: 'end_turn' }),
+    ]);
+    assert.deepEqual(history, [
+      ['user', 'read a'],
+      ['assistant', 'Reading.', ['a']],
+      ['tool', 'A', 'a'],
+      ['user', 'and b too'],
+      ['assistant', 'Read, b next.'],
+    ]);
+  });
+
   test('a call an MCP client made outside any turn stays out of the model context, even in the middle of a turn', () => {
     const history = restored([
       rec('user_prompt', { content: [{ type: 'text', text: 'read a' }] }),

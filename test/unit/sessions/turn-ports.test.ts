@@ -79,6 +79,7 @@ async function ports(options: { ask: Resolution; remembered?: 'allow' | 'reject'
     driver: callingDriver,
     tools,
     prompts: { started: async () => undefined },
+    midTurn: { drain: () => [] },
     interactions: {
       ask: async (req) => {
         asked.push(req);

@@ -15,6 +15,8 @@ const rec = (kind: string, data: Record<string, unknown>, promptId: string | nul
 const everyKind = (promptId: string | null): TranscriptRecord[] => [
   rec('user_prompt', { content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }, promptId),
   rec('user_prompt', { content: 'not a list' }, promptId),
+  rec('mid_turn_message', { messageId: 'm1', content: [{ type: 'text', text: 'also' }] }, promptId),
+  rec('mid_turn_message', { messageId: 'm2' }, promptId),
   rec('agent_message', { text: 'hi', usage: { inputTokens: 1 } }, promptId),
   rec('agent_message', { text: '', usage: { inputTokens: 1 } }, promptId),
   rec('agent_message', { text: 'only text' }, promptId),
