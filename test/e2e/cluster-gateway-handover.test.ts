@@ -2,13 +2,11 @@ import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { AUTH, clusterMissing, startClusterNodes, type ClusterNodes } from '../support/cluster-nodes.js';
+import { AUTH, clusterChannelToken, clusterMissing, startClusterNodes, type ClusterNodes } from '../support/cluster-nodes.js';
 import { channelPathFor, dialChannel, INTENTION, scriptPlans, settledCalls, until, WORKSPACE_ID, type RawChannel, type TurnPlans } from '../support/gateway.js';
 import { call, openStream } from '../support/spawned-client.js';
 import { removeDir, tempDir } from '../support/tmp.js';
 import { PgDb } from '../../src/store/pg/db.js';
-import { PgTokenRepository } from '../../src/store/pg/tokens.js';
-import { TokenService } from '../../src/tokens/tokens.js';
 
 /**
  * Gateway channels across three nodes (docs/cluster-bus.md): a channel that drops with a
@@ -25,12 +23,7 @@ before(async () => {
   if (missing) return;
   cluster = await startClusterNodes(['n1', 'n2', 'n3'], 1500, ['--remote-workspace', `${WORKSPACE_ID}=${INTENTION}`, '--channel-wait-ms', '60000', '--max-channels-per-token', '3']);
   scriptPlans(cluster.stack.model, plans);
-  const db = await PgDb.connect(cluster.storeUrl);
-  try {
-    token = (await new TokenService(new PgTokenRepository(db), null).createChannelToken(WORKSPACE_ID)).token;
-  } finally {
-    await db.close();
-  }
+  token = await clusterChannelToken(cluster.storeUrl, WORKSPACE_ID);
 });
 after(async () => {
   await cluster?.close();
