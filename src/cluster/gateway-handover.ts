@@ -34,24 +34,31 @@ export interface OrphanCall {
  */
 export function handOverOrphans(transport: BusTransport, nodeId: string, local: LocalGateway, log: Logger, probeMs?: number): BusSubscription {
   let stopped = false;
-  const carry = async (holder: string, orphan: OrphanCall) => {
+  /** Offers the call to each holder in turn until one takes it; none does: it waits here again. */
+  const carry = async (holders: readonly string[], orphan: OrphanCall) => {
     const { call } = orphan;
     try {
-      const message = { op: 'adopt' as const, ticket: randomUUID(), fromNode: nodeId, ...call };
-      const answer = await askHolder(transport, holder, message, call, orphan.settledHere, probeMs);
-      if (answer === NOT_HELD) orphan.back();
-      else orphan.done({ ok: true, result: answer });
+      for (const holder of holders) {
+        const message = { op: 'adopt' as const, ticket: randomUUID(), fromNode: nodeId, ...call };
+        const answer = await askHolder(transport, holder, message, call, orphan.settledHere, probeMs);
+        if (answer !== NOT_HELD) return orphan.done({ ok: true, result: answer });
+        if (orphan.settledHere.aborted) return;
+      }
+      orphan.back();
     } catch (err) {
       orphan.done({ ok: false, error: asBerthError(err) });
     }
   };
   const handOver = async (workspaceId: string) => {
     if (stopped || !local.hasOrphans(workspaceId)) return;
-    const holder = await whereHeld(transport, workspaceId);
-    if (stopped || holder === undefined || holder === nodeId) return;
-    const orphans = local.takeOrphans(workspaceId, holder);
-    if (orphans.length > 0) log.info({ workspaceId, holder, calls: orphans.length }, 'gateway calls in flight handed to the node A reconnected to');
-    for (const orphan of orphans) void carry(holder, orphan);
+    // Every other node holding a channel of it, oldest first, as the store lists them; else whoever answers `where`.
+    const listed = (await local.holdersOf(workspaceId).catch(() => [] as readonly string[])).filter((n) => n !== nodeId);
+    const where = listed.length > 0 ? undefined : await whereHeld(transport, workspaceId);
+    const holders = where !== undefined && where !== nodeId ? [where] : listed;
+    if (stopped || holders.length === 0) return;
+    const orphans = local.takeOrphans(workspaceId, holders[0]!);
+    if (orphans.length > 0) log.info({ workspaceId, holders, calls: orphans.length }, 'gateway calls in flight offered to the nodes A holds channels on');
+    for (const orphan of orphans) void carry(holders, orphan);
   };
   const tryHandOver = (workspaceId: string) =>
     void handOver(workspaceId).catch((err: unknown) => log.warn({ err, workspaceId }, 'handing gateway calls to another node failed; they wait here'));

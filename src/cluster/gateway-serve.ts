@@ -46,8 +46,9 @@ export type GatewayAnswer =
 /**
  * The holder's side of gateway channels across nodes: while this node holds a channel of a
  * workspace it answers that workspace's `where` subject (so the NATS server forgets it the
- * moment this node's connection dies), says `up` when the first one opens, and runs the calls
- * other nodes relay to it through its own hub, exactly as a local call, its limits included.
+ * moment this node's connection dies), says `up` whenever its channels of it change while it
+ * holds one, runs the calls other nodes relay to it through its own hub, exactly as a local
+ * call, its limits included, and hands its calls of a dropped channel to the node A came back to.
  */
 export function serveGateway(transport: BusTransport, nodeId: string, local: LocalGateway, log: Logger): BusSubscription {
   const present = new Map<string, BusSubscription>();
@@ -60,7 +61,10 @@ export function serveGateway(transport: BusTransport, nodeId: string, local: Loc
       present.set(workspaceId, transport.serve(gatewayWhereSubject(workspaceId), async () => nodeId));
       // The subscription reaches the server before anyone is told to look again.
       void transport.flush().then(() => transport.publish(GATEWAY_UP_SUBJECT, workspaceId), () => undefined);
-    } else if (!held && sub) {
+    } else if (held) {
+      // Another channel here (perhaps of another token): a node with calls waiting for one looks again.
+      transport.publish(GATEWAY_UP_SUBJECT, workspaceId);
+    } else if (sub) {
       sub.unsubscribe();
       present.delete(workspaceId);
     }
