@@ -9,6 +9,7 @@ export interface ChannelRows {
     leaseMs: number,
   ): Promise<'cluster' | 'token' | null>;
   release(claimId: string): Promise<void>;
+  holdersOf(workspaceId: string): Promise<string[]>;
   renew(nodeId: string, claimIds: readonly string[], leaseMs: number): Promise<void>;
   clearNode(nodeId: string): Promise<void>;
 }
@@ -51,6 +52,11 @@ export class ChannelPresence {
   release(claimId: string): void {
     if (!this.held.delete(claimId)) return;
     this.options.rows.release(claimId).catch((err: unknown) => this.options.log.warn({ err }, 'releasing a gateway channel row failed; it lapses with the lease time'));
+  }
+
+  /** The nodes holding live channels of the workspace, the one whose channel opened first leading. */
+  holdersOf(workspaceId: string): Promise<readonly string[]> {
+    return this.options.rows.holdersOf(workspaceId);
   }
 
   /** Stops renewing and drops this node's rows (a drain): its channels are closing. */

@@ -1,9 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { PgDb } from '../../src/store/pg/db.js';
-import { PgTokenRepository } from '../../src/store/pg/tokens.js';
-import { TokenService } from '../../src/tokens/tokens.js';
-import { AUTH, clusterMissing, startClusterNodes, type ClusterNodes } from '../support/cluster-nodes.js';
+import { AUTH, clusterChannelToken, clusterMissing, startClusterNodes, type ClusterNodes } from '../support/cluster-nodes.js';
 import { channelPathFor, dialChannel, INTENTION, WORKSPACE_ID } from '../support/gateway.js';
 import { call } from '../support/spawned-client.js';
 
@@ -20,12 +17,7 @@ let token: string;
 before(async () => {
   if (missing) return;
   cluster = await startClusterNodes(['n1'], 1500, ['--remote-workspace', `${WORKSPACE_ID}=${INTENTION}`, '--max-channels-per-token', '1']);
-  const db = await PgDb.connect(cluster.storeUrl);
-  try {
-    token = (await new TokenService(new PgTokenRepository(db), null).createChannelToken(WORKSPACE_ID)).token;
-  } finally {
-    await db.close();
-  }
+  token = await clusterChannelToken(cluster.storeUrl, WORKSPACE_ID);
 });
 after(async () => {
   await cluster?.close();

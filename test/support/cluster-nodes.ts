@@ -4,6 +4,9 @@ import { siblingHome } from './spawned-client.js';
 import type { SpawnedDaemon } from './daemon.js';
 import { startSpawnedStack, type SpawnedStack } from './spawned-stack.js';
 import { removeDir } from './tmp.js';
+import { PgDb } from '../../src/store/pg/db.js';
+import { PgTokenRepository } from '../../src/store/pg/tokens.js';
+import { TokenService } from '../../src/tokens/tokens.js';
 
 /**
  * Several `berth serve` processes as one cluster (docs/cluster-leases.md, docs/cluster-bus.md):
@@ -59,4 +62,14 @@ export async function startClusterNodes(ids: readonly string[], leaseMs: number,
   };
   for (const id of ids) await cluster.start(id);
   return cluster;
+}
+
+/** A channel token for `workspaceId`, minted straight in the cluster's store. */
+export async function clusterChannelToken(storeUrl: string, workspaceId: string): Promise<string> {
+  const db = await PgDb.connect(storeUrl);
+  try {
+    return (await new TokenService(new PgTokenRepository(db), null).createChannelToken(workspaceId)).token;
+  } finally {
+    await db.close();
+  }
 }

@@ -33,6 +33,12 @@ export interface GatewayCallRepository {
   /** Counts one more frame sent for a call still `sent`. */
   resent(id: string): Promise<void>;
   /**
+   * Another node of a cluster sends a call still `sent` from now on (docs/cluster-bus.md, gateway
+   * channels): the row moves to this node only while it still names `fromNode`, so two nodes never
+   * both carry it, and `fromNode`'s restart no longer abandons it. False when it moved or settled.
+   */
+  adopt(id: string, fromNode: string): Promise<boolean>;
+  /**
    * Records A's result. True when the call was `sent` and is now `answered`;
    * false for a duplicate (already answered) or for an abandoned call, whose
    * result is kept for audit but reaches nobody.

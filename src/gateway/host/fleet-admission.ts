@@ -10,6 +10,8 @@ export interface FleetChannels {
   claim(claimId: string, identity: ChannelIdentity): Promise<'cluster' | 'token' | null>;
   /** Frees the slot; idempotent. */
   release(claimId: string): void;
+  /** The nodes holding live channels of the workspace, the one whose channel opened first leading. */
+  holdersOf(workspaceId: string): Promise<readonly string[]>;
 }
 
 /**

@@ -4,10 +4,12 @@ import { GATEWAY_JOURNAL_RETENTION_MS } from '../limits.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import type { Logger } from '../../log.js';
 import type { GatewayCallRepository } from './call-journal.js';
-import { encodeFrame, GATEWAY_PROTOCOL, type ResultFrame } from '../../protocol/gateway/frames.js';
-import type { Channel, ChannelLink, OutgoingCall } from './outgoing-call.js';
+import type { ResultFrame } from '../../protocol/gateway/frames.js';
+import { callFrame, pendingCall } from './call-making.js';
+import { adoptCall, HandoverLine, takeOrphans, type HandedCall, type OrphanCall } from './handover.js';
+import type { Channel, ChannelLink } from './outgoing-call.js';
 import { claimAcrossNodes, type FleetChannels } from './fleet-admission.js';
-import { WorkspaceLine } from './workspace-line.js';
+import type { WorkspaceLine } from './workspace-line.js';
 import type { ChannelState } from '../../workspace/channel-states.js';
 import { WriteChain } from '../../write-chain.js';
 
@@ -72,7 +74,7 @@ export interface RemoteCallRequest {
  * `executing`, so the same call id is answered `uncertain_effect`.
  */
 export class ChannelHub {
-  private readonly lines = new Map<string, WorkspaceLine>();
+  private readonly lines = new Map<string, HandoverLine>();
   private readonly perToken = new Map<string, number>();
   private total = 0;
   private seq = 0;
@@ -96,7 +98,7 @@ export class ChannelHub {
     for (const workspaceId of deps.intentions.keys()) {
       this.lines.set(
         workspaceId,
-        new WorkspaceLine(workspaceId, {
+        new HandoverLine(workspaceId, {
           journal: deps.journal,
           writes: this.writes,
           clock: deps.clock,
@@ -206,18 +208,8 @@ export class ChannelHub {
     if (!line) return Promise.reject(new BerthError('workspace_not_remote', `No remote workspace ${request.workspaceId}`));
     if (this.stopped) return Promise.reject(new BerthError('daemon_shutdown'));
     if (signal.aborted) return Promise.reject(new BerthError('tool_cancelled', `The call to ${request.tool} was cancelled before it was sent`));
-    const id = this.newId();
-    const args = JSON.stringify(request.args);
-    const frame = encodeFrame({
-      type: 'call',
-      protocol: GATEWAY_PROTOCOL,
-      id,
-      workspaceId: request.workspaceId,
-      sessionId: request.sessionId,
-      intention: this.deps.intentions.get(request.workspaceId)!,
-      tool: request.tool,
-      args,
-    });
+    const fields = { ...request, id: this.newId(), args: JSON.stringify(request.args) };
+    const frame = callFrame(fields, this.deps.intentions.get(request.workspaceId)!);
     const bytes = Buffer.byteLength(frame);
     if (bytes > this.deps.limits.maxFrameBytes) {
       // Never sent: the owner would close the channel (1009) and the re-send would loop.
@@ -227,28 +219,32 @@ export class ChannelHub {
         }),
       );
     }
-    return new Promise<string>((resolve, reject) => {
-      const onAbort = () => line.cancel(call);
-      const call: OutgoingCall = {
-        id,
-        sessionId: request.sessionId,
-        tool: request.tool,
-        args,
-        frame,
-        effectful: request.effectful,
-        tokenId: null,
-        channel: null,
-        abandoned: false,
-        timer: undefined,
-        settle: (outcome) => {
-          signal.removeEventListener('abort', onAbort);
-          if (outcome.ok) resolve(outcome.result);
-          else reject(outcome.error);
-        },
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      line.submit(call);
-    });
+    const { call, result } = pendingCall({ ...fields, frame, tokenId: null }, signal, (c) => line.cancel(c));
+    line.submit(call);
+    return result;
+  }
+
+  /** In a cluster, the nodes holding channels of the workspace, oldest channel first; none on a daemon alone. */
+  holdersOf(workspaceId: string): Promise<readonly string[]> {
+    return this.fleet ? this.fleet.holdersOf(workspaceId) : Promise.resolve([]);
+  }
+
+  /** Whether sent calls of the workspace wait for a channel of their token since theirs closed. */
+  hasOrphans(workspaceId: string): boolean {
+    return (this.lines.get(workspaceId)?.orphans().length ?? 0) > 0;
+  }
+
+  /** This node's sent calls of a workspace whose channel closed, handed to `toNode` (src/gateway/host/handover.ts). */
+  takeOrphans(workspaceId: string, toNode: string): OrphanCall[] {
+    const line = this.lines.get(workspaceId);
+    return line && !this.stopped ? takeOrphans(line, toNode) : [];
+  }
+
+  /** A sent call another node hands over, sent again here; undefined when no channel of its token is open here. */
+  adopt(handed: HandedCall, fromNode: string, signal: AbortSignal): Promise<string> | undefined {
+    const line = this.lines.get(handed.workspaceId);
+    if (!line || this.stopped) return undefined;
+    return adoptCall(line, handed, callFrame(handed, this.deps.intentions.get(handed.workspaceId)!), fromNode, signal);
   }
 
   /** Calls `watcher` with the workspace id whenever one of its channels opens or closes. */

@@ -42,6 +42,8 @@ export interface OutgoingCall {
   tokenId: string | null;
   /** The channel it is on now; null while waiting to be sent or after its channel closed. */
   channel: Channel | null;
+  /** The node of a cluster carrying it now that its channel here closed (src/gateway/host/handover.ts); null while here. */
+  handedTo: string | null;
   /** Sent, then given up by its caller: it still holds its slot until A answers or the channel drops. */
   abandoned: boolean;
   /** The wait bound while no suitable channel is up (Config.channelWaitMs). */

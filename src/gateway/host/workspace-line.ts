@@ -3,6 +3,8 @@ import { BerthError } from '../../protocol/errors/index.js';
 import type { Logger } from '../../log.js';
 import type { GatewayCallRepository } from './call-journal.js';
 import { CLOSE, type ResultFrame } from '../../protocol/gateway/frames.js';
+import { sentAndLost } from './lost-call.js';
+import { recordStrayResult } from './stray-result.js';
 import type { Channel, OutgoingCall } from './outgoing-call.js';
 import type { WriteChain } from '../../write-chain.js';
 
@@ -37,13 +39,13 @@ export interface LineDeps {
  *   flight and is ignored.
  */
 export class WorkspaceLine {
-  private readonly channels: Channel[] = [];
+  protected readonly channels: Channel[] = [];
   private readonly waiting: OutgoingCall[] = [];
-  private readonly inflight = new Map<string, OutgoingCall>();
+  protected readonly inflight = new Map<string, OutgoingCall>();
 
   constructor(
     readonly workspaceId: string,
-    private readonly deps: LineDeps,
+    protected readonly deps: LineDeps,
   ) {}
 
   get waitingCount(): number {
@@ -67,7 +69,7 @@ export class WorkspaceLine {
   attach(channel: Channel): void {
     this.channels.push(channel);
     for (const call of this.inflight.values()) {
-      if (call.channel === null && call.tokenId === channel.tokenId) this.resend(call, channel);
+      if (call.channel === null && call.handedTo === null && call.tokenId === channel.tokenId) this.resend(call, channel);
     }
     for (const call of this.waiting) this.disarm(call);
     this.pump();
@@ -99,7 +101,7 @@ export class WorkspaceLine {
   answer(channel: Channel, frame: ResultFrame): void {
     const call = this.inflight.get(frame.id);
     if (!call || call.channel !== channel) {
-      this.ignoreResult(channel, frame);
+      recordStrayResult(this.deps, this.workspaceId, channel, frame);
       return;
     }
     if (frame.sessionId !== call.sessionId) {
@@ -167,7 +169,7 @@ export class WorkspaceLine {
   }
 
   /** Fills free slots from the head of the queue. */
-  private pump(): void {
+  protected pump(): void {
     while (this.waiting.length > 0 && this.inflight.size < this.deps.maxInflight && this.channels.length > 0) {
       const call = this.waiting.shift()!;
       this.disarm(call);
@@ -195,7 +197,7 @@ export class WorkspaceLine {
   }
 
   /** Sends a journaled call unless, while its row was written, it moved to another channel, was given up or shut down. */
-  private sendOnce(call: OutgoingCall, channel: Channel): void {
+  protected sendOnce(call: OutgoingCall, channel: Channel): void {
     if (this.inflight.get(call.id) !== call || call.channel !== channel) return;
     if (!call.abandoned) return channel.link.send(call.frame);
     // Given up before it left: nothing can answer it, so its slot is free.
@@ -203,7 +205,7 @@ export class WorkspaceLine {
     this.pump();
   }
 
-  private resend(call: OutgoingCall, channel: Channel): void {
+  protected resend(call: OutgoingCall, channel: Channel): void {
     this.disarm(call);
     this.bind(call, channel);
     if (!call.effectful) return channel.link.send(call.frame);
@@ -220,13 +222,13 @@ export class WorkspaceLine {
     this.deps.writes.submit('gateway journal write', () => this.deps.journal.abandon(id, at));
   }
 
-  private bind(call: OutgoingCall, channel: Channel): void {
+  protected bind(call: OutgoingCall, channel: Channel): void {
     call.channel = channel;
     channel.calls.add(call.id);
     this.inflight.set(call.id, call);
   }
 
-  private release(call: OutgoingCall): void {
+  protected release(call: OutgoingCall): void {
     this.disarm(call);
     call.channel?.calls.delete(call.id);
     call.channel = null;
@@ -241,12 +243,12 @@ export class WorkspaceLine {
     return best;
   }
 
-  private arm(call: OutgoingCall): void {
+  protected arm(call: OutgoingCall): void {
     if (call.timer !== undefined) return;
     call.timer = setTimeout(() => this.expire(call), this.deps.waitMs);
   }
 
-  private disarm(call: OutgoingCall): void {
+  protected disarm(call: OutgoingCall): void {
     if (call.timer === undefined) return;
     clearTimeout(call.timer);
     call.timer = undefined;
@@ -272,29 +274,4 @@ export class WorkspaceLine {
     this.pump();
   }
 
-  private ignoreResult(channel: Channel, frame: ResultFrame): void {
-    const at = this.deps.clock.now();
-    this.deps.writes.submit('gateway journal write', async () => {
-      const known = await this.deps.journal.find(frame.id);
-      if (known && known.workspaceId === this.workspaceId && known.state !== 'sent') {
-        // A duplicate (already answered) or a late answer to an abandoned call: recorded at most, never delivered again.
-        if (known.state === 'abandoned') await this.deps.journal.answer(frame.id, frame.result, at);
-        this.deps.log.debug({ callId: frame.id, state: known.state }, 'gateway result ignored');
-        return;
-      }
-      this.deps.log.warn({ callId: frame.id, channelId: channel.id }, 'gateway result for no call in flight on this channel');
-    });
-  }
-}
-
-/** A call that went out and whose answer will never reach its caller. */
-function sentAndLost(call: OutgoingCall, why: string): BerthError {
-  if (!call.effectful) {
-    return new BerthError('channel_unavailable', `The call to ${call.tool} got no answer: ${why}`, { callId: call.id });
-  }
-  return new BerthError(
-    'uncertain_effect',
-    `The call to ${call.tool} may have run on the owner's machine: ${why}. Inspect its effects before trying again.`,
-    { callId: call.id, tool: call.tool },
-  );
 }

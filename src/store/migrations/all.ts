@@ -11,12 +11,13 @@ import { m010PermissionGrants } from './010_permission_grants.js';
 import { m012Checkpoints } from './012_checkpoints.js';
 import { m013SessionLeases } from './013_session_leases.js';
 import { m014GatewayChannels } from './014_gateway_channels.js';
+import { m015GatewayChannelAge } from './015_gateway_channel_age.js';
 
 /**
  * Every migration, in order. Ids are reserved per area so parallel work does not collide:
  * 1 core · 2 receipts (tools) · 3 sessions + transcript · 4 tokens · 5 gateway call journal ·
  * 6 module inboxes · 7 transcript overflow · 8 inbox counts · 10 permission grants · 12 file checkpoints · 13 session leases (cluster) ·
- * 14 gateway channels (cluster) · 9, 11, 15+ later.
+ * 14 gateway channels (cluster) · 15 gateway channel age (cluster) · 9, 11, 16+ later.
  */
 export const MIGRATIONS: readonly Migration[] = [
   m001Core,
@@ -31,4 +32,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m012Checkpoints,
   m013SessionLeases,
   m014GatewayChannels,
+  m015GatewayChannelAge,
 ];

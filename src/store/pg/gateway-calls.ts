@@ -26,6 +26,15 @@ export class PgGatewayCallRepository implements Async<SqliteGatewayCallRepositor
     await this.db.run(`UPDATE gateway_calls SET sends = sends + 1 WHERE id = $1 AND state = 'sent'`, [id]);
   }
 
+  async adopt(id: string, fromNode: string): Promise<boolean> {
+    // Promised: the adopting node sends the frame only once the row is its own.
+    const moved = await this.db.promised.run(
+      `UPDATE gateway_calls SET node_id = $1, sends = sends + 1 WHERE id = $2 AND state = 'sent' AND node_id = $3`,
+      [this.nodeId, id, fromNode],
+    );
+    return moved === 1;
+  }
+
   /** True when this answer settled the call; a late answer to an abandoned call is kept beside it. */
   answer(id: string, result: string, at: number): Promise<boolean> {
     return this.db.unit(async (q) => {

@@ -29,11 +29,21 @@ export class PgGatewayChannelRepository {
       if (count!.total >= maxTotal) return 'cluster';
       if (count!.mine >= maxPerToken) return 'token';
       await q.run(
-        `INSERT INTO gateway_channels (claim_id, node_id, workspace_id, token_id, expires_at) VALUES ($1, $2, $3, $4, ${DB_NOW} + $5)`,
+        `INSERT INTO gateway_channels (claim_id, node_id, workspace_id, token_id, expires_at, opened_at) VALUES ($1, $2, $3, $4, ${DB_NOW} + $5, ${DB_NOW})`,
         [claim.claimId, claim.nodeId, claim.workspaceId, claim.tokenId, leaseMs],
       );
       return null;
     });
+  }
+
+  /** The nodes holding live channels of a workspace, the one whose channel opened first leading (migration 15). */
+  async holdersOf(workspaceId: string): Promise<string[]> {
+    const rows = await this.db.rows<{ node_id: string }>(
+      `SELECT node_id FROM gateway_channels WHERE workspace_id = $1 AND expires_at >= ${DB_NOW}
+       GROUP BY node_id ORDER BY min(opened_at), node_id`,
+      [workspaceId],
+    );
+    return rows.map((r) => r.node_id);
   }
 
   async release(claimId: string): Promise<void> {

@@ -91,6 +91,11 @@ export class SqliteGatewayCallRepository {
     this.resentStmt.run(id);
   }
 
+  /** One daemon alone has no other node to take a call from (`_fromNode` is itself): it only counts the send. */
+  async adopt(id: string, _fromNode: string): Promise<boolean> {
+    return this.resentStmt.run(id).changes === 1;
+  }
+
   async answer(id: string, result: string, at: number): Promise<boolean> {
     if (this.answerStmt.run(result, at, id).changes === 1) return true;
     this.lateAnswerStmt.run(result, id);

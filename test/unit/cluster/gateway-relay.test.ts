@@ -36,6 +36,18 @@ class FakeHub implements LocalGateway {
       for (const a of [...this.arrivals]) a();
     });
   }
+  async holdersOf(): Promise<string[]> {
+    return [];
+  }
+  hasOrphans(): boolean {
+    return false;
+  }
+  takeOrphans(): [] {
+    return [];
+  }
+  adopt(): undefined {
+    return undefined;
+  }
   async nth(n: number) {
     while (this.calls.length < n) await new Promise<void>((r) => this.arrivals.add(r));
     return this.calls[n - 1]!;

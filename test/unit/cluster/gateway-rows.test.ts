@@ -59,3 +59,30 @@ test('channel slots are counted across nodes per token and in all, and a node cl
   await rows.claim({ claimId: 'lapsed', nodeId: 'c', workspaceId: 'w', tokenId: 't9' }, 10, 10, -1);
   assert.equal(await claim('c7', 'b', 't3'), null, 'a lapsed row does not count');
 });
+
+test('a handed-over call is adopted once, only from the node that sent it, and its sender restarting no longer abandons it', { skip: missing }, async () => {
+  const sender = new PgGatewayCallRepository(store.db, 'adopt-h');
+  const first = new PgGatewayCallRepository(store.db, 'adopt-n');
+  const second = new PgGatewayCallRepository(store.db, 'adopt-m');
+  await sender.insert(call('handed'));
+  assert.equal(await second.adopt('handed', 'adopt-x'), false, 'only from the node its row names');
+  assert.equal(await first.adopt('handed', 'adopt-h'), true);
+  assert.equal(await second.adopt('handed', 'adopt-h'), false, 'never taken by two nodes');
+  assert.equal(await sender.abandonAllSent(2), 0, "the sender's restart leaves the adopted call alone");
+  assert.equal(await first.answer('handed', '{"ok":true}', 3), true);
+  assert.equal(await first.adopt('handed', 'adopt-n'), false, 'a settled call is not adopted');
+});
+
+test('the holders of a workspace are listed with the node of its oldest live channel first', { skip: missing }, async () => {
+  const rows = new PgGatewayChannelRepository(store.db);
+  const open = (claimId: string, nodeId: string, leaseMs = 60_000) => rows.claim({ claimId, nodeId, workspaceId: 'order', tokenId: claimId }, 100, 100, leaseMs);
+  await open('o1', 'later');
+  await open('o2', 'later');
+  await new Promise((r) => setTimeout(r, 5));
+  await open('o3', 'earliest-id');
+  await open('o4', 'lapsed', -1);
+  assert.deepEqual(await rows.holdersOf('order'), ['later', 'earliest-id']);
+  await rows.release('o1');
+  await rows.release('o2');
+  assert.deepEqual(await rows.holdersOf('order'), ['earliest-id']);
+});
