@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { PgLink, StatementNames, connectionOptions, isConnectionError, storeUnavailable } from './link.js';
-import { LeaseLostError, type WriteFence } from './write-fence.js';
-import { OpeningQueryer, inlineParams, isFenceRefusal, opening } from './one-shot.js';
+import { LeaseLostError, type WriteFence, idTaken, leaseOf } from './write-fence.js';
+import { OpeningQueryer, inlineParams, isFenceRefusal, opening, tokenTaken } from './one-shot.js';
 
 export { LeaseLostError, type WriteFence } from './write-fence.js';
 
@@ -206,40 +206,42 @@ export class PgDb implements Queryer {
     committed?: (result: T) => void,
     flush = false,
   ): Promise<T> {
-    const token = fence?.token();
-    // Known lost already: refused without a round trip.
-    if (fence && token === undefined) throw new LeaseLostError(fence.sessionId);
-    const q = new OpeningQueryer(this.direct, (text) => this.guard(this.link.client().query(text)), opening(fence, token, flush));
+    const { token, leaseMs } = leaseOf(fence);
+    const start = opening(fence, token, flush, leaseMs);
+    const q = new OpeningQueryer(this.direct, (text) => this.guard(this.link.client().query(text)), start);
     let result: T;
     try {
       result = await work(q);
       await q.open();
     } catch (err) {
-      throw await this.rolledBack(fence, err);
+      throw await this.rolledBack(fence, err, leaseMs);
     }
     await this.direct.script('COMMIT');
+    if (leaseMs !== undefined) fence!.acquired?.(tokenTaken(q.openedWith!, start.length));
     committed?.(result);
     return result;
   }
 
   /** One statement in a transaction of its own, sent with BEGIN and COMMIT as one simple query: one round trip. */
   private async oneShot(fence: WriteFence | undefined, text: string, flush: boolean): Promise<pg.QueryResult> {
-    const token = fence?.token();
-    if (fence && token === undefined) throw new LeaseLostError(fence.sessionId);
+    const { token, leaseMs } = leaseOf(fence);
+    const start = opening(fence, token, flush, leaseMs);
     try {
-      const answers = await this.guard(this.link.client().query([...opening(fence, token, flush), text, 'COMMIT'].join(';\n')));
+      const answers = await this.guard(this.link.client().query([...start, text, 'COMMIT'].join(';\n')));
+      if (leaseMs !== undefined) fence!.acquired?.(tokenTaken(answers, start.length));
       // One result per statement: the write's is the one before COMMIT's.
       return (answers as unknown as pg.QueryResult[]).at(-2)!;
     } catch (err) {
-      throw await this.rolledBack(fence, err);
+      throw await this.rolledBack(fence, err, leaseMs);
     }
   }
 
-  /** After a unit failed: its transaction rolled back, and a refused lease check told as LeaseLostError. */
-  private async rolledBack(fence: WriteFence | undefined, err: unknown): Promise<unknown> {
+  /** After a unit failed: its transaction rolled back, and a refused lease check told as LeaseLostError (a new session's: its id is taken). */
+  private async rolledBack(fence: WriteFence | undefined, err: unknown, leaseMs?: number): Promise<unknown> {
     if (this.link.up) await this.link.client().query('ROLLBACK').catch(() => undefined);
     if (!fence || !(err instanceof LeaseLostError || isFenceRefusal(err))) return err;
     fence.refused();
+    if (leaseMs !== undefined) return idTaken(fence.sessionId);
     return err instanceof LeaseLostError ? err : new LeaseLostError(fence.sessionId);
   }
 
