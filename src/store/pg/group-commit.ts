@@ -60,7 +60,8 @@ export class WriteBatcher {
           if (this.open === batch) this.open = undefined;
           return this.run(batch.shots);
         })
-        .catch(() => undefined);
+        // Never left waiting: a write already answered keeps its answer.
+        .catch((err: unknown) => batch.shots.forEach((s) => s.reject(err)));
       // After enqueue, which closes whatever batch was open before.
       this.open = batch;
     });
