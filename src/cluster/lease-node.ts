@@ -57,11 +57,10 @@ export class LeaseNode implements SessionPlacement, SessionOwnership {
     return claim;
   }
 
+  /** Its lease is taken by its first fenced write, in the same round trip (LeaseKeeper.reserve); that write fails with `session_id_conflict` when another node holds it. */
   async claimNew(sessionId: string): Promise<void> {
     if (this.draining) throw this.drainingError();
-    if ((await this.deps.leases.acquire(sessionId)) === null) {
-      throw new BerthError('session_id_conflict', `Session "${sessionId}" already exists.`, { sessionId, conflict: 'live' });
-    }
+    this.deps.leases.reserve(sessionId);
   }
 
   fenced<T>(sessionId: string, work: () => T): T {

@@ -12,6 +12,8 @@ import type { PgLeaseRepository } from '../store/pg/leases.js';
  */
 export class LeaseKeeper {
   private readonly held = new Map<string, number>();
+  /** New sessions' leases, taken by each one's first write in the same transaction (`reserve`). */
+  private readonly unwritten = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   /** performance.now() of the last renewal that succeeded: a duration on this machine, not a time to compare with another's. */
   private renewedAt = performance.now();
@@ -33,7 +35,7 @@ export class LeaseKeeper {
   }
 
   holds(sessionId: string): boolean {
-    return this.held.has(sessionId);
+    return this.held.has(sessionId) || this.unwritten.has(sessionId);
   }
 
   get count(): number {
@@ -47,6 +49,14 @@ export class LeaseKeeper {
     return token;
   }
 
+  /**
+   * A new session's lease, taken with its first write (its row) rather than a round trip of its
+   * own: that write's transaction takes the lease and fails whole when another node holds it.
+   */
+  reserve(sessionId: string): void {
+    if (!this.held.has(sessionId)) this.unwritten.add(sessionId);
+  }
+
   /** The fence of a session's writes: the token read at each write, so a lost lease refuses at once. */
   fence(sessionId: string): WriteFence {
     return {
@@ -54,11 +64,17 @@ export class LeaseKeeper {
       nodeId: this.deps.nodeId,
       token: () => this.held.get(sessionId),
       refused: () => this.lose(sessionId, 'a write was refused'),
+      acquiring: () => (this.unwritten.has(sessionId) ? this.deps.leaseMs : undefined),
+      acquired: (token) => {
+        if (this.unwritten.delete(sessionId)) this.held.set(sessionId, token);
+      },
     };
   }
 
   /** Gives the lease back so another node may take the session at once. */
   async release(sessionId: string): Promise<void> {
+    // Never written: no row holds it.
+    if (this.unwritten.delete(sessionId)) return;
     const token = this.held.get(sessionId);
     if (token === undefined) return;
     this.held.delete(sessionId);
@@ -70,6 +86,7 @@ export class LeaseKeeper {
     this.stop();
     await this.renewing;
     this.held.clear();
+    this.unwritten.clear();
     await this.deps.repo.releaseAll(this.deps.nodeId);
   }
 
@@ -104,6 +121,8 @@ export class LeaseKeeper {
   }
 
   private lose(sessionId: string, why: string): void {
+    // A new session whose first write was refused never ran here: nothing to stop.
+    if (this.unwritten.delete(sessionId)) return;
     if (!this.held.delete(sessionId)) return;
     this.deps.log.warn({ sessionId, why }, 'session lease lost; the session stops on this node');
     this.deps.onLost(sessionId);

@@ -1,7 +1,8 @@
 import pg from 'pg';
-import { PgLink, StatementNames, connectionOptions, isConnectionError, storeUnavailable } from './link.js';
-import { LeaseLostError, type WriteFence } from './write-fence.js';
-import { OpeningQueryer, inlineParams, isFenceRefusal, opening } from './one-shot.js';
+import { PgLink, StatementNames, clientQueryer, connectionOptions, isConnectionError, storeUnavailable } from './link.js';
+import { LeaseLostError, type WriteFence, idTaken, leaseOf } from './write-fence.js';
+import { OpeningQueryer, inlineParams, isFenceRefusal, opening, tokenTaken } from './one-shot.js';
+import { WriteBatcher } from './group-commit.js';
 
 export { LeaseLostError, type WriteFence } from './write-fence.js';
 
@@ -76,6 +77,12 @@ export class PgDb implements Queryer {
   private fenceOf: () => WriteFence | undefined = () => undefined;
   /** Never cleared: a pooled connection that prepared a name keeps it until the pool closes that connection. */
   private readonly readNames = new StatementNames('r');
+  private readonly batcher = new WriteBatcher({
+    enqueue: (work) => this.enqueue(work),
+    query: (text) => this.guard(this.link.client().query(text)),
+    rollback: () => this.rollback(),
+    alone: (fence, text, flush) => this.oneShot(fence, text, flush),
+  });
   readonly promised: PromisedWrites = {
     run: (sql, params = []) => this.write(sql, params, true),
     unit: (work) => this.unitOf(work, true),
@@ -130,7 +137,7 @@ export class PgDb implements Queryer {
     }
     const fence = this.fenceOf();
     const text = fence && inlineParams(sql, params);
-    if (text) return this.enqueue(() => this.oneShot(fence, text, false)).then((r) => r.rows as R[]);
+    if (text) return this.batcher.add(fence, text, false).then((r) => r.rows as R[]);
     if (fence) return this.enqueue(() => this.atomically(fence, (q) => q.rows<R>(sql, params)));
     return this.enqueue(() => this.direct.rows<R>(sql, params));
   }
@@ -143,7 +150,7 @@ export class PgDb implements Queryer {
     const fence = this.fenceOf();
     const flush = sync && this.link.commitsRelaxed;
     const text = (fence || flush) && inlineParams(sql, params);
-    if (text) return this.enqueue(() => this.oneShot(fence, text, flush)).then((r) => r.rowCount ?? 0);
+    if (text) return this.batcher.add(fence, text, flush).then((r) => r.rowCount ?? 0);
     return this.unitOf((q) => q.run(sql, params), sync);
   }
 
@@ -196,7 +203,7 @@ export class PgDb implements Queryer {
     const text = inlineParams(sql, params);
     if (!text) return this.transaction(async (q) => (await q.script(before), q.rows<R>(sql, params)));
     const fence = this.fenceOf();
-    return this.enqueue(() => this.oneShot(fence, `${before};\n${text}`, false)).then((r) => r.rows as R[]);
+    return this.batcher.add(fence, `${before};\n${text}`, false, 2).then((r) => r.rows as R[]);
   }
 
   /** BEGIN, the flush request of a promised unit and the lease check travel with the work's first statement. */
@@ -206,41 +213,47 @@ export class PgDb implements Queryer {
     committed?: (result: T) => void,
     flush = false,
   ): Promise<T> {
-    const token = fence?.token();
-    // Known lost already: refused without a round trip.
-    if (fence && token === undefined) throw new LeaseLostError(fence.sessionId);
-    const q = new OpeningQueryer(this.direct, (text) => this.guard(this.link.client().query(text)), opening(fence, token, flush));
+    const { token, leaseMs } = leaseOf(fence);
+    const start = opening(fence, token, flush, leaseMs);
+    const q = new OpeningQueryer(this.direct, (text) => this.guard(this.link.client().query(text)), start);
     let result: T;
     try {
       result = await work(q);
       await q.open();
     } catch (err) {
-      throw await this.rolledBack(fence, err);
+      throw await this.rolledBack(fence, err, leaseMs);
     }
     await this.direct.script('COMMIT');
+    if (leaseMs !== undefined) fence!.acquired?.(tokenTaken(q.openedWith!, start.length));
     committed?.(result);
     return result;
   }
 
   /** One statement in a transaction of its own, sent with BEGIN and COMMIT as one simple query: one round trip. */
   private async oneShot(fence: WriteFence | undefined, text: string, flush: boolean): Promise<pg.QueryResult> {
-    const token = fence?.token();
-    if (fence && token === undefined) throw new LeaseLostError(fence.sessionId);
+    const { token, leaseMs } = leaseOf(fence);
+    const start = opening(fence, token, flush, leaseMs);
     try {
-      const answers = await this.guard(this.link.client().query([...opening(fence, token, flush), text, 'COMMIT'].join(';\n')));
+      const answers = await this.guard(this.link.client().query([...start, text, 'COMMIT'].join(';\n')));
+      if (leaseMs !== undefined) fence!.acquired?.(tokenTaken(answers, start.length));
       // One result per statement: the write's is the one before COMMIT's.
       return (answers as unknown as pg.QueryResult[]).at(-2)!;
     } catch (err) {
-      throw await this.rolledBack(fence, err);
+      throw await this.rolledBack(fence, err, leaseMs);
     }
   }
 
-  /** After a unit failed: its transaction rolled back, and a refused lease check told as LeaseLostError. */
-  private async rolledBack(fence: WriteFence | undefined, err: unknown): Promise<unknown> {
-    if (this.link.up) await this.link.client().query('ROLLBACK').catch(() => undefined);
+  /** After a unit failed: its transaction rolled back, and a refused lease check told as LeaseLostError (a new session's: its id is taken). */
+  private async rolledBack(fence: WriteFence | undefined, err: unknown, leaseMs?: number): Promise<unknown> {
+    await this.rollback();
     if (!fence || !(err instanceof LeaseLostError || isFenceRefusal(err))) return err;
     fence.refused();
+    if (leaseMs !== undefined) return idTaken(fence.sessionId);
     return err instanceof LeaseLostError ? err : new LeaseLostError(fence.sessionId);
+  }
+
+  private async rollback(): Promise<void> {
+    if (this.link.up) await this.link.client().query('ROLLBACK').catch(() => undefined);
   }
 
   /** Waits for every unit submitted so far, then closes the connections. */
@@ -250,6 +263,7 @@ export class PgDb implements Queryer {
   }
 
   private enqueue<T>(work: () => Promise<T>): Promise<T> {
+    this.batcher.close();
     const result = this.tail.then(work);
     this.tail = result.catch(() => undefined);
     return result;
@@ -258,6 +272,8 @@ export class PgDb implements Queryer {
   /** After the units enqueued so far, on a pooled connection. */
   private read<R>(text: string, values: readonly unknown[]): Promise<R[]> {
     const pool = this.pool!;
+    // It waits for the writes queued so far, not for the ones queued after it.
+    this.batcher.close();
     return this.tail.then(() =>
       pool.query({ name: this.readNames.of(text), text, values: values as unknown[] }).then(
         (r) => r.rows as R[],
@@ -281,12 +297,4 @@ export class PgDb implements Queryer {
       throw storeUnavailable(err);
     });
   }
-}
-
-function clientQueryer(client: pg.Client): Queryer {
-  return {
-    rows: (sql, params = []) => client.query(sql, params as unknown[]).then((r) => r.rows),
-    run: (sql, params = []) => client.query(sql, params as unknown[]).then((r) => r.rowCount ?? 0),
-    script: (sql) => client.query(sql).then(() => undefined),
-  };
 }

@@ -7,6 +7,12 @@ import type { Queryer } from './db.js';
  */
 const DB_NOW = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
 
+/** Takes a lease ($1 session, $2 node, $3 lease time) unless another node holds a valid one; answers its token. */
+export const ACQUIRE = `INSERT INTO session_leases (session_id, node_id, token, expires_at) VALUES ($1, $2, 1, ${DB_NOW} + $3)
+  ON CONFLICT (session_id) DO UPDATE SET node_id = EXCLUDED.node_id, token = session_leases.token + 1, expires_at = EXCLUDED.expires_at
+  WHERE session_leases.expires_at < ${DB_NOW} OR session_leases.node_id = EXCLUDED.node_id
+  RETURNING token`;
+
 export interface LeaseRow {
   readonly sessionId: string;
   readonly nodeId: string;
@@ -24,13 +30,7 @@ export class PgLeaseRepository {
    * statement: of two nodes racing, the row lock lets exactly one through.
    */
   async acquire(sessionId: string, nodeId: string, leaseMs: number): Promise<number | null> {
-    const [row] = await this.db.rows<{ token: number }>(
-      `INSERT INTO session_leases (session_id, node_id, token, expires_at) VALUES ($1, $2, 1, ${DB_NOW} + $3)
-       ON CONFLICT (session_id) DO UPDATE SET node_id = EXCLUDED.node_id, token = session_leases.token + 1, expires_at = EXCLUDED.expires_at
-       WHERE session_leases.expires_at < ${DB_NOW} OR session_leases.node_id = EXCLUDED.node_id
-       RETURNING token`,
-      [sessionId, nodeId, leaseMs],
-    );
+    const [row] = await this.db.rows<{ token: number }>(ACQUIRE, [sessionId, nodeId, leaseMs]);
     return row ? row.token : null;
   }
 

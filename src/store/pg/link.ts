@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { BerthError } from '../../protocol/errors/index.js';
+import type { Queryer } from './db.js';
 
 /** The first wait before connecting again after the connection dropped: a restart takes about a second. */
 export const RECONNECT_MIN_MS = 100;
@@ -193,4 +194,13 @@ async function relaxCommits(client: pg.Client): Promise<boolean> {
   if (row?.source !== 'default') return row?.setting === 'off';
   await client.query('SET synchronous_commit = off');
   return true;
+}
+
+/** A Queryer straight on `client`, outside any queue (a reconnect's setup). */
+export function clientQueryer(client: pg.Client): Queryer {
+  return {
+    rows: (sql, params = []) => client.query(sql, params as unknown[]).then((r) => r.rows),
+    run: (sql, params = []) => client.query(sql, params as unknown[]).then((r) => r.rowCount ?? 0),
+    script: (sql) => client.query(sql).then(() => undefined),
+  };
 }

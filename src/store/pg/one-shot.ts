@@ -2,6 +2,7 @@ import pg from 'pg';
 import type { Queryer } from './db.js';
 import type { WriteFence } from './write-fence.js';
 import { splitLiterals } from './dialect.js';
+import { ACQUIRE } from './leases.js';
 
 /**
  * Fewer round trips per transaction (docs/store.md, Round trips): a single write with its
@@ -22,6 +23,15 @@ const REFUSED_MARK = 'session_on_other_node';
 export function fenceAssertText(sessionId: string, token: number, nodeId: string): string {
   if (!Number.isSafeInteger(token)) throw new TypeError(`a lease token is an integer, not ${token}`);
   return `SELECT (CASE WHEN count(*) = 0 THEN '${REFUSED_MARK}' ELSE '1' END)::int AS ok FROM (SELECT 1 FROM session_leases WHERE session_id = ${pg.escapeLiteral(sessionId)} AND token = ${token} AND node_id = ${pg.escapeLiteral(nodeId)} FOR SHARE) AS held`;
+}
+
+/**
+ * A new session's lease taken in its first write's transaction: the token, or the query fails as a
+ * refused lease check does when another node holds a valid lease on that id.
+ */
+export function acquireText(sessionId: string, nodeId: string, leaseMs: number): string {
+  const insert = inlineParams(ACQUIRE, [sessionId, nodeId, leaseMs])!;
+  return `WITH taken AS (${insert}) SELECT (CASE WHEN count(*) = 0 THEN '${REFUSED_MARK}' ELSE max(token)::text END)::bigint AS token FROM taken`;
 }
 
 /** Whether `err` is that lease check's failure (invalid integer input, naming the mark). */
@@ -74,6 +84,9 @@ function literalOf(value: unknown): string | undefined {
 export class OpeningQueryer implements Queryer {
   private opening: string | undefined;
 
+  /** The answers of the query that carried the opening (a new lease's token is among them). */
+  openedWith: pg.QueryResult | pg.QueryResult[] | undefined;
+
   constructor(
     private readonly direct: Queryer,
     private readonly simple: (text: string) => Promise<pg.QueryResult | pg.QueryResult[]>,
@@ -109,18 +122,29 @@ export class OpeningQueryer implements Queryer {
     if (opening === undefined) return undefined;
     this.opening = undefined;
     if (text === undefined) {
-      await this.simple(opening);
+      this.openedWith = await this.simple(opening);
       return undefined;
     }
     const answers = await this.simple(`${opening};\n${text}`);
+    this.openedWith = answers;
     return Array.isArray(answers) ? answers.at(-1) : answers;
   }
 }
 
-/** What a unit's transaction starts with, one simple query: BEGIN, the flush request, the lease check. */
-export function opening(fence: WriteFence | undefined, token: number | undefined, flush: boolean): string[] {
+/**
+ * What a unit's transaction starts with, one simple query: BEGIN, the flush request, the lease
+ * check, or the lease taken when the session is new (`leaseMs`), the opening's last statement.
+ */
+export function opening(fence: WriteFence | undefined, token: number | undefined, flush: boolean, leaseMs?: number): string[] {
   const statements = ['BEGIN'];
   if (flush) statements.push('SET LOCAL synchronous_commit = on');
-  if (fence) statements.push(fenceAssertText(fence.sessionId, token!, fence.nodeId));
+  if (fence && leaseMs !== undefined) statements.push(acquireText(fence.sessionId, fence.nodeId, leaseMs));
+  else if (fence) statements.push(fenceAssertText(fence.sessionId, token!, fence.nodeId));
   return statements;
+}
+
+/** The token a taken lease answered, from the answers of a query that began with `opening`. */
+export function tokenTaken(answers: pg.QueryResult | pg.QueryResult[], openingLength: number): number {
+  const taken = (answers as unknown as pg.QueryResult[])[openingLength - 1];
+  return Number((taken?.rows[0] as { token?: unknown } | undefined)?.token);
 }

@@ -137,6 +137,52 @@ describe('session leases', { skip: missing, timeout: 120_000 }, () => {
     assert.equal(await store.db.run('INSERT INTO meta (key, value) VALUES ($1, $2)', [`free-after-${id}`, 'x']), 1);
   });
 
+  test("a new session's lease is taken by its first fenced write, in the same transaction", async () => {
+    const lost: string[] = [];
+    const node = keeper(a, 'a', lost);
+    const id = sid();
+    node.reserve(id);
+    assert.equal(node.holds(id), true, 'reserved: the session is this node\'s while it is being created');
+    assert.equal(await a.get(id), undefined, 'no round trip of its own');
+    const write = (value: string) => runFenced(node.fence(id), () => store.db.run('INSERT INTO meta (key, value) VALUES ($1, $2)', [`n-${id}-${value}`, value]));
+    assert.equal(await write('first'), 1);
+    const row = await a.get(id);
+    assert.equal(row?.nodeId, 'a');
+    assert.equal(row?.valid, true);
+    assert.equal(node.fence(id).token(), row?.token, 'the token the write took is the one later writes carry');
+    assert.equal(await write('second'), 1);
+    // A transaction as the first write takes it too.
+    const other = sid();
+    node.reserve(other);
+    await runFenced(node.fence(other), () => store.db.transaction((q) => q.run('INSERT INTO meta (key, value) VALUES ($1, $2)', [`n-${other}`, 'x'])));
+    assert.equal(node.fence(other).token(), (await a.get(other))?.token);
+    assert.deepEqual(lost, []);
+  });
+
+  test("a new session's first write is refused whole, as an id conflict, when another node holds its lease", async () => {
+    const lost: string[] = [];
+    const node = keeper(a, 'a', lost);
+    const id = sid();
+    assert.ok((await b.acquire(id, 'b', 60_000)) !== null);
+    node.reserve(id);
+    const single = runFenced(node.fence(id), () => store.db.run('INSERT INTO meta (key, value) VALUES ($1, $2)', [`c-${id}`, 'x']));
+    await assert.rejects(single, { code: 'session_id_conflict' });
+    assert.deepEqual(await store.db.rows('SELECT key FROM meta WHERE key = $1', [`c-${id}`]), []);
+    assert.equal(node.holds(id), false);
+    assert.deepEqual(lost, [], 'never live here: nothing to report as lost');
+    assert.equal((await a.get(id))?.nodeId, 'b');
+    node.reserve(id);
+    const unit = runFenced(node.fence(id), () => store.db.transaction((q) => q.run('INSERT INTO meta (key, value) VALUES ($1, $2)', [`c-${id}-t`, 'x'])));
+    await assert.rejects(unit, { code: 'session_id_conflict' });
+    assert.deepEqual(await store.db.rows('SELECT key FROM meta WHERE key = $1', [`c-${id}-t`]), []);
+    // A reserved lease given back before any write leaves no row behind.
+    const unused = sid();
+    node.reserve(unused);
+    await node.release(unused);
+    assert.equal(node.holds(unused), false);
+    assert.equal(await a.get(unused), undefined);
+  });
+
   test('a write outside any fence, and a read inside one, are not checked', async () => {
     const id = sid();
     assert.equal(await store.db.run('INSERT INTO meta (key, value) VALUES ($1, $2)', [`free-${id}`, 'x']), 1);

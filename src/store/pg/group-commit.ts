@@ -1,0 +1,139 @@
+import type pg from 'pg';
+import { opening, tokenTaken } from './one-shot.js';
+import { type WriteFence, leaseOf } from './write-fence.js';
+
+/** One single-statement write (its values written in) waiting for its turn on the write connection. */
+interface Shot {
+  readonly fence: WriteFence | undefined;
+  readonly text: string;
+  /** How many statements `text` is (a LOCK before the write makes two): its answer is the last. */
+  readonly statements: number;
+  readonly flush: boolean;
+  resolve(result: pg.QueryResult): void;
+  reject(err: unknown): void;
+}
+
+interface Batch {
+  readonly shots: Shot[];
+  started: boolean;
+}
+
+/** What the batcher needs of the connection's queue. */
+export interface ShotRunner {
+  /** Puts `work` at the tail of the write connection's queue. */
+  enqueue<T>(work: () => Promise<T>): Promise<T>;
+  /** One simple query on the write connection, its failure told as the connection's (no ROLLBACK). */
+  query(text: string): Promise<pg.QueryResult | pg.QueryResult[]>;
+  /** After a failed query: its transaction rolled back. */
+  rollback(): Promise<void>;
+  /** The write alone, in a transaction of its own, as before batching (its refusal told as its own). */
+  alone(fence: WriteFence | undefined, text: string, flush: boolean): Promise<pg.QueryResult>;
+}
+
+/**
+ * Group commit (docs/store.md, Round trips): single-statement writes that queue up one after the
+ * other while the write connection is busy — typically different sessions' writes made at the
+ * same moment — go as one transaction in one simple query when their turn comes: BEGIN, then each
+ * write behind its own lease check, then one COMMIT. No caller is answered before that COMMIT
+ * returns. If any statement fails, the whole transaction rolls back and every write of it runs
+ * again alone, in its order, so each caller gets its own write's outcome and one failure fails
+ * no other write. A write joins only the batch at the tail of the queue: nothing queued after a
+ * write ever runs before it.
+ */
+export class WriteBatcher {
+  private open: Batch | undefined;
+
+  constructor(private readonly runner: ShotRunner) {}
+
+  /** The write's answer once committed (alone or with the writes queued right before or after it). */
+  add(fence: WriteFence | undefined, text: string, flush: boolean, statements = 1): Promise<pg.QueryResult> {
+    return new Promise<pg.QueryResult>((resolve, reject) => {
+      const shot: Shot = { fence, text, statements, flush, resolve, reject };
+      if (this.open && !this.open.started) {
+        this.open.shots.push(shot);
+        return;
+      }
+      const batch: Batch = { shots: [shot], started: false };
+      void this.runner
+        .enqueue(() => {
+          batch.started = true;
+          if (this.open === batch) this.open = undefined;
+          return this.run(batch.shots);
+        })
+        // Never left waiting: a write already answered keeps its answer.
+        .catch((err: unknown) => batch.shots.forEach((s) => s.reject(err)));
+      // After enqueue, which closes whatever batch was open before.
+      this.open = batch;
+    });
+  }
+
+  /** Something else was queued (a unit, a read): later writes must not run before it by joining the batch ahead of it. */
+  close(): void {
+    this.open = undefined;
+  }
+
+  private async run(shots: readonly Shot[]): Promise<void> {
+    if (shots.length === 1) return this.runAlone(shots[0]!);
+    let plan: ReturnType<typeof planOf>;
+    try {
+      plan = planOf(shots);
+    } catch {
+      // A lease known lost: each write runs alone and that one is refused as before.
+      for (const shot of shots) await this.runAlone(shot);
+      return;
+    }
+    let answers: pg.QueryResult[];
+    try {
+      answers = [(await this.runner.query(plan.text))].flat();
+    } catch {
+      await this.runner.rollback();
+      for (const shot of shots) await this.runAlone(shot);
+      return;
+    }
+    for (const [i, shot] of shots.entries()) {
+      const taken = plan.takenAt[i];
+      if (taken !== undefined) shot.fence!.acquired?.(tokenTaken(answers, taken + 1));
+      shot.resolve(answers[plan.answerAt[i]!]!);
+    }
+  }
+
+  private async runAlone(shot: Shot): Promise<void> {
+    try {
+      shot.resolve(await this.runner.alone(shot.fence, shot.text, shot.flush));
+    } catch (err) {
+      shot.reject(err);
+    }
+  }
+}
+
+/**
+ * The batch as one query: where each write's answer is, and where the token is of a new
+ * session's lease a write takes. A session's lease is checked (or taken) once, by its first
+ * write: that statement's row lock holds until COMMIT, so its later writes need no check.
+ */
+function planOf(shots: readonly Shot[]): { text: string; answerAt: number[]; takenAt: (number | undefined)[] } {
+  const parts = ['BEGIN'];
+  let answers = 1;
+  if (shots.some((s) => s.flush)) (parts.push('SET LOCAL synchronous_commit = on'), answers++);
+  const checked = new Set<string>();
+  const answerAt: number[] = [];
+  const takenAt: (number | undefined)[] = [];
+  for (const shot of shots) {
+    const { fence } = shot;
+    let taken: number | undefined;
+    if (fence && !checked.has(fence.sessionId)) {
+      checked.add(fence.sessionId);
+      const { token, leaseMs } = leaseOf(fence);
+      // The lease check (or take) alone: the opening's last statement.
+      parts.push(opening(fence, token, false, leaseMs).at(-1)!);
+      if (leaseMs !== undefined) taken = answers;
+      answers++;
+    }
+    parts.push(shot.text);
+    answers += shot.statements;
+    answerAt.push(answers - 1);
+    takenAt.push(taken);
+  }
+  parts.push('COMMIT');
+  return { text: parts.join(';\n'), answerAt, takenAt };
+}
