@@ -21,6 +21,7 @@ describe('application calls relayed to another node, read back', { skip }, () =>
     nats = await startNats();
     [asker, origin] = await Promise.all([connectNats(nats.url, 'asker'), connectNats(nats.url, 'origin')]);
     origin.serve(appsSubject('origin'), async () => next);
+    await origin.flush();
   });
   after(async () => {
     await Promise.all([asker?.close(), origin?.close()]);
@@ -64,6 +65,8 @@ describe('application calls relayed to another node, read back', { skip }, () =>
     let touched = 0;
     const registry = new Proxy({}, { get: () => () => void touched++ }) as unknown as ApplicationToolRegistry;
     const served = serveApplicationCalls(origin, 'reader', registry, () => undefined);
+    // The subscription must reach the server before the other connection asks, or NATS answers "no responders".
+    await origin.flush();
     for (const request of ['not json {', '{"op":"run","workspaceId":"proj.a"}', '{"op":"batch","workspaceId":"proj.a","applicationId":"a","sessionId":null,"request":{}}']) {
       const answer = JSON.parse(Buffer.from(await asker.request(appsSubject('reader'), request, 5_000)).toString('utf8'));
       assert.equal(answer.ok, false, request);
