@@ -186,6 +186,9 @@ describe('the qwen Web Shell routes', () => {
       ['POST', '/sessions/archive', { sessionIds: [sessionId] }],
       ['POST', '/sessions/unarchive', { sessionIds: [sessionId] }],
       ['POST', '/sessions/delete', { sessionIds: [sessionId] }],
+      ['POST', `/workspaces/${enc(stack.daemon.workspace)}/sessions/archive`, { sessionIds: [sessionId] }],
+      ['POST', `/workspaces/${enc(stack.daemon.workspace)}/sessions/unarchive`, { sessionIds: [sessionId] }],
+      ['POST', `/workspaces/${enc(stack.daemon.workspace)}/sessions/delete`, { sessionIds: [sessionId] }],
     ];
     for (const [method, path, body] of refused) {
       const res = await stack.daemon.json(method, path, body);
@@ -202,6 +205,8 @@ describe('the qwen Web Shell routes', () => {
     assert.equal(((await upload.json()) as { code: string }).code, 'not_supported', 'an upload of any type is refused the same way');
     const unknown = await stack.daemon.json('POST', '/session/00000000-0000-4000-8000-000000000000/fork', {});
     assert.equal(unknown.status, 404, 'an unknown session is still 404');
+    const elsewhere = await stack.daemon.json('POST', `/workspaces/${enc('/no/such/root')}/sessions/archive`, { sessionIds: [] });
+    assert.equal(elsewhere.body.code, 'workspace_not_found');
   });
 
   test('!command runs as the session\'s workspace_exec under its approval mode', async () => {

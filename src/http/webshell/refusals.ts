@@ -2,6 +2,7 @@ import type { Core } from '../../core.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import type { HttpModule } from '../module.js';
 import { param } from '../params.js';
+import { workspaceOf } from './workspace-param.js';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -13,7 +14,7 @@ const NO_ARCHIVE = 'Berth archives and deletes no sessions: DELETE /session/{id}
  * qwen serve's routes the Web Shell calls that Berth does not offer, each with what Berth does
  * instead. They answer `501 not_supported` in Berth's Error body (the Web Shell shows its
  * `error`), never a 404 that reads like a wrong URL. A session route still answers 404 for an
- * unknown session first, like every other session route.
+ * unknown session (or workspace) first, like every other such route.
  */
 const REFUSED: readonly (readonly [Method, string, string])[] = [
   ['POST', '/session/:id/btw', 'Berth has no side questions: send the question as a prompt; it runs after the current one'],
@@ -36,6 +37,10 @@ const REFUSED: readonly (readonly [Method, string, string])[] = [
   ['POST', '/sessions/archive', NO_ARCHIVE],
   ['POST', '/sessions/unarchive', NO_ARCHIVE],
   ['POST', '/sessions/delete', NO_ARCHIVE],
+  // The Web Shell sends the three under its workspace.
+  ['POST', '/workspaces/:cwd/sessions/archive', NO_ARCHIVE],
+  ['POST', '/workspaces/:cwd/sessions/unarchive', NO_ARCHIVE],
+  ['POST', '/workspaces/:cwd/sessions/delete', NO_ARCHIVE],
 ];
 
 export const webShellRefusalsModule: HttpModule = {
@@ -51,6 +56,7 @@ export const webShellRefusalsModule: HttpModule = {
           url,
           handler: async (request) => {
             if (url.startsWith('/session/:id')) await core.sessions.open(param(request, 'id'));
+            if (url.startsWith('/workspaces/:cwd')) workspaceOf(core, request, 'cwd');
             throw new BerthError('not_supported', message, { operation: `${method} ${url}` });
           },
         });
