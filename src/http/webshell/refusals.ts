@@ -8,6 +8,9 @@ type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 const NO_COPIES = 'Berth does not copy sessions: open a new one with POST /session, or go back in this one with POST /session/{id}/rewind';
 const NO_ATTACHMENTS = 'Berth keeps no uploaded attachments: send images inline in the prompt content';
+const NO_ARTIFACTS = 'Berth keeps no artifacts: what the agent writes is in the workspace (GET /file)';
+const NO_SOURCES = 'Berth has no session sources: send what the agent should read in the prompt, or let it read the workspace';
+const NO_TASKS = 'Berth runs no background agents or workflows: the agent reads and stops its commands with workspace_poll and workspace_stop';
 const NO_ARCHIVE = 'Berth archives and deletes no sessions: DELETE /session/{id} closes a live one, and its transcript stays';
 
 /**
@@ -31,12 +34,26 @@ const REFUSED: readonly (readonly [Method, string, string])[] = [
   ['POST', '/session/:id/goal', 'Berth has no goal mode'],
   ['POST', '/session/:id/goal/clear', 'Berth has no goal mode'],
   ['PATCH', '/session/:id/organization', 'Berth has no session groups: rename a session with PATCH /session/{id}/metadata'],
+  ['GET', '/session/:id/artifacts', NO_ARTIFACTS],
+  ['POST', '/session/:id/artifacts', NO_ARTIFACTS],
+  ['GET', '/session/:id/artifacts/:artifactId/content', NO_ARTIFACTS],
+  ['DELETE', '/session/:id/artifacts/:artifactId', NO_ARTIFACTS],
+  ['GET', '/session/:id/sources', NO_SOURCES],
+  ['POST', '/session/:id/sources', NO_SOURCES],
+  ['DELETE', '/session/:id/sources/:sourceId', NO_SOURCES],
+  ['GET', '/session/:id/resources', 'Berth has no skills or MCP resources per session: its tools are listed at GET /workspace/tools'],
+  ['GET', '/session/:id/saved-workflows/:name', NO_TASKS],
+  ['GET', '/session/:id/subagents/:subagentRef', NO_TASKS],
+  ['POST', '/session/:id/subagents/:subagentRef/cancel', NO_TASKS],
+  ['POST', '/session/:id/tasks/:taskId/cancel', NO_TASKS],
+  ['POST', '/session/:id/tasks/:taskId/workflow-action', NO_TASKS],
   ['POST', '/session/:id/attachments', NO_ATTACHMENTS],
   ['GET', '/session/:id/attachments/:attachmentId', NO_ATTACHMENTS],
   ['DELETE', '/session/:id/attachments/:attachmentId', NO_ATTACHMENTS],
   ['POST', '/sessions/archive', NO_ARCHIVE],
   ['POST', '/sessions/unarchive', NO_ARCHIVE],
   ['POST', '/sessions/delete', NO_ARCHIVE],
+  ['POST', '/sessions/catalog', 'Berth has one session list: GET /workspaces/{cwd}/sessions (or GET /sessions)'],
   // The Web Shell sends the three under its workspace.
   ['POST', '/workspaces/:cwd/sessions/archive', NO_ARCHIVE],
   ['POST', '/workspaces/:cwd/sessions/unarchive', NO_ARCHIVE],
