@@ -9,6 +9,7 @@ import { historyFromRecords } from './history.js';
 import type { SessionTools } from './ports.js';
 import { liveRecords } from './rewound.js';
 import { parseCommand } from './slash-commands.js';
+import { rewindSnapshots, type RewindSnapshot } from './rewind-snapshots.js';
 
 /**
  * The turn to rewind to (docs/client-api.md §5.13): qwen serve's `promptId` (the session goes
@@ -109,6 +110,11 @@ export class SessionRewinder {
   /** Throws `session_busy` while a rewind runs (PromptLane asks before admitting a prompt). */
   assertIdle(): void {
     if (this.running) throw new BerthError('session_busy', 'A rewind is in progress; submit again once it has finished');
+  }
+
+  /** The turns a rewind can go back to (rewind-snapshots.ts). */
+  snapshots(): Promise<RewindSnapshot[]> {
+    return rewindSnapshots(this.ports);
   }
 
   async rewind(target: RewindTarget, clientId: string | undefined, viaCommand: boolean): Promise<RewindResult> {

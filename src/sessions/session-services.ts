@@ -31,5 +31,5 @@ export interface SessionServices {
   /** Cluster mode: runs work as the session's owner, so what its turns write (receipts too) carries the lease token. */
   readonly fenced?: Fenced;
   /** Goes back to an earlier turn, one rewind at a time (sessions/rewind.ts). */
-  readonly rewinder: Pick<SessionRewinder, 'rewind' | 'assertIdle'>;
+  readonly rewinder: Pick<SessionRewinder, 'rewind' | 'assertIdle' | 'snapshots'>;
 }

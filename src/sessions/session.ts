@@ -233,6 +233,10 @@ export class Session {
     return this.settings.switchModel(modelId, clientId);
   }
 
+  rewindSnapshots(): ReturnType<SessionServices['rewinder']['snapshots']> {
+    return this.services.rewinder.snapshots();
+  }
+
   /** Goes back to an earlier turn (docs/client-api.md §5.13): its files, the model context, a `rewind` record. */
   async rewind(target: RewindTarget, clientId: string | undefined, viaCommand = false): Promise<RewindResult> {
     this.assertOpen();
@@ -276,10 +280,7 @@ export class Session {
     return this.services.writes.flush();
   }
 
-  /**
-   * Closes the live session: pending and running prompts end with `turn_error` (`session_closed` or `daemon_shutdown`),
-   * open requests resolve as cancelled, then one `session_closed` ends every stream. The transcript stays. Idempotent.
-   */
+  /** Closes the live session: prompts end with `turn_error`, open requests resolve as cancelled, one `session_closed` ends every stream; the transcript stays. Idempotent. */
   close(reason: string, closedBy: string | null, code: 'session_closed' | 'daemon_shutdown' = 'session_closed', died?: AgentExit): void {
     if (this.closed) return;
     this.closedFor = reason;

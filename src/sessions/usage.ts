@@ -12,6 +12,12 @@ export interface UsageSnapshot {
   readonly lastTurn?: UsageTotals;
 }
 
+/** ACP's `usage_update`: tokens the model context held (`used`) out of its window (`size`). */
+export interface ContextFill {
+  readonly used: number;
+  readonly size: number;
+}
+
 const ZERO: UsageTotals = { requests: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0, thoughtTokens: 0, cachedReadTokens: 0 };
 const COUNTS = ['inputTokens', 'outputTokens', 'totalTokens', 'thoughtTokens', 'cachedReadTokens'] as const;
 
@@ -46,6 +52,7 @@ export class UsageMeter {
   private total: UsageTotals;
   private turn: UsageTotals = ZERO;
   private last: UsageTotals | undefined;
+  private window: ContextFill | undefined;
 
   constructor(restored: UsageTotals = ZERO) {
     this.total = restored;
@@ -72,6 +79,15 @@ export class UsageMeter {
     return this.turn;
   }
 
+  /** How full the model context was at the last request that reported it (a driver's `usage_update`). */
+  get context(): ContextFill | undefined {
+    return this.window;
+  }
+
+  noteContext(fill: ContextFill): void {
+    this.window = fill;
+  }
+
   snapshot(): UsageSnapshot {
     return { session: this.total, ...(this.last ? { lastTurn: this.last } : {}) };
   }
@@ -86,6 +102,8 @@ export function meteredUpdate<U extends { readonly sessionUpdate: string }>(mete
   const meta = (update as { _meta?: Record<string, unknown> })._meta;
   if (update.sessionUpdate === 'agent_message_chunk' && meta?.usage) meter.add(meta.usage);
   if (update.sessionUpdate !== 'usage_update') return update;
+  const fill = update as unknown as { used?: unknown; size?: unknown };
+  if (typeof fill.used === 'number' && typeof fill.size === 'number') meter.noteContext({ used: count(fill.used), size: count(fill.size) });
   const { session } = meter.snapshot();
   return {
     ...update,

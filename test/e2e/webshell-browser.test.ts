@@ -18,7 +18,7 @@ import { removeDir, tempDir } from '../support/tmp.js';
  * hosts them (static, single-page fallback); every API call it makes goes to Berth. Checked as a
  * new user would: connect, see and load a stored session, create one, prompt and stream, approve
  * one write and reject another, switch model, cancel a turn, reload with a permission pending, type
- * while a turn runs — and no call Berth answers with 404.
+ * while a turn runs, run a !command — and no call Berth answers with 404.
  */
 async function peerWebShell(): Promise<string | null> {
   try {
@@ -213,6 +213,16 @@ describe('the qwen Web Shell against Berth', { skip, timeout: 300_000 }, () => {
     assert.match(JSON.stringify(second.messages.at(-1)!.content), /Also mention the weather/);
     assert.equal(chats.length, 2, 'the message joined the running turn: no prompt of its own asked the model again');
     await browser.screenshot('webshell-mid-turn');
+  });
+
+  test('a !command runs in the workspace as the session\'s own workspace_exec call, shown like the agent\'s', async () => {
+    await idle();
+    // The session is in yolo mode since the test above: the command runs without asking (README: !command).
+    await prompt('!echo ran > bang.txt');
+    await page.getByText(/Run echo ran > bang\.txt/).first().waitFor();
+    while (!existsSync(join(stack.daemon.workspace, 'bang.txt'))) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(readFileSync(join(stack.daemon.workspace, 'bang.txt'), 'utf8'), 'ran\n');
+    await browser.screenshot('webshell-bang-command');
   });
 
   test('no call the Web Shell made got 404 from Berth', () => {

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { runTurn } from '../support/history.js';
+import { EventReader, select } from '../support/session-client.js';
 import { stackPerSuite, type Stack } from '../support/stack.js';
 
 /**
@@ -116,5 +118,129 @@ describe('the qwen Web Shell routes', () => {
     assert.equal(detach.status, 204);
     const after = await stack.daemon.json('POST', `/session/${sessionId}/heartbeat`, {}, { 'x-qwen-client-id': clientId });
     assert.equal(after.body.code, 'invalid_client_id');
+  });
+  test('stats, context usage and rewind snapshots answer from what Berth counts and keeps', async () => {
+    const { sessionId } = await newSession();
+    await stack.daemon.json('POST', `/session/${sessionId}/approval-mode`, { mode: 'yolo' });
+    const fresh = await stack.daemon.json('GET', `/session/${sessionId}/context-usage`);
+    assert.equal(fresh.status, 200, JSON.stringify(fresh.body));
+    assert.equal(fresh.body.usage.totalTokens, 0);
+    assert.ok(fresh.body.usage.contextWindowSize > 0, 'the window of the current model, before any request');
+    assert.equal(fresh.body.usage.isEstimated, true);
+    stack.model.enqueue(
+      { kind: 'reply', usage: { promptTokens: 100, completionTokens: 20 }, toolCalls: [{ name: 'workspace_write', arguments: { path: 'new.txt', content: 'n\n', expectedSha256: null } }] },
+      { kind: 'reply', usage: { promptTokens: 150, completionTokens: 5 }, text: 'written' },
+    );
+    const turn = await runTurn(stack.daemon, sessionId, 'write new.txt');
+    const stats = await stack.daemon.json('GET', `/session/${sessionId}/stats`);
+    assert.equal(stats.status, 200, JSON.stringify(stats.body));
+    assert.equal(stats.body.sessionId, sessionId);
+    assert.equal(stats.body.promptCount, 1);
+    const [model] = Object.values(stats.body.models) as { api: { totalRequests: number }; tokens: { prompt: number; candidates: number } }[];
+    assert.deepEqual([model!.api.totalRequests, model!.tokens.prompt, model!.tokens.candidates], [2, 250, 25]);
+    const usage = await stack.daemon.json('GET', `/session/${sessionId}/context-usage?detail=true`);
+    assert.equal(usage.body.usage.totalTokens, 150, 'what the last request held');
+    assert.equal(usage.body.usage.isEstimated, false);
+    assert.equal(usage.body.usage.showDetails, true);
+    const snaps = await stack.daemon.json('GET', `/session/${sessionId}/rewind/snapshots`);
+    assert.equal(snaps.status, 200, JSON.stringify(snaps.body));
+    assert.equal(snaps.body.snapshots.length, 1);
+    assert.equal(snaps.body.snapshots[0].promptId, turn.promptId);
+    assert.equal(snaps.body.snapshots[0].turnIndex, 0);
+    assert.equal(snaps.body.snapshots[0].diffStats.filesChanged, 1);
+    const rewound = await stack.daemon.json('POST', `/session/${sessionId}/rewind`, { promptId: snaps.body.snapshots[0].promptId });
+    assert.equal(rewound.status, 200, JSON.stringify(rewound.body));
+    assert.deepEqual((await stack.daemon.json('GET', `/session/${sessionId}/rewind/snapshots`)).body, { snapshots: [] });
+  });
+
+  test('tasks, agents, agent trace, hooks, LSP and attachments answer qwen\'s empty shapes', async () => {
+    const { sessionId } = await newSession();
+    const get = async (path: string) => (await stack.daemon.json('GET', `/session/${sessionId}/${path}`)).body;
+    assert.deepEqual({ ...(await get('tasks')), now: 0 }, { v: 1, sessionId, now: 0, tasks: [] });
+    assert.deepEqual({ ...(await get('agents')), now: 0 }, { v: 1, sessionId, now: 0, tasks: [] });
+    assert.deepEqual(await get('agent-trace?rootAgentId=a1'), { v: 1, sessionId, nodes: [], rootAgentIds: [], warnings: [] });
+    assert.equal((await get('agent-trace?rootAgentId=')).code, 'invalid_root_agent_id');
+    assert.deepEqual(await get('hooks'), { v: 1, sessionId, workspaceCwd: stack.daemon.workspace, disabled: false, hooks: [] });
+    const lsp = await get('lsp');
+    assert.equal(lsp.enabled, false);
+    assert.deepEqual(lsp.servers, []);
+    assert.deepEqual(await get('attachments'), { attachments: [] });
+    const missing = await stack.daemon.json('GET', '/session/00000000-0000-4000-8000-000000000000/stats');
+    assert.equal(missing.status, 404);
+  });
+
+  test('what Berth cannot do is refused as 501 not_supported with what it does instead, never a 404', async () => {
+    const { sessionId } = await newSession();
+    const refused: [string, string, unknown?][] = [
+      ['POST', `/session/${sessionId}/btw`, { question: 'why?' }],
+      ['POST', `/session/${sessionId}/recap`, {}],
+      ['POST', `/session/${sessionId}/fork`, { directive: 'x' }],
+      ['POST', `/session/${sessionId}/branch`, { name: 'b' }],
+      ['POST', `/session/${sessionId}/side-task`, {}],
+      ['POST', `/session/${sessionId}/language`, { language: 'fr' }],
+      ['POST', `/session/${sessionId}/worktree-reset`, {}],
+      ['POST', `/session/${sessionId}/goal/clear`, {}],
+      ['PATCH', `/session/${sessionId}/organization`, {}],
+      ['GET', `/session/${sessionId}/attachments/att-1`],
+      ['GET', `/session/${sessionId}/artifacts`],
+      ['GET', `/session/${sessionId}/resources`],
+      ['GET', `/session/${sessionId}/sources`],
+      ['POST', `/session/${sessionId}/tasks/t1/cancel`, { kind: 'agent' }],
+      ['POST', '/sessions/catalog', {}],
+      ['DELETE', `/session/${sessionId}/attachments/att-1`],
+      ['POST', '/sessions/archive', { sessionIds: [sessionId] }],
+      ['POST', '/sessions/unarchive', { sessionIds: [sessionId] }],
+      ['POST', '/sessions/delete', { sessionIds: [sessionId] }],
+      ['POST', `/workspaces/${enc(stack.daemon.workspace)}/sessions/archive`, { sessionIds: [sessionId] }],
+      ['POST', `/workspaces/${enc(stack.daemon.workspace)}/sessions/unarchive`, { sessionIds: [sessionId] }],
+      ['POST', `/workspaces/${enc(stack.daemon.workspace)}/sessions/delete`, { sessionIds: [sessionId] }],
+    ];
+    for (const [method, path, body] of refused) {
+      const res = await stack.daemon.json(method, path, body);
+      assert.equal(res.status, 501, `${method} ${path}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.code, 'not_supported');
+      assert.match(res.body.error, /Berth/, 'the message says what Berth does instead');
+    }
+    const upload = await fetch(`${stack.daemon.url}/session/${sessionId}/attachments?name=a.png`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'image/png' },
+      body: new Uint8Array([137, 80, 78, 71]),
+    });
+    assert.equal(upload.status, 501);
+    assert.equal(((await upload.json()) as { code: string }).code, 'not_supported', 'an upload of any type is refused the same way');
+    const unknown = await stack.daemon.json('POST', '/session/00000000-0000-4000-8000-000000000000/fork', {});
+    assert.equal(unknown.status, 404, 'an unknown session is still 404');
+    const elsewhere = await stack.daemon.json('POST', `/workspaces/${enc('/no/such/root')}/sessions/archive`, { sessionIds: [] });
+    assert.equal(elsewhere.body.code, 'workspace_not_found');
+  });
+
+  test('!command runs as the session\'s workspace_exec under its approval mode', async () => {
+    const { sessionId, clientId } = await newSession();
+    const headers = { 'x-qwen-client-id': clientId };
+    const empty = await stack.daemon.json('POST', `/session/${sessionId}/shell`, { command: '  ' }, headers);
+    assert.equal(empty.body.code, 'invalid_shell_command');
+    await stack.daemon.json('POST', `/session/${sessionId}/approval-mode`, { mode: 'plan' }, headers);
+    const plan = await stack.daemon.json('POST', `/session/${sessionId}/shell`, { command: 'echo planned > p.txt' }, headers);
+    assert.equal(plan.status, 403, JSON.stringify(plan.body));
+    assert.equal(plan.body.code, 'policy_denied');
+    await stack.daemon.json('POST', `/session/${sessionId}/approval-mode`, { mode: 'yolo' }, headers);
+    const ran = await stack.daemon.json('POST', `/session/${sessionId}/shell`, { command: 'echo hello from berth' }, headers);
+    assert.equal(ran.status, 200, JSON.stringify(ran.body));
+    assert.deepEqual(ran.body, { exitCode: 0, output: 'hello from berth\n' });
+    const failed = await stack.daemon.json('POST', `/session/${sessionId}/shell`, { command: 'exit 3' }, headers);
+    assert.equal(failed.body.exitCode, 3);
+  });
+  test('!command in the default approval mode waits for a person: refused, it never runs', async () => {
+    const { sessionId, clientId } = await newSession();
+    const events = await EventReader.open(stack.daemon, sessionId, { lastEventId: null });
+    const pending = stack.daemon.json('POST', `/session/${sessionId}/shell`, { command: 'echo ran > ran.txt' }, { 'x-qwen-client-id': clientId });
+    const asked = await events.until((e) => e.type === 'permission_request');
+    events.close();
+    const vote = await stack.daemon.json('POST', `/session/${sessionId}/permission/${asked.data.requestId}`, select('cancel'));
+    assert.equal(vote.status, 200, JSON.stringify(vote.body));
+    const res = await pending;
+    assert.equal(res.status, 403, JSON.stringify(res.body));
+    assert.equal(res.body.code, 'permission_rejected');
+    assert.equal(existsSync(join(stack.daemon.workspace, 'ran.txt')), false, 'the refused command never ran');
   });
 });

@@ -14,6 +14,9 @@ import { webShellSessionModule } from '../webshell/session-extras.js';
 import { webShellMidTurnModule } from '../webshell/mid-turn.js';
 import { webShellSessionListModule } from '../webshell/session-list.js';
 import { webShellWorkspaceModule } from '../webshell/workspace-info.js';
+import { webShellPanelsModule } from '../webshell/session-panels.js';
+import { webShellShellModule } from '../webshell/shell.js';
+import { webShellRefusalsModule } from '../webshell/refusals.js';
 
 /** Every client-API route module this build serves, in registration order. */
 export const httpModules: readonly HttpModule[] = [
@@ -33,5 +36,8 @@ export const httpModules: readonly HttpModule[] = [
   webShellWorkspaceModule,
   webShellSessionModule,
   webShellMidTurnModule,
+  webShellPanelsModule,
+  webShellShellModule,
+  webShellRefusalsModule,
   landingModule,
 ];

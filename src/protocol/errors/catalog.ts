@@ -259,6 +259,9 @@ export const ERROR_CATALOG = spec({
     message: '`message` must be a non-empty string of at most 16384 characters, or `content` must carry at least one media block',
   },
   invalid_message_id: { status: 400, message: '`messageId` must be a non-empty string of at most 128 characters' },
+  not_supported: { status: 501, message: 'This daemon does not offer this operation' },
+  invalid_root_agent_id: { status: 400, message: '`rootAgentId` must be a non-empty agent id of at most 500 characters' },
+  invalid_shell_command: { status: 400, message: '`command` is required and must be a non-empty string' },
   ...WIRE_AND_NODE_ERRORS,
 });
 

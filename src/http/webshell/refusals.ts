@@ -1,0 +1,83 @@
+import type { Core } from '../../core.js';
+import { BerthError } from '../../protocol/errors/index.js';
+import type { HttpModule } from '../module.js';
+import { param } from '../params.js';
+import { workspaceOf } from './workspace-param.js';
+
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+const NO_COPIES = 'Berth does not copy sessions: open a new one with POST /session, or go back in this one with POST /session/{id}/rewind';
+const NO_ATTACHMENTS = 'Berth keeps no uploaded attachments: send images inline in the prompt content';
+const NO_ARTIFACTS = 'Berth keeps no artifacts: what the agent writes is in the workspace (GET /file)';
+const NO_SOURCES = 'Berth has no session sources: send what the agent should read in the prompt, or let it read the workspace';
+const NO_TASKS = 'Berth runs no background agents or workflows: the agent reads and stops its commands with workspace_poll and workspace_stop';
+const NO_ARCHIVE = 'Berth archives and deletes no sessions: DELETE /session/{id} closes a live one, and its transcript stays';
+
+/**
+ * qwen serve's routes the Web Shell calls that Berth does not offer, each with what Berth does
+ * instead. They answer `501 not_supported` in Berth's Error body (the Web Shell shows its
+ * `error`), never a 404 that reads like a wrong URL. A session route still answers 404 for an
+ * unknown session (or workspace) first, like every other such route.
+ */
+const REFUSED: readonly (readonly [Method, string, string])[] = [
+  ['POST', '/session/:id/btw', 'Berth has no side questions: send the question as a prompt; it runs after the current one'],
+  ['POST', '/session/:id/recap', 'Berth writes no recaps: read the transcript (GET /session/{id}/transcript) or export it'],
+  ['POST', '/session/:id/fork', NO_COPIES],
+  ['POST', '/session/:id/branch', NO_COPIES],
+  ['POST', '/session/:id/side-task', NO_COPIES],
+  ['POST', '/session/:id/language', 'Berth has no output-language setting: name the language in the prompt'],
+  ['POST', '/session/:id/worktree-reset', 'Berth runs no git for a client and keeps no worktrees: a session works on its workspace itself'],
+  ['POST', '/session/:id/cd', 'A Berth session stays in the directory it was opened in: open a session there (POST /session with cwd)'],
+  ['POST', '/session/:id/generate', 'Berth has no one-off generation: send a prompt'],
+  ['POST', '/session/:id/continue', 'Berth has no continue: send a prompt'],
+  ['POST', '/session/:id/config-option', 'Berth has no config options: use POST /session/{id}/model and /approval-mode'],
+  ['POST', '/session/:id/goal', 'Berth has no goal mode'],
+  ['POST', '/session/:id/goal/clear', 'Berth has no goal mode'],
+  ['PATCH', '/session/:id/organization', 'Berth has no session groups: rename a session with PATCH /session/{id}/metadata'],
+  ['GET', '/session/:id/artifacts', NO_ARTIFACTS],
+  ['POST', '/session/:id/artifacts', NO_ARTIFACTS],
+  ['GET', '/session/:id/artifacts/:artifactId/content', NO_ARTIFACTS],
+  ['DELETE', '/session/:id/artifacts/:artifactId', NO_ARTIFACTS],
+  ['GET', '/session/:id/sources', NO_SOURCES],
+  ['POST', '/session/:id/sources', NO_SOURCES],
+  ['DELETE', '/session/:id/sources/:sourceId', NO_SOURCES],
+  ['GET', '/session/:id/resources', 'Berth has no skills or MCP resources per session: its tools are listed at GET /workspace/tools'],
+  ['GET', '/session/:id/saved-workflows/:name', NO_TASKS],
+  ['GET', '/session/:id/subagents/:subagentRef', NO_TASKS],
+  ['POST', '/session/:id/subagents/:subagentRef/cancel', NO_TASKS],
+  ['POST', '/session/:id/tasks/:taskId/cancel', NO_TASKS],
+  ['POST', '/session/:id/tasks/:taskId/workflow-action', NO_TASKS],
+  ['POST', '/session/:id/attachments', NO_ATTACHMENTS],
+  ['GET', '/session/:id/attachments/:attachmentId', NO_ATTACHMENTS],
+  ['DELETE', '/session/:id/attachments/:attachmentId', NO_ATTACHMENTS],
+  ['POST', '/sessions/archive', NO_ARCHIVE],
+  ['POST', '/sessions/unarchive', NO_ARCHIVE],
+  ['POST', '/sessions/delete', NO_ARCHIVE],
+  ['POST', '/sessions/catalog', 'Berth has one session list: GET /workspaces/{cwd}/sessions (or GET /sessions)'],
+  // The Web Shell sends the three under its workspace.
+  ['POST', '/workspaces/:cwd/sessions/archive', NO_ARCHIVE],
+  ['POST', '/workspaces/:cwd/sessions/unarchive', NO_ARCHIVE],
+  ['POST', '/workspaces/:cwd/sessions/delete', NO_ARCHIVE],
+];
+
+export const webShellRefusalsModule: HttpModule = {
+  name: 'webshell-refusals',
+  features: () => [],
+  register(app, core: Core) {
+    // Uploads come with the file's own Content-Type: in this scope any body is read (within the body limit) and dropped.
+    app.register(async (scope) => {
+      scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) => done(null, undefined));
+      for (const [method, url, message] of REFUSED) {
+        scope.route({
+          method,
+          url,
+          handler: async (request) => {
+            if (url.startsWith('/session/:id')) await core.sessions.open(param(request, 'id'));
+            if (url.startsWith('/workspaces/:cwd')) workspaceOf(core, request, 'cwd');
+            throw new BerthError('not_supported', message, { operation: `${method} ${url}` });
+          },
+        });
+      }
+    });
+  },
+};
