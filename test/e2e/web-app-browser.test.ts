@@ -276,20 +276,47 @@ describe('the web app in a browser', { skip: chromiumSkip, timeout: 300_000 }, (
     assert.equal(tabs.body.tabs.find((t: { sessionId: string }) => t.sessionId === id)?.harness, TEST_AGENT_ID);
   });
 
-  test('a long transcript keeps only a window of rows in the page, moving as the reader scrolls', async () => {
+  test('a long transcript opens on a short newest page, pages older ones in at the top, each once, and keeps only a window of rows in the page', async () => {
     const long = await storeGeneratedSession(stack.daemon, 400); // 2,400 records
+    const loadBody = page.waitForRequest((r) => r.url().endsWith(`/session/${long}/load`)).then((r) => r.postDataJSON());
     await page.goto(`${stack.daemon.url}/#/s/${long}`);
     const newest = page.getByText('generated answer 399', { exact: true });
     await newest.waitFor();
+    const asked = (await loadBody).historyPageSize as number;
+    assert.ok(asked > 0 && asked < 200, `the first load asks for ${asked} records`);
+    // Short as it is, the first page overflows the view, so the reader can scroll up to page in more.
+    const transcript = page.locator('.transcript');
+    assert.ok(await transcript.evaluate((el) => el.scrollHeight > el.clientHeight + 200), 'the first page fills the view and more');
+    // At the top, older pages come in until the first prompt. Two scroll events at once while a
+    // page is on its way ask for it once.
+    const pages: string[] = [];
+    const pageAsked = (r: { url: () => string }) => void (r.url().includes(`/session/${long}/transcript?`) && pages.push(r.url()));
+    page.on('request', pageAsked);
+    const first = page.getByText('generated prompt 0', { exact: true });
+    for (let i = 0; i < 30 && (await first.count()) === 0; i++) {
+      const older = page.waitForResponse((r) => r.url().includes(`/session/${long}/transcript?`));
+      await transcript.evaluate((el) => {
+        el.scrollTop = 0;
+        el.dispatchEvent(new Event('scroll'));
+        el.dispatchEvent(new Event('scroll'));
+      });
+      await older;
+    }
+    page.off('request', pageAsked);
+    await first.waitFor();
+    assert.ok(pages.length >= 2, `${pages.length} older pages asked for`);
+    assert.equal(new Set(pages).size, pages.length, `an older page asked for twice: ${pages.join(' ')}`);
+    assert.equal(await first.count(), 1);
+    // All 2,400 records in the model, a window of them in the page, moving as the reader scrolls.
     const rows = page.locator('.transcript > .row');
-    const atBottom = await rows.count();
-    assert.ok(atBottom > 10 && atBottom < 150, `${atBottom} rows in the page at the bottom`);
-    // Half way up: the newest answer leaves the page, the count stays bounded.
-    await page.locator('.transcript').evaluate((el) => (el.scrollTop = el.scrollHeight / 2));
-    await newest.waitFor({ state: 'detached' });
+    assert.ok((await rows.count()) < 150, `${await rows.count()} rows in the page at the top`);
+    await transcript.evaluate((el) => (el.scrollTop = el.scrollHeight / 2));
     assert.ok((await rows.count()) < 150);
-    await page.locator('.transcript').evaluate((el) => (el.scrollTop = el.scrollHeight));
+    await transcript.evaluate((el) => (el.scrollTop = el.scrollHeight));
     await newest.waitFor();
+    assert.ok((await rows.count()) > 10 && (await rows.count()) < 150, `${await rows.count()} rows in the page at the bottom`);
+    await transcript.evaluate((el) => (el.scrollTop = el.scrollHeight / 2));
+    await newest.waitFor({ state: 'detached' });
   });
 
   test('the dark theme applies, and nothing broke the Content-Security-Policy or threw', async () => {

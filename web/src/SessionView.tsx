@@ -92,10 +92,14 @@ export function SessionView({ sessionId, onError }: { sessionId: string; onError
       onError((err as Error).message);
     }
   };
+  // One older page at a time: every scroll event at the top asks again, and two answers for the
+  // same cursor would put the same records in twice.
+  const paging = useRef(false);
   const loadOlder = async () => {
-    if (!loaded || (!older.anchor && !older.cursor)) return;
+    if (!loaded || (!older.anchor && !older.cursor) || paging.current) return;
+    paging.current = true;
     const q = older.cursor ? `cursor=${enc(older.cursor)}` : `beforeRecordId=${enc(older.anchor!)}`;
-    const page = await call('GET', `/session/${enc(sessionId)}/transcript?${q}&limit=${HISTORY_PAGE}`);
+    const page = await call('GET', `/session/${enc(sessionId)}/transcript?${q}&limit=${HISTORY_PAGE}`).finally(() => (paging.current = false));
     if (!page) return;
     loaded.model.prepend(page.events ?? []);
     setOlder({ anchor: null, cursor: page.hasMore ? (page.nextCursor ?? null) : null });

@@ -13,10 +13,14 @@ export interface Loaded {
 }
 
 /**
- * Records in the load's replay (the daemon's default is 500): several screens of an ordinary
- * session. The view pages older ones in, as many at a time, as the reader scrolls up
+ * Records in the load's replay (the daemon's default is 500): the first screen and the overscan
+ * above it (web/src/Transcript.tsx) of an ordinary session, a few screens. Each record costs the
+ * daemon, the wire and the page's parse before anything shows, so the first page is no bigger
+ * than that; the view pages older records in, HISTORY_PAGE at a time, as the reader scrolls up
  * (SessionView `loadOlder`), so a long session sends only its end.
  */
+export const FIRST_PAGE = 80;
+/** Records per older page the view asks for as the reader scrolls up. */
 export const HISTORY_PAGE = 200;
 
 /** `POST /session/{id}/load`, re-using this tab's client id (kept in sessionStorage) while the daemon still knows it. */
@@ -24,10 +28,10 @@ async function load(sessionId: string): Promise<any> {
   const known = sessionStorage.getItem(clientKey(sessionId)) ?? undefined;
   const path = `/session/${encodeURIComponent(sessionId)}/load`;
   try {
-    return await api('POST', path, { historyPageSize: HISTORY_PAGE }, known ? { 'x-qwen-client-id': known } : {});
+    return await api('POST', path, { historyPageSize: FIRST_PAGE }, known ? { 'x-qwen-client-id': known } : {});
   } catch (err) {
     if (!(known && err instanceof ApiError && err.code === 'invalid_client_id')) throw err;
-    return api('POST', path, { historyPageSize: HISTORY_PAGE });
+    return api('POST', path, { historyPageSize: FIRST_PAGE });
   }
 }
 
