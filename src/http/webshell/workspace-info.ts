@@ -1,6 +1,8 @@
+import type { FastifyReply } from 'fastify';
 import type { Core } from '../../core.js';
 import { modelInfos } from '../../agents/models/registry.js';
 import { currentBranch } from '../../workspace/git-head.js';
+import type { Workspace } from '../../workspace/types.js';
 import type { HttpModule } from '../module.js';
 import { globIn } from '../routes/workspace-reads.js';
 import { cwdOf, localWorkspaceOf, workspaceOf } from './workspace-param.js';
@@ -19,11 +21,7 @@ export const webShellWorkspaceModule: HttpModule = {
 
     // The branch chip: the branch from .git/HEAD; Berth runs no git, so the changes panel stays empty
     // (qwen's own answer when it has no status: `{v: 2, workspaceCwd, branch: null}`).
-    app.get('/workspaces/:cwd/git', async (request, reply) => {
-      const ws = workspaceOf(core, request, 'cwd');
-      reply.header('Cache-Control', 'no-store');
-      return { v: 2, workspaceCwd: cwdOf(ws), branch: ws.kind === 'local' ? currentBranch(ws.root) : null };
-    });
+    app.get('/workspaces/:cwd/git', async (request, reply) => gitChip(workspaceOf(core, request, 'cwd'), reply));
 
     // No custom brand: the client keeps its own (qwen answers `{}` when no brand is configured).
     app.get('/brand', async () => ({}));
@@ -45,3 +43,9 @@ export const webShellWorkspaceModule: HttpModule = {
     });
   },
 };
+
+/** qwen's git status with only the branch (read from .git/HEAD): the Web Shell's branch chip. */
+export function gitChip(ws: Workspace, reply: FastifyReply): { v: 2; workspaceCwd: string; branch: string | null } {
+  reply.header('Cache-Control', 'no-store');
+  return { v: 2, workspaceCwd: cwdOf(ws), branch: ws.kind === 'local' ? currentBranch(ws.root) : null };
+}
