@@ -9,7 +9,7 @@ import { stackPerSuite, type Stack } from '../support/stack.js';
  */
 describe('the qwen Web Shell workspace routes', () => {
   let stack: Stack;
-  stackPerSuite((s) => (stack = s), { files: { 'README.md': 'r' } });
+  stackPerSuite((s) => (stack = s), { files: { 'README.md': 'r', 'src/app.ts': 'x' } });
   const enc = encodeURIComponent;
   const prefixes = (): string[] => ['/workspace', `/workspaces/${enc(stack.daemon.workspace)}`];
 
@@ -33,6 +33,21 @@ describe('the qwen Web Shell workspace routes', () => {
     const git = await stack.daemon.json('GET', '/workspace/git');
     assert.equal(git.status, 200);
     assert.equal(git.body.workspaceCwd, stack.daemon.workspace);
+  });
+
+  test('file reads, tools, providers and settings answer under /workspaces/{cwd} as they do for the primary workspace', async () => {
+    const ws = `/workspaces/${enc(stack.daemon.workspace)}`;
+    const file = await stack.daemon.json('GET', `${ws}/file?path=README.md`);
+    assert.equal(file.status, 200, JSON.stringify(file.body));
+    assert.deepEqual(file.body, (await stack.daemon.json('GET', '/file?path=README.md')).body);
+    assert.deepEqual((await stack.daemon.json('GET', `${ws}/stat?path=src`)).body, (await stack.daemon.json('GET', '/stat?path=src')).body);
+    assert.deepEqual((await stack.daemon.json('GET', `${ws}/list?path=src`)).body, (await stack.daemon.json('GET', '/list?path=src')).body);
+    const bytes = await stack.daemon.json('GET', `${ws}/file/bytes?path=README.md`);
+    assert.equal(bytes.status, 200, JSON.stringify(bytes.body));
+    assert.equal((await stack.daemon.json('GET', `${ws}/file?path=../outside`)).status, 400, 'the file policy applies as on GET /file');
+    assert.deepEqual((await stack.daemon.json('GET', `${ws}/tools`)).body, (await stack.daemon.json('GET', '/workspace/tools')).body);
+    assert.deepEqual((await stack.daemon.json('GET', `${ws}/providers`)).body, { v: 1, workspaceCwd: stack.daemon.workspace, initialized: false, providers: [] });
+    assert.deepEqual((await stack.daemon.json('GET', `${ws}/settings`)).body, { settings: [], warnings: [] });
   });
 
   test('what Berth cannot do at workspace and daemon level is refused as 501 not_supported, and nothing changes', async () => {
@@ -87,6 +102,10 @@ describe('the qwen Web Shell workspace routes', () => {
       ['GET', '/goals'],
       ['GET', '/usage/dashboard'],
       ['POST', '/language', { language: 'fr' }],
+      ['POST', '/file/write', { path: 'new.txt', content: 'x' }],
+      ['POST', `/workspaces/${ws}/file/write`, { path: 'new.txt', content: 'x' }],
+      ['POST', `/workspaces/${ws}/file/edit`, { path: 'README.md', oldText: 'r', newText: 's' }],
+      ['GET', `/workspace/${ws}/sessions/search?q=x`],
       ['GET', '/live/status'],
       ['POST', '/live/start', {}],
     );
@@ -107,6 +126,8 @@ describe('the qwen Web Shell workspace routes', () => {
     for (const [method, path] of [
       ['GET', `/workspaces/${elsewhere}/memory`],
       ['GET', `/workspaces/${elsewhere}/agents`],
+      ['GET', `/workspaces/${elsewhere}/file?path=README.md`],
+      ['GET', `/workspaces/${elsewhere}/tools`],
       ['GET', `/workspace/${elsewhere}/session-groups`],
       ['GET', `/workspaces/${elsewhere}/git/diff`],
       ['POST', `/workspaces/${elsewhere}/permissions`],

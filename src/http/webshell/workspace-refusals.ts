@@ -139,6 +139,7 @@ export const WORKSPACE_REFUSED: readonly Refusal[] = [
 const NO_GROUPS = 'Berth has no session groups: rename a session with PATCH /session/{id}/metadata';
 const NO_REGISTRATION = 'Berth\'s workspaces are registered by its flags and config.json, not over HTTP';
 const NO_LIVE = NO_VOICE;
+const NO_WRITES = 'Berth writes files only through a session\'s tools, under its approval mode: send a prompt';
 
 /** The daemon's own routes the Web Shell calls, refused the same way (full paths). */
 export const DAEMON_REFUSED: readonly Refusal[] = [
@@ -155,6 +156,13 @@ export const DAEMON_REFUSED: readonly Refusal[] = [
   ['POST', '/workspaces/:cwd/session-groups', NO_GROUPS],
   ['PATCH', '/workspaces/:cwd/session-groups/:groupId', NO_GROUPS],
   ['DELETE', '/workspaces/:cwd/session-groups/:groupId', NO_GROUPS],
+  ['POST', '/file/write', NO_WRITES],
+  ['POST', '/file/edit', NO_WRITES],
+  ['POST', '/file/upload', NO_WRITES],
+  ['POST', '/workspaces/:cwd/file/write', NO_WRITES],
+  ['POST', '/workspaces/:cwd/file/edit', NO_WRITES],
+  ['POST', '/workspaces/:cwd/file/upload', NO_WRITES],
+  ['GET', '/workspace/:cwd/sessions/search', 'Berth has no session search: GET /workspace/{cwd}/sessions lists them, newest activity first'],
   ['POST', '/workspaces', NO_REGISTRATION],
   ['PATCH', '/workspaces/:cwd', NO_REGISTRATION],
   ['DELETE', '/workspaces/:cwd', NO_REGISTRATION],
