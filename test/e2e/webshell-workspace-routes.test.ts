@@ -50,6 +50,25 @@ describe('the qwen Web Shell workspace routes', () => {
     assert.deepEqual((await stack.daemon.json('GET', `${ws}/settings`)).body, { settings: [], warnings: [] });
   });
 
+  test('the session routes under /workspaces/{cwd}/session/{id} lead to the session\'s own route', async () => {
+    const created = await stack.daemon.json('POST', '/session', { cwd: stack.daemon.workspace, sessionScope: 'thread' });
+    const { sessionId, clientId } = created.body;
+    const ws = `/workspaces/${enc(stack.daemon.workspace)}`;
+    const moved = await fetch(`${stack.daemon.url}${ws}/session/${sessionId}/transcript?limit=5`, { redirect: 'manual' });
+    assert.equal(moved.status, 307);
+    assert.equal(moved.headers.get('location'), `/session/${sessionId}/transcript?limit=5`);
+    const renamed = await stack.daemon.json('PATCH', `${ws}/session/${sessionId}/metadata`, { displayName: 'from the workspace path' }, { 'x-qwen-client-id': clientId });
+    assert.equal(renamed.status, 200, JSON.stringify(renamed.body));
+    const status = await stack.daemon.json('GET', `/session/${sessionId}/status`);
+    assert.equal(status.body.displayName ?? status.body.metadata?.displayName, 'from the workspace path', JSON.stringify(status.body));
+    assert.equal((await stack.daemon.json('GET', `${ws}/session/${sessionId}/transcript`)).status, 200);
+    assert.equal((await stack.daemon.json('GET', `${ws}/session/${sessionId}/turn-index`)).status, 200);
+    const unknown = await stack.daemon.json('GET', `/workspaces/${enc('/no/such/root')}/session/${sessionId}/transcript`);
+    assert.equal(unknown.body.code, 'workspace_not_found');
+    const archived = await stack.daemon.json('GET', `${ws}/session/${sessionId}/archive/export`);
+    assert.equal(archived.status, 501);
+  });
+
   test('what Berth cannot do at workspace and daemon level is refused as 501 not_supported, and nothing changes', async () => {
     const before = readdirSync(stack.daemon.workspace).sort();
     const suffixes: [string, string, unknown?][] = [

@@ -15,6 +15,7 @@ import { webShellMidTurnModule } from '../webshell/mid-turn.js';
 import { webShellSessionListModule } from '../webshell/session-list.js';
 import { webShellWorkspaceModule } from '../webshell/workspace-info.js';
 import { webShellWorkspaceStatusModule } from '../webshell/workspace-status.js';
+import { webShellWorkspaceSessionsModule } from '../webshell/workspace-sessions.js';
 import { webShellPanelsModule } from '../webshell/session-panels.js';
 import { webShellShellModule } from '../webshell/shell.js';
 import { webShellRefusalsModule } from '../webshell/refusals.js';
@@ -36,6 +37,7 @@ export const httpModules: readonly HttpModule[] = [
   webShellSessionListModule,
   webShellWorkspaceModule,
   webShellWorkspaceStatusModule,
+  webShellWorkspaceSessionsModule,
   webShellSessionModule,
   webShellMidTurnModule,
   webShellPanelsModule,

@@ -162,6 +162,8 @@ export const DAEMON_REFUSED: readonly Refusal[] = [
   ['POST', '/workspaces/:cwd/file/write', NO_WRITES],
   ['POST', '/workspaces/:cwd/file/edit', NO_WRITES],
   ['POST', '/workspaces/:cwd/file/upload', NO_WRITES],
+  ['PATCH', '/workspaces/:cwd/session/:id/organization', NO_GROUPS],
+  ['GET', '/workspaces/:cwd/session/:id/archive/export', 'Berth archives no sessions: GET /session/{id}/export exports one'],
   ['GET', '/workspace/:cwd/sessions/search', 'Berth has no session search: GET /workspace/{cwd}/sessions lists them, newest activity first'],
   ['POST', '/workspaces', NO_REGISTRATION],
   ['PATCH', '/workspaces/:cwd', NO_REGISTRATION],
