@@ -50,7 +50,7 @@ describe('the qwen Web Shell workspace routes', () => {
     assert.deepEqual((await stack.daemon.json('GET', `${ws}/settings`)).body, { settings: [], warnings: [] });
   });
 
-  test('the session routes under /workspaces/{cwd}/session/{id} lead to the session\'s own route', async () => {
+  test('the session routes under /workspaces/{cwd}/session/{id} lead to the session\'s own route, and live state lists the live ones', async () => {
     const created = await stack.daemon.json('POST', '/session', { cwd: stack.daemon.workspace, sessionScope: 'thread' });
     const { sessionId, clientId } = created.body;
     const ws = `/workspaces/${enc(stack.daemon.workspace)}`;
@@ -63,6 +63,11 @@ describe('the qwen Web Shell workspace routes', () => {
     assert.equal(status.body.displayName ?? status.body.metadata?.displayName, 'from the workspace path', JSON.stringify(status.body));
     assert.equal((await stack.daemon.json('GET', `${ws}/session/${sessionId}/transcript`)).status, 200);
     assert.equal((await stack.daemon.json('GET', `${ws}/session/${sessionId}/turn-index`)).status, 200);
+    const live = await stack.daemon.json('GET', `${ws}/sessions/live-state`);
+    assert.equal(live.status, 200, JSON.stringify(live.body));
+    const row = live.body.sessions.find((s: { sessionId: string }) => s.sessionId === sessionId);
+    assert.deepEqual(row, { sessionId, clientCount: 1, hasActivePrompt: false, hasRunningBackgroundTasks: false, isWaitingForPermission: false, isWaitingForUserQuestion: false });
+    assert.equal((await stack.daemon.json('GET', `/workspaces/${enc('/no/such/root')}/sessions/live-state`)).body.code, 'workspace_not_found');
     const unknown = await stack.daemon.json('GET', `/workspaces/${enc('/no/such/root')}/session/${sessionId}/transcript`);
     assert.equal(unknown.body.code, 'workspace_not_found');
     const archived = await stack.daemon.json('GET', `${ws}/session/${sessionId}/archive/export`);
