@@ -3,7 +3,7 @@ import { BerthError } from '../../protocol/errors/index.js';
 import type { HttpModule } from '../module.js';
 import { param } from '../params.js';
 import { workspaceOf } from './workspace-param.js';
-import { LEVEL_REFUSED, type Refusal } from './workspace-refusals.js';
+import { LEVEL_REFUSED, NO_GENERATION, NO_GOALS, NO_GROUPS, NO_LANGUAGE, type Refusal } from './workspace-refusals.js';
 
 const NO_COPIES = 'Berth does not copy sessions: open a new one with POST /session, or go back in this one with POST /session/{id}/rewind';
 const NO_ATTACHMENTS = 'Berth keeps no uploaded attachments: send images inline in the prompt content';
@@ -25,15 +25,15 @@ const SESSION_REFUSED: readonly Refusal[] = [
   ['POST', '/session/:id/fork', NO_COPIES],
   ['POST', '/session/:id/branch', NO_COPIES],
   ['POST', '/session/:id/side-task', NO_COPIES],
-  ['POST', '/session/:id/language', 'Berth has no output-language setting: name the language in the prompt'],
+  ['POST', '/session/:id/language', NO_LANGUAGE],
   ['POST', '/session/:id/worktree-reset', 'Berth runs no git for a client and keeps no worktrees: a session works on its workspace itself'],
   ['POST', '/session/:id/cd', 'A Berth session stays in the directory it was opened in: open a session there (POST /session with cwd)'],
-  ['POST', '/session/:id/generate', 'Berth has no one-off generation: send a prompt'],
+  ['POST', '/session/:id/generate', NO_GENERATION],
   ['POST', '/session/:id/continue', 'Berth has no continue: send a prompt'],
   ['POST', '/session/:id/config-option', 'Berth has no config options: use POST /session/{id}/model and /approval-mode'],
-  ['POST', '/session/:id/goal', 'Berth has no goal mode'],
-  ['POST', '/session/:id/goal/clear', 'Berth has no goal mode'],
-  ['PATCH', '/session/:id/organization', 'Berth has no session groups: rename a session with PATCH /session/{id}/metadata'],
+  ['POST', '/session/:id/goal', NO_GOALS],
+  ['POST', '/session/:id/goal/clear', NO_GOALS],
+  ['PATCH', '/session/:id/organization', NO_GROUPS],
   ['GET', '/session/:id/artifacts', NO_ARTIFACTS],
   ['POST', '/session/:id/artifacts', NO_ARTIFACTS],
   ['GET', '/session/:id/artifacts/:artifactId/content', NO_ARTIFACTS],

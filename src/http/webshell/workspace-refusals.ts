@@ -1,6 +1,12 @@
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type Refusal = readonly [Method, string, string];
 
+/** Messages the session-level table shares. */
+export const NO_GENERATION = 'Berth has no one-off generation: send a prompt';
+export const NO_LANGUAGE = 'Berth has no output-language setting: name the language in the prompt';
+export const NO_GOALS = 'Berth has no goal mode';
+export const NO_GROUPS = 'Berth has no session groups: rename a session with PATCH /session/{id}/metadata';
+
 const NO_AGENTS = 'Berth has no custom subagents: a session runs one agent with Berth\'s tools (GET /workspace/tools)';
 const NO_MEMORY = 'Berth keeps no memory files: put what the agent should know in the prompt or in the workspace';
 const NO_MCP_EDITS = 'Berth\'s MCP servers come from its config.json and .berth/mcp.json and start with a session; their tools are listed at GET /workspace/tools (mcp__<server>__<tool>)';
@@ -84,7 +90,7 @@ export const WORKSPACE_REFUSED: readonly Refusal[] = [
   ['POST', '/local-control/disable', NO_CONFIG],
   ['POST', '/notify', 'Berth sends no desktop notifications: a client follows the session\'s event stream'],
   ['POST', '/open', 'Berth opens nothing on the machine it runs on: read files with GET /file'],
-  ['POST', '/generate', 'Berth has no one-off generation: send a prompt'],
+  ['POST', '/generate', NO_GENERATION],
   ['GET', '/permissions', NO_RULES],
   ['POST', '/permissions', NO_RULES],
   ['GET', '/channels', NO_CHANNELS],
@@ -136,7 +142,6 @@ export const WORKSPACE_REFUSED: readonly Refusal[] = [
   ['POST', '/trust/request', NO_TRUST],
 ];
 
-const NO_GROUPS = 'Berth has no session groups: rename a session with PATCH /session/{id}/metadata';
 const NO_REGISTRATION = 'Berth\'s workspaces are registered by its flags and config.json, not over HTTP';
 const NO_LIVE = NO_VOICE;
 const NO_WRITES = 'Berth writes files only through a session\'s tools, under its approval mode: send a prompt';
@@ -171,9 +176,9 @@ export const DAEMON_REFUSED: readonly Refusal[] = [
   ['GET', '/workspaces/runtime-stop-options', NO_RUNTIME],
   ['POST', '/workspace-directory-picker', NO_REGISTRATION],
   ['GET', '/workspace-path-suggestions', NO_REGISTRATION],
-  ['GET', '/goals', 'Berth has no goal mode'],
+  ['GET', '/goals', NO_GOALS],
   ['GET', '/usage/dashboard', 'Berth keeps no usage dashboard: GET /session/{id}/stats counts one session'],
-  ['POST', '/language', 'Berth has no output-language setting: name the language in the prompt'],
+  ['POST', '/language', NO_LANGUAGE],
   ['GET', '/live/status', NO_LIVE],
   ['POST', '/live/start', NO_LIVE],
   ['POST', '/live/new', NO_LIVE],
