@@ -14,6 +14,8 @@ import { webShellSessionModule } from '../webshell/session-extras.js';
 import { webShellMidTurnModule } from '../webshell/mid-turn.js';
 import { webShellSessionListModule } from '../webshell/session-list.js';
 import { webShellWorkspaceModule } from '../webshell/workspace-info.js';
+import { webShellWorkspaceStatusModule } from '../webshell/workspace-status.js';
+import { webShellWorkspaceSessionsModule } from '../webshell/workspace-sessions.js';
 import { webShellPanelsModule } from '../webshell/session-panels.js';
 import { webShellShellModule } from '../webshell/shell.js';
 import { webShellRefusalsModule } from '../webshell/refusals.js';
@@ -34,6 +36,8 @@ export const httpModules: readonly HttpModule[] = [
   // qwen serve's routes outside the 25 operations that its Web Shell calls (README).
   webShellSessionListModule,
   webShellWorkspaceModule,
+  webShellWorkspaceStatusModule,
+  webShellWorkspaceSessionsModule,
   webShellSessionModule,
   webShellMidTurnModule,
   webShellPanelsModule,

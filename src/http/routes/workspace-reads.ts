@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_FILE_LINES, MAX_FILE_WINDOW_BYTES, MAX_GLOB_RESULTS } from '../../workspace/limits.js';
 import type { Core } from '../../core.js';
 import { BerthError } from '../../protocol/errors/index.js';
@@ -72,10 +72,9 @@ async function serve<T>(request: FastifyRequest, reply: FastifyReply, path: () =
 }
 
 /**
- * `GET /glob` on one workspace root; the Web Shell's `@file` completion asks the same of
- * `/workspaces/{cwd}/glob`, so both routes parse and answer alike.
+ * `GET /glob` on one workspace root.
  */
-export async function globIn(root: string, request: FastifyRequest, reply: FastifyReply, core: Core) {
+async function globIn(root: string, request: FastifyRequest, reply: FastifyReply, core: Core) {
   const q = request.query as Query;
   const abort = new AbortController();
   // The walk stops if the client goes away before the answer is written.
@@ -94,50 +93,56 @@ export async function globIn(root: string, request: FastifyRequest, reply: Fasti
   });
 }
 
+/**
+ * The read routes under `prefix`, on the root `rootOf` names: `''` and the primary workspace for
+ * the client API, `/workspaces/:cwd` and the named workspace for the Web Shell.
+ */
+export function registerWorkspaceReads(app: FastifyInstance, core: Core, prefix: string, rootOf: (request: FastifyRequest) => string): void {
+  app.get(`${prefix}/file`, async (request, reply) => {
+    const q = request.query as Query;
+    return serve(request, reply, () => required(q, 'path'), () => {
+      const path = required(q, 'path');
+      const options = {
+        maxBytes: integer(q, 'maxBytes', 1, MAX_FILE_WINDOW_BYTES, `a positive integer in [1, ${MAX_FILE_WINDOW_BYTES}]`),
+        line: integer(q, 'line', 1, MAX_OFFSET, 'a positive integer'),
+        limit: integer(q, 'limit', 1, MAX_FILE_LINES, `a positive integer in [1, ${MAX_FILE_LINES}]`),
+        cursor: single(q, 'cursor'),
+      };
+      return readTextFile(rootOf(request), path, options);
+    });
+  });
+
+  app.get(`${prefix}/file/bytes`, async (request, reply) => {
+    const q = request.query as Query;
+    return serve(request, reply, () => required(q, 'path'), () => {
+      const path = required(q, 'path');
+      const options = {
+        offset: integer(q, 'offset', 0, MAX_OFFSET, 'a non-negative integer'),
+        maxBytes: integer(q, 'maxBytes', 1, MAX_FILE_WINDOW_BYTES, `a positive integer in [1, ${MAX_FILE_WINDOW_BYTES}]`),
+      };
+      return readFileBytes(rootOf(request), path, options);
+    });
+  });
+
+  app.get(`${prefix}/stat`, async (request, reply) => {
+    const q = request.query as Query;
+    return serve(request, reply, () => required(q, 'path'), () => statPath(rootOf(request), required(q, 'path')));
+  });
+
+  app.get(`${prefix}/list`, async (request, reply) => {
+    const q = request.query as Query;
+    return serve(request, reply, () => required(q, 'path'), () =>
+      listDirectory(rootOf(request), required(q, 'path'), { includeIgnored: flag(q, 'includeIgnored') }),
+    );
+  });
+
+  app.get(`${prefix}/glob`, async (request, reply) => globIn(rootOf(request), request, reply, core));
+}
+
 export const workspaceReadsModule: HttpModule = {
   name: 'workspace-reads',
   features: () => ['workspace_file_read', 'workspace_file_bytes', 'workspace_file_read_cursor'],
   register(app, core: Core) {
-    const root = () => core.workspaces.primary().root;
-
-    app.get('/file', async (request, reply) => {
-      const q = request.query as Query;
-      return serve(request, reply, () => required(q, 'path'), () => {
-        const path = required(q, 'path');
-        const options = {
-          maxBytes: integer(q, 'maxBytes', 1, MAX_FILE_WINDOW_BYTES, `a positive integer in [1, ${MAX_FILE_WINDOW_BYTES}]`),
-          line: integer(q, 'line', 1, MAX_OFFSET, 'a positive integer'),
-          limit: integer(q, 'limit', 1, MAX_FILE_LINES, `a positive integer in [1, ${MAX_FILE_LINES}]`),
-          cursor: single(q, 'cursor'),
-        };
-        return readTextFile(root(), path, options);
-      });
-    });
-
-    app.get('/file/bytes', async (request, reply) => {
-      const q = request.query as Query;
-      return serve(request, reply, () => required(q, 'path'), () => {
-        const path = required(q, 'path');
-        const options = {
-          offset: integer(q, 'offset', 0, MAX_OFFSET, 'a non-negative integer'),
-          maxBytes: integer(q, 'maxBytes', 1, MAX_FILE_WINDOW_BYTES, `a positive integer in [1, ${MAX_FILE_WINDOW_BYTES}]`),
-        };
-        return readFileBytes(root(), path, options);
-      });
-    });
-
-    app.get('/stat', async (request, reply) => {
-      const q = request.query as Query;
-      return serve(request, reply, () => required(q, 'path'), () => statPath(root(), required(q, 'path')));
-    });
-
-    app.get('/list', async (request, reply) => {
-      const q = request.query as Query;
-      return serve(request, reply, () => required(q, 'path'), () =>
-        listDirectory(root(), required(q, 'path'), { includeIgnored: flag(q, 'includeIgnored') }),
-      );
-    });
-
-    app.get('/glob', async (request, reply) => globIn(root(), request, reply, core));
+    registerWorkspaceReads(app, core, '', () => core.workspaces.primary().root);
   },
 };

@@ -1,4 +1,5 @@
 import type { Core } from '../../core.js';
+import type { Workspace } from '../../workspace/types.js';
 import type { HttpModule } from '../module.js';
 
 /**
@@ -11,15 +12,17 @@ export const workspaceToolsModule: HttpModule = {
   name: 'workspace-tools',
   features: () => [],
   register(app, core: Core) {
-    app.get('/workspace/tools', async () => {
-      const primary = core.workspaces.primary();
-      return {
-        v: 1,
-        workspaceCwd: primary.root,
-        initialized: true,
-        acpChannelLive: true,
-        tools: core.tools.summaries(primary),
-      };
-    });
+    app.get('/workspace/tools', async () => toolCatalog(core, core.workspaces.primary()));
   },
 };
+
+/** A workspace's tool catalog in the `getWorkspaceTools` shape (qwen's cwd: the root, or a remote workspace's id). */
+export function toolCatalog(core: Core, workspace: Workspace) {
+  return {
+    v: 1,
+    workspaceCwd: workspace.kind === 'local' ? workspace.root : workspace.id,
+    initialized: true,
+    acpChannelLive: true,
+    tools: core.tools.summaries(workspace),
+  };
+}

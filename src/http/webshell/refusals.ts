@@ -3,8 +3,7 @@ import { BerthError } from '../../protocol/errors/index.js';
 import type { HttpModule } from '../module.js';
 import { param } from '../params.js';
 import { workspaceOf } from './workspace-param.js';
-
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+import { LEVEL_REFUSED, NO_GENERATION, NO_GOALS, NO_GROUPS, NO_LANGUAGE, type Refusal } from './workspace-refusals.js';
 
 const NO_COPIES = 'Berth does not copy sessions: open a new one with POST /session, or go back in this one with POST /session/{id}/rewind';
 const NO_ATTACHMENTS = 'Berth keeps no uploaded attachments: send images inline in the prompt content';
@@ -17,23 +16,24 @@ const NO_ARCHIVE = 'Berth archives and deletes no sessions: DELETE /session/{id}
  * qwen serve's routes the Web Shell calls that Berth does not offer, each with what Berth does
  * instead. They answer `501 not_supported` in Berth's Error body (the Web Shell shows its
  * `error`), never a 404 that reads like a wrong URL. A session route still answers 404 for an
- * unknown session (or workspace) first, like every other such route.
+ * unknown session (or workspace) first, like every other such route. The workspace- and
+ * daemon-level ones are in workspace-refusals.ts.
  */
-const REFUSED: readonly (readonly [Method, string, string])[] = [
+const SESSION_REFUSED: readonly Refusal[] = [
   ['POST', '/session/:id/btw', 'Berth has no side questions: send the question as a prompt; it runs after the current one'],
   ['POST', '/session/:id/recap', 'Berth writes no recaps: read the transcript (GET /session/{id}/transcript) or export it'],
   ['POST', '/session/:id/fork', NO_COPIES],
   ['POST', '/session/:id/branch', NO_COPIES],
   ['POST', '/session/:id/side-task', NO_COPIES],
-  ['POST', '/session/:id/language', 'Berth has no output-language setting: name the language in the prompt'],
+  ['POST', '/session/:id/language', NO_LANGUAGE],
   ['POST', '/session/:id/worktree-reset', 'Berth runs no git for a client and keeps no worktrees: a session works on its workspace itself'],
   ['POST', '/session/:id/cd', 'A Berth session stays in the directory it was opened in: open a session there (POST /session with cwd)'],
-  ['POST', '/session/:id/generate', 'Berth has no one-off generation: send a prompt'],
+  ['POST', '/session/:id/generate', NO_GENERATION],
   ['POST', '/session/:id/continue', 'Berth has no continue: send a prompt'],
   ['POST', '/session/:id/config-option', 'Berth has no config options: use POST /session/{id}/model and /approval-mode'],
-  ['POST', '/session/:id/goal', 'Berth has no goal mode'],
-  ['POST', '/session/:id/goal/clear', 'Berth has no goal mode'],
-  ['PATCH', '/session/:id/organization', 'Berth has no session groups: rename a session with PATCH /session/{id}/metadata'],
+  ['POST', '/session/:id/goal', NO_GOALS],
+  ['POST', '/session/:id/goal/clear', NO_GOALS],
+  ['PATCH', '/session/:id/organization', NO_GROUPS],
   ['GET', '/session/:id/artifacts', NO_ARTIFACTS],
   ['POST', '/session/:id/artifacts', NO_ARTIFACTS],
   ['GET', '/session/:id/artifacts/:artifactId/content', NO_ARTIFACTS],
@@ -67,13 +67,13 @@ export const webShellRefusalsModule: HttpModule = {
     // Uploads come with the file's own Content-Type: in this scope any body is read (within the body limit) and dropped.
     app.register(async (scope) => {
       scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) => done(null, undefined));
-      for (const [method, url, message] of REFUSED) {
+      for (const [method, url, message] of [...SESSION_REFUSED, ...LEVEL_REFUSED]) {
         scope.route({
           method,
           url,
           handler: async (request) => {
             if (url.startsWith('/session/:id')) await core.sessions.open(param(request, 'id'));
-            if (url.startsWith('/workspaces/:cwd')) workspaceOf(core, request, 'cwd');
+            if (url.startsWith('/workspaces/:cwd') || url.startsWith('/workspace/:cwd')) workspaceOf(core, request, 'cwd');
             throw new BerthError('not_supported', message, { operation: `${method} ${url}` });
           },
         });

@@ -118,5 +118,27 @@ export const webShellSessionListModule: HttpModule = {
       reply.header('Cache-Control', 'no-store');
       return listWorkspaceSessions(core, workspaceOf(core, request, 'cwd'), request);
     });
+
+    // The sidebar's live badges: the workspace's live sessions. Berth keeps no catalogue version
+    // (the list is polled whole), so it stays at 0 and never asks the client to drop its pages.
+    app.get('/workspaces/:cwd/sessions/live-state', async (request, reply) => {
+      const ws = workspaceOf(core, request, 'cwd');
+      reply.header('Cache-Control', 'no-store');
+      const sessions = core.sessions
+        .list()
+        .filter((session) => session.workspace.id === ws.id)
+        .map((session) => {
+          const pending = session.interactions.pending();
+          return {
+            sessionId: session.id,
+            clientCount: session.clients.count,
+            hasActivePrompt: session.hasActivePrompt,
+            hasRunningBackgroundTasks: false,
+            isWaitingForPermission: pending.some((p) => p.kind === 'permission'),
+            isWaitingForUserQuestion: pending.some((p) => p.kind === 'user_question'),
+          };
+        });
+      return { v: 1, catalogVersion: { generation: 0, revision: 0 }, sessions };
+    });
   },
 };

@@ -1,0 +1,166 @@
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { describe, test } from 'node:test';
+import { stackPerSuite, type Stack } from '../support/stack.js';
+
+/**
+ * qwen serve's workspace- and daemon-level routes the qwen Web Shell calls: empty panels answer
+ * qwen's idle shapes, the rest is refused as 501 not_supported, and none is a 404 route miss.
+ */
+describe('the qwen Web Shell workspace routes', () => {
+  let stack: Stack;
+  stackPerSuite((s) => (stack = s), { files: { 'README.md': 'r', 'src/app.ts': 'x' } });
+  const enc = encodeURIComponent;
+  const prefixes = (): string[] => ['/workspace', `/workspaces/${enc(stack.daemon.workspace)}`];
+
+  test('memory, skills, hooks, extensions, agents and session groups answer qwen\'s idle shapes under both spellings', async () => {
+    for (const prefix of prefixes()) {
+      const memory = await stack.daemon.json('GET', `${prefix}/memory`);
+      assert.equal(memory.status, 200, JSON.stringify(memory.body));
+      assert.deepEqual(memory.body, { v: 1, workspaceCwd: stack.daemon.workspace, initialized: false, files: [], totalBytes: 0, fileCount: 0, ruleCount: 0 });
+      assert.deepEqual((await stack.daemon.json('GET', `${prefix}/skills`)).body, { v: 1, workspaceCwd: stack.daemon.workspace, initialized: false, skills: [] });
+      const hooks = await stack.daemon.json('GET', `${prefix}/hooks`);
+      assert.deepEqual(hooks.body.hooks, []);
+      assert.equal(hooks.body.initialized, false);
+      assert.deepEqual((await stack.daemon.json('GET', `${prefix}/extensions`)).body, { v: 1, workspaceCwd: stack.daemon.workspace, initialized: false, extensions: [] });
+      assert.deepEqual((await stack.daemon.json('GET', `${prefix}/agents`)).body, { v: 1, workspaceCwd: stack.daemon.workspace, agents: [] });
+    }
+    for (const prefix of ['/workspace', '/workspaces']) {
+      const groups = await stack.daemon.json('GET', `${prefix}/${enc(stack.daemon.workspace)}/session-groups`);
+      assert.deepEqual(groups.body, { groups: [], colorOptions: [] }, 'the sidebar asks under both spellings, always with the workspace');
+    }
+    assert.deepEqual((await stack.daemon.json('GET', '/extensions')).body, { v: 1, generation: 0, extensions: [] });
+    const git = await stack.daemon.json('GET', '/workspace/git');
+    assert.equal(git.status, 200);
+    assert.equal(git.body.workspaceCwd, stack.daemon.workspace);
+  });
+
+  test('file reads, tools, providers and settings answer under /workspaces/{cwd} as they do for the primary workspace', async () => {
+    const ws = `/workspaces/${enc(stack.daemon.workspace)}`;
+    const file = await stack.daemon.json('GET', `${ws}/file?path=README.md`);
+    assert.equal(file.status, 200, JSON.stringify(file.body));
+    assert.deepEqual(file.body, (await stack.daemon.json('GET', '/file?path=README.md')).body);
+    assert.deepEqual((await stack.daemon.json('GET', `${ws}/stat?path=src`)).body, (await stack.daemon.json('GET', '/stat?path=src')).body);
+    assert.deepEqual((await stack.daemon.json('GET', `${ws}/list?path=src`)).body, (await stack.daemon.json('GET', '/list?path=src')).body);
+    const bytes = await stack.daemon.json('GET', `${ws}/file/bytes?path=README.md`);
+    assert.equal(bytes.status, 200, JSON.stringify(bytes.body));
+    assert.equal((await stack.daemon.json('GET', `${ws}/file?path=../outside`)).status, 400, 'the file policy applies as on GET /file');
+    assert.deepEqual((await stack.daemon.json('GET', `${ws}/tools`)).body, (await stack.daemon.json('GET', '/workspace/tools')).body);
+    assert.deepEqual((await stack.daemon.json('GET', `${ws}/providers`)).body, { v: 1, workspaceCwd: stack.daemon.workspace, initialized: false, providers: [] });
+    assert.deepEqual((await stack.daemon.json('GET', `${ws}/settings`)).body, { settings: [], warnings: [] });
+  });
+
+  test('the session routes under /workspaces/{cwd}/session/{id} lead to the session\'s own route, and live state lists the live ones', async () => {
+    const created = await stack.daemon.json('POST', '/session', { cwd: stack.daemon.workspace, sessionScope: 'thread' });
+    const { sessionId, clientId } = created.body;
+    const ws = `/workspaces/${enc(stack.daemon.workspace)}`;
+    const moved = await fetch(`${stack.daemon.url}${ws}/session/${sessionId}/transcript?limit=5`, { redirect: 'manual' });
+    assert.equal(moved.status, 307);
+    assert.equal(moved.headers.get('location'), `/session/${sessionId}/transcript?limit=5`);
+    const renamed = await stack.daemon.json('PATCH', `${ws}/session/${sessionId}/metadata`, { displayName: 'from the workspace path' }, { 'x-qwen-client-id': clientId });
+    assert.equal(renamed.status, 200, JSON.stringify(renamed.body));
+    const status = await stack.daemon.json('GET', `/session/${sessionId}/status`);
+    assert.equal(status.body.displayName ?? status.body.metadata?.displayName, 'from the workspace path', JSON.stringify(status.body));
+    assert.equal((await stack.daemon.json('GET', `${ws}/session/${sessionId}/transcript`)).status, 200);
+    assert.equal((await stack.daemon.json('GET', `${ws}/session/${sessionId}/turn-index`)).status, 200);
+    const live = await stack.daemon.json('GET', `${ws}/sessions/live-state`);
+    assert.equal(live.status, 200, JSON.stringify(live.body));
+    const row = live.body.sessions.find((s: { sessionId: string }) => s.sessionId === sessionId);
+    assert.deepEqual(row, { sessionId, clientCount: 1, hasActivePrompt: false, hasRunningBackgroundTasks: false, isWaitingForPermission: false, isWaitingForUserQuestion: false });
+    assert.equal((await stack.daemon.json('GET', `/workspaces/${enc('/no/such/root')}/sessions/live-state`)).body.code, 'workspace_not_found');
+    const unknown = await stack.daemon.json('GET', `/workspaces/${enc('/no/such/root')}/session/${sessionId}/transcript`);
+    assert.equal(unknown.body.code, 'workspace_not_found');
+    const archived = await stack.daemon.json('GET', `${ws}/session/${sessionId}/archive/export`);
+    assert.equal(archived.status, 501);
+  });
+
+  test('what Berth cannot do at workspace and daemon level is refused as 501 not_supported, and nothing changes', async () => {
+    const before = readdirSync(stack.daemon.workspace).sort();
+    const suffixes: [string, string, unknown?][] = [
+      ['POST', '/agents', { name: 'a' }],
+      ['DELETE', '/agents/reviewer'],
+      ['POST', '/memory', { scope: 'workspace', content: 'x' }],
+      ['GET', '/mcp'],
+      ['POST', '/mcp/fs/restart'],
+      ['PUT', '/config/mcp/servers/fs', { command: 'x' }],
+      ['GET', '/runtime/mcp'],
+      ['POST', '/extensions/install', { source: 'x' }],
+      ['PUT', '/extensions/e1/activation', { activation: 'enabled' }],
+      ['GET', '/extensions/operations/op1'],
+      ['POST', '/skills/enable', {}],
+      ['GET', '/config/skills'],
+      ['GET', '/permissions'],
+      ['POST', '/permissions', { allow: ['x'] }],
+      ['POST', '/settings', { key: 'v' }],
+      ['PATCH', '/models', {}],
+      ['GET', '/channels'],
+      ['GET', '/channel-types'],
+      ['PUT', '/channels/tg', {}],
+      ['GET', '/git/diff'],
+      ['GET', '/git/log'],
+      ['POST', '/git/commit', { message: 'm' }],
+      ['POST', '/git/push', {}],
+      ['GET', '/github/prs'],
+      ['GET', '/runtime/status'],
+      ['POST', '/runtime/ensure', {}],
+      ['GET', '/auth/status'],
+      ['GET', '/voice'],
+      ['POST', '/trust/request', {}],
+      ['GET', '/env'],
+      ['GET', '/preflight'],
+      ['POST', '/init', {}],
+      ['POST', '/notify', {}],
+    ];
+    const refused: [string, string, unknown?][] = [];
+    for (const prefix of prefixes()) for (const [method, suffix, body] of suffixes) refused.push([method, `${prefix}${suffix}`, body]);
+    const ws = enc(stack.daemon.workspace);
+    refused.push(
+      ['POST', '/extensions/install', {}],
+      ['DELETE', '/extensions/e1'],
+      ['POST', `/workspace/${ws}/session-groups`, { name: 'g' }],
+      ['PATCH', `/workspaces/${ws}/session-groups/g1`, { name: 'h' }],
+      ['PATCH', `/workspaces/${ws}`, { name: 'x' }],
+      ['DELETE', `/workspaces/${ws}`],
+      ['POST', '/workspaces', { cwd: '/tmp' }],
+      ['GET', '/workspaces/runtime-stop-options'],
+      ['GET', '/goals'],
+      ['GET', '/usage/dashboard'],
+      ['POST', '/language', { language: 'fr' }],
+      ['POST', '/file/write', { path: 'new.txt', content: 'x' }],
+      ['POST', `/workspaces/${ws}/file/write`, { path: 'new.txt', content: 'x' }],
+      ['POST', `/workspaces/${ws}/file/edit`, { path: 'README.md', oldText: 'r', newText: 's' }],
+      ['GET', `/workspace/${ws}/sessions/search?q=x`],
+      ['GET', '/live/status'],
+      ['POST', '/live/start', {}],
+    );
+    for (const [method, path, body] of refused) {
+      const res = await stack.daemon.json(method, path, body);
+      assert.equal(res.status, 501, `${method} ${path}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.code, 'not_supported', `${method} ${path}`);
+      assert.match(res.body.error, /Berth/, 'the message says what Berth does instead');
+    }
+    assert.deepEqual(readdirSync(stack.daemon.workspace).sort(), before, 'no refused route wrote in the workspace');
+    const listed = await stack.daemon.json('GET', '/daemon/status');
+    assert.equal(listed.status, 200, 'the workspace is still registered after the refused DELETE');
+    assert.equal((await stack.daemon.json('GET', `/workspaces/${ws}/memory`)).status, 200);
+  });
+
+  test('an unknown workspace is still 404 workspace_not_found, for answers and refusals alike', async () => {
+    const elsewhere = enc('/no/such/root');
+    for (const [method, path] of [
+      ['GET', `/workspaces/${elsewhere}/memory`],
+      ['GET', `/workspaces/${elsewhere}/agents`],
+      ['GET', `/workspaces/${elsewhere}/file?path=README.md`],
+      ['GET', `/workspaces/${elsewhere}/tools`],
+      ['GET', `/workspace/${elsewhere}/session-groups`],
+      ['GET', `/workspaces/${elsewhere}/git/diff`],
+      ['POST', `/workspaces/${elsewhere}/permissions`],
+      ['DELETE', `/workspaces/${elsewhere}`],
+      ['PATCH', `/workspace/${elsewhere}/session-groups/g1`],
+    ]) {
+      const res = await stack.daemon.json(method!, path!, method === 'GET' || method === 'DELETE' ? undefined : {});
+      assert.equal(res.status, 404, `${method} ${path}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.code, 'workspace_not_found', `${method} ${path}`);
+    }
+  });
+});
