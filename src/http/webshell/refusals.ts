@@ -2,7 +2,8 @@ import type { Core } from '../../core.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import type { HttpModule } from '../module.js';
 import { param } from '../params.js';
-import { workspaceOf } from './workspace-param.js';
+import { RefusalTable } from './refusal-table.js';
+import { workspaceNamed } from './workspace-param.js';
 import { LEVEL_REFUSED, NO_GENERATION, NO_GOALS, NO_GROUPS, NO_LANGUAGE, type Refusal } from './workspace-refusals.js';
 
 const NO_COPIES = 'Berth does not copy sessions: open a new one with POST /session, or go back in this one with POST /session/{id}/rewind';
@@ -67,14 +68,31 @@ export const webShellRefusalsModule: HttpModule = {
     // Uploads come with the file's own Content-Type: in this scope any body is read (within the body limit) and dropped.
     app.register(async (scope) => {
       scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) => done(null, undefined));
-      for (const [method, url, message] of [...SESSION_REFUSED, ...LEVEL_REFUSED]) {
+      // The session table stays routes of their own: the cluster forwards `/session/:id…` routes to the session's owner.
+      for (const [method, url, message] of SESSION_REFUSED) {
         scope.route({
           method,
           url,
           handler: async (request) => {
             if (url.startsWith('/session/:id')) await core.sessions.open(param(request, 'id'));
-            if (url.startsWith('/workspaces/:cwd') || url.startsWith('/workspace/:cwd')) workspaceOf(core, request, 'cwd');
+            if (url.startsWith('/workspaces/:cwd')) workspaceNamed(core, param(request, 'cwd'));
             throw new BerthError('not_supported', message, { operation: `${method} ${url}` });
+          },
+        });
+      }
+      // The workspace- and daemon-level table has hundreds of entries, and every fastify route costs start-up
+      // time: they are served by a catch-all per path prefix, which Berth's own routes outrank.
+      const table = new RefusalTable(LEVEL_REFUSED);
+      for (const { method, url } of table.catchAlls()) {
+        scope.route({
+          method,
+          url,
+          handler: async (request) => {
+            const path = request.url.split('?')[0]!;
+            const hit = table.match(request.method, path);
+            if (!hit) throw new BerthError('route_not_found', `Cannot ${request.method} ${path}`);
+            if (hit.params.cwd !== undefined) workspaceNamed(core, hit.params.cwd);
+            throw new BerthError('not_supported', hit.message, { operation: `${hit.method} ${hit.url}` });
           },
         });
       }

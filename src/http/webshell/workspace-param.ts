@@ -9,7 +9,11 @@ import { param } from '../params.js';
  * (percent-encoded, as the Web Shell sends it) or its Berth id. Looking never registers one.
  */
 export function workspaceOf(core: Core, request: FastifyRequest, name: string): Workspace {
-  const given = param(request, name);
+  return workspaceNamed(core, param(request, name));
+}
+
+/** The same, from the decoded `{cwd}` itself. */
+export function workspaceNamed(core: Core, given: string): Workspace {
   const ws = given === '' ? undefined : core.workspaces.find(given);
   if (!ws) throw new BerthError('workspace_not_found', `No registered workspace at "${given}"`, { requestedWorkspace: given });
   return ws;
