@@ -130,6 +130,7 @@ describe('the qwen Web Shell workspace routes', () => {
       ['POST', `/workspaces/${ws}/file/write`, { path: 'new.txt', content: 'x' }],
       ['POST', `/workspaces/${ws}/file/edit`, { path: 'README.md', oldText: 'r', newText: 's' }],
       ['GET', `/workspace/${ws}/sessions/search?q=x`],
+      ['GET', `/workspaces/${ws}/sessions/search?q=x`],
       ['GET', '/live/status'],
       ['POST', '/live/start', {}],
     );
@@ -143,6 +144,69 @@ describe('the qwen Web Shell workspace routes', () => {
     const listed = await stack.daemon.json('GET', '/daemon/status');
     assert.equal(listed.status, 200, 'the workspace is still registered after the refused DELETE');
     assert.equal((await stack.daemon.json('GET', `/workspaces/${ws}/memory`)).status, 200);
+  });
+
+  test('session-info counts the workspace\'s stored and live sessions under both spellings', async () => {
+    const ws = enc(stack.daemon.workspace);
+    const before = (await stack.daemon.json('GET', `/workspaces/${ws}/session-info`)).body;
+    const kept = await stack.daemon.json('POST', '/session', { cwd: stack.daemon.workspace, sessionScope: 'thread' });
+    const closed = await stack.daemon.json('POST', '/session', { cwd: stack.daemon.workspace, sessionScope: 'thread' });
+    await stack.daemon.json('DELETE', `/session/${closed.body.sessionId}`, undefined, { 'x-qwen-client-id': closed.body.clientId });
+    for (const prefix of ['/workspace', '/workspaces']) {
+      const info = await stack.daemon.json('GET', `${prefix}/${ws}/session-info`);
+      assert.equal(info.status, 200, JSON.stringify(info.body));
+      assert.deepEqual(info.body, {
+        active: before.active + 2,
+        archived: 0,
+        total: before.total + 2,
+        live: before.live + 1,
+        expensive: true,
+        cost: 'store_scan',
+      }, 'the closed session is stored, not live');
+    }
+    const listed = await stack.daemon.json('GET', `/workspaces/${ws}/sessions?size=100`);
+    assert.equal(listed.body.sessions.length, before.total + 2, 'the count is the list\'s length');
+    assert.ok(listed.body.sessions.some((s: { sessionId: string }) => s.sessionId === kept.body.sessionId));
+    const unknown = await stack.daemon.json('GET', `/workspaces/${enc('/no/such/root')}/session-info`);
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.body.code, 'workspace_not_found');
+  });
+
+  test('standalone sessions are not advertised, and every /standalone route is refused as 501 not_supported', async () => {
+    const caps = await stack.daemon.json('GET', '/capabilities');
+    assert.equal(caps.status, 200);
+    for (const feature of ['standalone_sessions_v1', 'standalone_session_options_v1']) {
+      assert.ok(!caps.body.features.includes(feature), `the Web Shell calls /standalone only when ${feature} is advertised`);
+    }
+    const id = '6f1c2d3e-4b5a-4c6d-8e7f-0a1b2c3d4e5f';
+    const sessionsBefore = (await stack.daemon.json('GET', `/workspaces/${enc(stack.daemon.workspace)}/session-info`)).body.total;
+    for (const [method, path, body] of [
+      ['GET', '/standalone/session-options'],
+      ['POST', '/standalone/sessions', { sessionId: id }],
+      ['GET', '/standalone/sessions?size=20&archiveState=active'],
+      ['GET', `/standalone/sessions/${id}`],
+      ['POST', `/standalone/sessions/${id}/load`, {}],
+      ['POST', `/standalone/sessions/${id}/resume`, {}],
+      ['POST', `/standalone/sessions/${id}/repair-directory`, {}],
+      ['PATCH', `/standalone/sessions/${id}/metadata`, { displayName: 'x' }],
+      ['GET', `/standalone/sessions/${id}/export?format=markdown`],
+      ['POST', '/standalone/sessions/archive', { sessionIds: [id] }],
+      ['POST', '/standalone/sessions/unarchive', { sessionIds: [id] }],
+      ['POST', '/standalone/sessions/delete', { sessionIds: [id] }],
+      ['POST', `/standalone/sessions/${id}/fork`, {}],
+    ] as [string, string, unknown?][]) {
+      const res = await stack.daemon.json(method, path, body);
+      if (path.endsWith('/fork')) {
+        assert.equal(res.status, 404, 'a route qwen does not have is still a plain route miss');
+        assert.equal(res.body.code, 'route_not_found');
+        continue;
+      }
+      assert.equal(res.status, 501, `${method} ${path}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.code, 'not_supported');
+      assert.match(res.body.error, /every session belongs to a registered workspace/);
+    }
+    const after = (await stack.daemon.json('GET', `/workspaces/${enc(stack.daemon.workspace)}/session-info`)).body.total;
+    assert.equal(after, sessionsBefore, 'no refused create made a session');
   });
 
   test('an unknown workspace is still 404 workspace_not_found, for answers and refusals alike', async () => {
@@ -161,6 +225,24 @@ describe('the qwen Web Shell workspace routes', () => {
       const res = await stack.daemon.json(method!, path!, method === 'GET' || method === 'DELETE' ? undefined : {});
       assert.equal(res.status, 404, `${method} ${path}: ${JSON.stringify(res.body)}`);
       assert.equal(res.body.code, 'workspace_not_found', `${method} ${path}`);
+    }
+  });
+});
+
+describe('the qwen Web Shell workspace routes behind an owner token', () => {
+  let stack: Stack;
+  stackPerSuite((s) => (stack = s), { config: { token: 'owner-secret' } });
+
+  test('session-info and the standalone refusals answer only the owner token', async () => {
+    const ws = encodeURIComponent(stack.daemon.workspace);
+    for (const path of [`/workspaces/${ws}/session-info`, `/workspace/${ws}/session-info`, '/standalone/sessions', '/standalone/session-options']) {
+      const anonymous = await fetch(`${stack.daemon.url}${path}`);
+      assert.equal(anonymous.status, 401, path);
+      assert.equal(((await anonymous.json()) as { code: string }).code, 'unauthorized', path);
+      const wrong = await fetch(`${stack.daemon.url}${path}`, { headers: { authorization: 'Bearer not-the-token' } });
+      assert.equal(wrong.status, 401, path);
+      const owner = await stack.daemon.json('GET', path);
+      assert.equal(owner.status, path.includes('session-info') ? 200 : 501, `${path}: ${JSON.stringify(owner.body)}`);
     }
   });
 });

@@ -106,6 +106,13 @@ export async function listWorkspaceSessions(core: Core, ws: Workspace, request: 
   return { sessions: page, ...(next < rows.length ? { nextCursor: String(next) } : {}) };
 }
 
+/** qwen serve's `GET /workspace/{cwd}/session-info`: the workspace's stored sessions counted, with the live ones. */
+async function sessionInfo(core: Core, ws: Workspace) {
+  const rows = (await allStored(core)).filter(({ row }) => row.workspaceId === ws.id);
+  const live = rows.filter((r) => r.live).length;
+  return { active: rows.length, archived: 0, total: rows.length, live, expensive: true, cost: 'store_scan' };
+}
+
 export const webShellSessionListModule: HttpModule = {
   name: 'webshell-session-list',
   features: () => [],
@@ -118,6 +125,11 @@ export const webShellSessionListModule: HttpModule = {
       reply.header('Cache-Control', 'no-store');
       return listWorkspaceSessions(core, workspaceOf(core, request, 'cwd'), request);
     });
+
+    // How many sessions the workspace has (qwen's count panel): Berth archives nothing, and it reads
+    // every stored row as the list does, so it too says the answer is costly to poll.
+    app.get('/workspace/:cwd/session-info', async (request) => sessionInfo(core, workspaceOf(core, request, 'cwd')));
+    app.get('/workspaces/:cwd/session-info', async (request) => sessionInfo(core, workspaceOf(core, request, 'cwd')));
 
     // The sidebar's live badges: the workspace's live sessions. Berth keeps no catalogue version
     // (the list is polled whole), so it stays at 0 and never asks the client to drop its pages.

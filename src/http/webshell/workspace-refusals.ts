@@ -144,6 +144,9 @@ export const WORKSPACE_REFUSED: readonly Refusal[] = [
 
 const NO_REGISTRATION = 'Berth\'s workspaces are registered by its flags and config.json, not over HTTP';
 const NO_LIVE = NO_VOICE;
+const NO_SEARCH = 'Berth has no session search: GET /workspace/{cwd}/sessions lists them, newest activity first';
+const NO_STANDALONE =
+  'Berth has no standalone (projectless) sessions: every session belongs to a registered workspace; open one with POST /session (cwd) and list them with GET /workspaces/{cwd}/sessions';
 const NO_WRITES = 'Berth writes files only through a session\'s tools, under its approval mode: send a prompt';
 
 /** The daemon's own routes the Web Shell calls, refused the same way (full paths). */
@@ -169,7 +172,8 @@ export const DAEMON_REFUSED: readonly Refusal[] = [
   ['POST', '/workspaces/:cwd/file/upload', NO_WRITES],
   ['PATCH', '/workspaces/:cwd/session/:id/organization', NO_GROUPS],
   ['GET', '/workspaces/:cwd/session/:id/archive/export', 'Berth archives no sessions: GET /session/{id}/export exports one'],
-  ['GET', '/workspace/:cwd/sessions/search', 'Berth has no session search: GET /workspace/{cwd}/sessions lists them, newest activity first'],
+  ['GET', '/workspace/:cwd/sessions/search', NO_SEARCH],
+  ['GET', '/workspaces/:cwd/sessions/search', NO_SEARCH],
   ['POST', '/workspaces', NO_REGISTRATION],
   ['PATCH', '/workspaces/:cwd', NO_REGISTRATION],
   ['DELETE', '/workspaces/:cwd', NO_REGISTRATION],
@@ -189,6 +193,19 @@ export const DAEMON_REFUSED: readonly Refusal[] = [
   ['POST', '/live/setup', NO_LIVE],
   ['POST', '/live/setup/install', NO_LIVE],
   ['POST', '/live/setup/launch', NO_LIVE],
+  // The Web Shell calls these only when /capabilities advertises `standalone_sessions_v1`, which Berth does not.
+  ['GET', '/standalone/session-options', NO_STANDALONE],
+  ['POST', '/standalone/sessions', NO_STANDALONE],
+  ['GET', '/standalone/sessions', NO_STANDALONE],
+  ['GET', '/standalone/sessions/:id', NO_STANDALONE],
+  ['POST', '/standalone/sessions/:id/load', NO_STANDALONE],
+  ['POST', '/standalone/sessions/:id/resume', NO_STANDALONE],
+  ['POST', '/standalone/sessions/:id/repair-directory', NO_STANDALONE],
+  ['PATCH', '/standalone/sessions/:id/metadata', NO_STANDALONE],
+  ['GET', '/standalone/sessions/:id/export', NO_STANDALONE],
+  ['POST', '/standalone/sessions/archive', NO_STANDALONE],
+  ['POST', '/standalone/sessions/unarchive', NO_STANDALONE],
+  ['POST', '/standalone/sessions/delete', NO_STANDALONE],
 ];
 
 /** Both spellings of every workspace-level refusal, then the daemon-level ones. */
