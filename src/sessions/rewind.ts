@@ -33,7 +33,7 @@ export interface RewindResult extends RestoreReport {
 /** What a rewind works on; the session lends it (sessions/spawn.ts). */
 export interface RewindPorts {
   readonly sessionId: string;
-  readonly transcript: Pick<TranscriptRepository, 'all'>;
+  readonly transcript: Pick<TranscriptRepository, 'all' | 'ofKind' | 'lastSeq' | 'seqOf'>;
   readonly checkpoints: CheckpointBook;
   /** The session's tools without checkpointing: putting files back is not a new effect to undo. */
   readonly tools: SessionTools;
