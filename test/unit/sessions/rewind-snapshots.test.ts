@@ -7,20 +7,9 @@ import { openStore, type Store } from '../../../src/store/db.js';
 import { SqliteSessionRepository } from '../../../src/store/repos/sessions.js';
 import { SqliteTranscriptRepository } from '../../../src/store/repos/transcript.js';
 import type { NewTranscriptRecord } from '../../../src/transcript/records.js';
+import { seededRandom } from '../../support/fuzz.js';
 import { closedSessionRow } from '../../support/history.js';
 import { removeDir, tempDir } from '../../support/tmp.js';
-
-/** mulberry32: reproducible transcripts. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * The turn listing reads only the prompts and the rewinds; it must list exactly the prompts that
@@ -45,7 +34,7 @@ describe('rewind snapshots read by kind', () => {
 
   /** A session of random turns with rewinds to a prompt, to just after a turn, by a /rewind command, and to nowhere. */
   async function randomSession(seed: number): Promise<string> {
-    const rand = prng(seed);
+    const rand = seededRandom(seed);
     const sessionId = randomUUID();
     await sessions.insert(closedSessionRow(sessionId, 'ws', 1));
     const written: { recordId: string; kind: string; promptId: string | null }[] = [];
