@@ -30,6 +30,10 @@ describe('the qwen Web Shell workspace routes', () => {
       assert.deepEqual(groups.body, { groups: [], colorOptions: [] }, 'the sidebar asks under both spellings, always with the workspace');
     }
     assert.deepEqual((await stack.daemon.json('GET', '/extensions')).body, { v: 1, generation: 0, extensions: [] });
+    const pairing = await stack.daemon.json('POST', '/web-shell/pairing');
+    assert.equal(pairing.status, 200, JSON.stringify(pairing.body));
+    assert.deepEqual(pairing.body, { active: false }, 'Berth pairs no phones: qwen\'s answer when pairing is off');
+    assert.deepEqual((await stack.daemon.json('POST', '/web-shell/pairing', { address: '192.0.2.1' })).body, { active: false });
     const git = await stack.daemon.json('GET', '/workspace/git');
     assert.equal(git.status, 200);
     assert.equal(git.body.workspaceCwd, stack.daemon.workspace);
@@ -88,6 +92,7 @@ describe('the qwen Web Shell workspace routes', () => {
       ['PUT', '/extensions/e1/activation', { activation: 'enabled' }],
       ['GET', '/extensions/operations/op1'],
       ['POST', '/skills/enable', {}],
+      ['DELETE', '/skills/reviewer?scope=workspace'],
       ['GET', '/config/skills'],
       ['GET', '/permissions'],
       ['POST', '/permissions', { allow: ['x'] }],
@@ -233,16 +238,17 @@ describe('the qwen Web Shell workspace routes behind an owner token', () => {
   let stack: Stack;
   stackPerSuite((s) => (stack = s), { config: { token: 'owner-secret' } });
 
-  test('session-info and the standalone refusals answer only the owner token', async () => {
+  test('session-info, pairing and the standalone refusals answer only the owner token', async () => {
     const ws = encodeURIComponent(stack.daemon.workspace);
-    for (const path of [`/workspaces/${ws}/session-info`, `/workspace/${ws}/session-info`, '/standalone/sessions', '/standalone/session-options']) {
-      const anonymous = await fetch(`${stack.daemon.url}${path}`);
+    for (const path of [`/workspaces/${ws}/session-info`, `/workspace/${ws}/session-info`, '/standalone/sessions', '/standalone/session-options', '/web-shell/pairing']) {
+      const method = path === '/web-shell/pairing' ? 'POST' : 'GET';
+      const anonymous = await fetch(`${stack.daemon.url}${path}`, { method });
       assert.equal(anonymous.status, 401, path);
       assert.equal(((await anonymous.json()) as { code: string }).code, 'unauthorized', path);
-      const wrong = await fetch(`${stack.daemon.url}${path}`, { headers: { authorization: 'Bearer not-the-token' } });
+      const wrong = await fetch(`${stack.daemon.url}${path}`, { method, headers: { authorization: 'Bearer not-the-token' } });
       assert.equal(wrong.status, 401, path);
-      const owner = await stack.daemon.json('GET', path);
-      assert.equal(owner.status, path.includes('session-info') ? 200 : 501, `${path}: ${JSON.stringify(owner.body)}`);
+      const owner = await stack.daemon.json(method, path);
+      assert.equal(owner.status, path.startsWith('/standalone') ? 501 : 200, `${path}: ${JSON.stringify(owner.body)}`);
     }
   });
 });

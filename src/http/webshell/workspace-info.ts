@@ -24,6 +24,9 @@ export const webShellWorkspaceModule: HttpModule = {
     // (qwen's own answer when it has no status: `{v: 2, workspaceCwd, branch: null}`).
     app.get('/workspaces/:cwd/git', async (request, reply) => gitChip(workspaceOf(core, request, 'cwd'), reply));
 
+    // Berth pairs no phones: qwen's answer when pairing is off (the Web Shell then shows its local-control panel).
+    app.post('/web-shell/pairing', async (_request, reply) => (reply.header('Cache-Control', 'no-store'), { active: false }));
+
     // No custom brand: the client keeps its own (qwen answers `{}` when no brand is configured).
     app.get('/brand', async () => ({}));
 

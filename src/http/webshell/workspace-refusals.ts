@@ -72,6 +72,7 @@ export const WORKSPACE_REFUSED: readonly Refusal[] = [
   ['POST', '/skills/enable', NO_SKILLS],
   ['POST', '/skills/install', NO_SKILLS],
   ['POST', '/skills/:name/enable', NO_SKILLS],
+  ['DELETE', '/skills/:name', NO_SKILLS],
   ['GET', '/config/skills', NO_SKILLS],
   ['POST', '/config/skills/install', NO_SKILLS],
   ['POST', '/config/skills/:name/enable', NO_SKILLS],
