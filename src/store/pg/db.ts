@@ -198,10 +198,7 @@ export class PgDb implements Queryer {
     });
   }
 
-  /**
-   * `sql`'s rows, in a transaction that runs the statements `before` first (a LOCK, a write):
-   * one round trip when every value can be written in.
-   */
+  /** `sql`'s rows, in a transaction that runs the statements `before` (a LOCK, a write) first: one round trip when its values can be written in. */
   rowsAfter<R>(before: readonly string[], sql: string, params: readonly unknown[]): Promise<R[]> {
     const text = inlineParams(sql, params);
     if (!text) return this.transaction(async (q) => (await q.script(before.join(';\n')), q.rows<R>(sql, params)));

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import pg from 'pg';
 import { PgModuleTabRepository, TabsWithRows } from '../../../src/store/pg/module-tabs.js';
 import { PgSessionRepository } from '../../../src/store/pg/sessions.js';
 import { openPgStore, type PgStore } from '../../../src/store/pg/store.js';
+import { queriesOf } from '../../support/pg-queries.js';
 import { postgresMissing, startPostgres, type PostgresServer } from '../../support/postgres.js';
 import { NOW, session } from './cases/fixtures.js';
 
@@ -33,21 +33,6 @@ describe('tab numbers given with session rows', { skip: missing, timeout: 120_00
     await server?.stop();
   });
 
-  /** How many queries `work` sends on any pg client of this process. */
-  const queriesOf = async <T>(work: () => Promise<T>): Promise<{ count: number; result: T }> => {
-    const original = pg.Client.prototype.query;
-    let count = 0;
-    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-      count++;
-      return (original as (...a: unknown[]) => unknown).apply(this, args);
-    } as typeof original;
-    try {
-      const result = await work();
-      return { count, result };
-    } finally {
-      pg.Client.prototype.query = original;
-    }
-  };
 
   it('the row and the number go in one query, and the tab is then known without asking', async () => {
     const inserted = await queriesOf(() => sessions.insert(session('a', { workspaceId: 'wa' })));
