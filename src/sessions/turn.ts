@@ -44,11 +44,7 @@ export async function runPrompt(session: TurnPorts, entry: PromptEntry): Promise
   entry.startedAt = clock.now();
   entry.abort = new AbortController();
   session.started();
-  // Sent, not awaited: the model request need not wait a store round trip. The FIFO of the
-  // session's writes stores it before any later write, and the turn waits for it before a tool
-  // call and before settling: no tool runs for a start not stored, and its failure fails the turn.
-  const started = session.prompts.started(entry.promptId, entry.startedAt);
-  started.catch(() => undefined);
+  await session.prompts.started(entry.promptId, entry.startedAt);
   const stamp = { promptId: entry.promptId, originatorClientId: entry.originatorClientId };
 
   if (entry.waited) {
@@ -81,10 +77,7 @@ export async function runPrompt(session: TurnPorts, entry: PromptEntry): Promise
     signal: entry.abort.signal,
     tools: session.tools.definitions(session.guard()),
     emit,
-    callTool: async (call, options) => {
-      await started;
-      return callTool(session, originOf(entry), call, options?.announce === false ? () => {} : emit, options);
-    },
+    callTool: (call, options) => callTool(session, originOf(entry), call, options?.announce === false ? () => {} : emit, options),
     askPermission: (request) => decideAgentPermission(session, entry, request),
     // A turn a deadline already ended takes none: they wait for the next turn, or run as prompts.
     takeMidTurnMessages: () => (entry.settled ? [] : session.midTurn.drain(entry.promptId).map(midTurnContent)),
@@ -96,14 +89,12 @@ export async function runPrompt(session: TurnPorts, entry: PromptEntry): Promise
     const compact = command.name === 'compact' ? session.driver.compact?.bind(session.driver) : undefined;
     const answer = compact ? await compact(io).catch((err: unknown) => `/compact failed: ${asBerthError(err).message}`) : await runCommand(session.commands!, command, entry.originatorClientId);
     emit({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: answer }, _meta: { source: 'slash-command' } });
-    await started;
     session.settle(entry, { stopReason: 'end_turn' }, { usage: session.usage.endTurn() });
     return;
   }
 
   try {
-    // A turn whose start was not stored fails with the store's error, like any failure of its own.
-    const result = await session.driver.runTurn(io).finally(() => started);
+    const result = await session.driver.runTurn(io);
     const cancelled = entry.abort.signal.aborted && entry.cancelRequestedAt !== undefined;
     const stopReason = cancelled ? 'cancelled' : result.stopReason;
     const usage = session.usage.endTurn();

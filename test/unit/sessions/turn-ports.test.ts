@@ -13,7 +13,6 @@ import { fakeWorkspace } from '../../support/tools.js';
 import { UsageMeter } from '../../../src/sessions/usage.js';
 import { MemoryGrantRepository, SessionGrants } from '../../../src/sessions/grants.js';
 import { toolDef } from '../../support/turn-io.js';
-import { BerthError } from '../../../src/protocol/errors/index.js';
 
 /**
  * A turn runs on the ports its session lends it, so it can be driven here
@@ -42,7 +41,7 @@ const callingDriver: Pick<AgentDriver, 'runTurn'> = {
   },
 };
 
-async function ports(options: { ask: Resolution; remembered?: 'allow' | 'reject'; started?: () => Promise<void> }) {
+async function ports(options: { ask: Resolution; remembered?: 'allow' | 'reject' }) {
   const published: PublishInput[] = [];
   const asked: InteractionRequest[] = [];
   const grantStore = new MemoryGrantRepository();
@@ -79,7 +78,7 @@ async function ports(options: { ask: Resolution; remembered?: 'allow' | 'reject'
     log: silentLogger(),
     driver: callingDriver,
     tools,
-    prompts: { started: options.started ?? (async () => undefined) },
+    prompts: { started: async () => undefined },
     midTurn: { drain: () => [] },
     interactions: {
       ask: async (req) => {
@@ -130,20 +129,6 @@ describe('a turn on its ports', () => {
     assert.equal(p.asked.length, 0);
     assert.deepEqual(p.ran, []);
     assert.deepEqual(p.terminals, [{ stopReason: 'end_turn' }]);
-  });
-
-  test('a start the store refuses runs no tool and fails the turn with the store\'s error', async () => {
-    let refuse!: (err: unknown) => void;
-    const stored = new Promise<void>((_, reject) => (refuse = reject));
-    const p = await ports({ ask: { kind: 'allow_once', outcome: { outcome: 'selected', optionId: 'proceed_once' } }, started: () => stored });
-    const turn = runPrompt(p.turnPorts, entry());
-    // The start is sent, not awaited: the turn's first events go out while it is on its way.
-    await new Promise((r) => setImmediate(r));
-    refuse(new BerthError('storage_unavailable', 'the store is away'));
-    await turn;
-    assert.deepEqual(p.ran, [], 'no tool runs for a prompt whose start was not stored');
-    assert.equal(p.terminals.length, 1);
-    assert.equal((p.terminals[0] as { error?: { code?: string } }).error?.code, 'storage_unavailable');
   });
 
   test('a prompt already settled (its deadline passed) does not start', async () => {
