@@ -7,8 +7,9 @@
 //   node bench/cluster-ab.mjs <checkoutA> <checkoutB> [rounds]
 //
 // A checkout is a folder with a built dist/ (e.g. `git archive <commit>` + `npm run build`).
-// `BERTH_BENCH_PG_COMMIT=relaxed` and durability are as in bench/cluster.mjs. Prints, per target
-// and row, the median of every sample and the lowest block median (the least disturbed block).
+// `BERTH_BENCH_PG_COMMIT=relaxed` and durability are as in bench/cluster.mjs;
+// `BERTH_BENCH_AB_SERIAL=1` measures one request at a time (below). Prints, per target and row,
+// the median of every sample and the lowest block median (the least disturbed block).
 import { loadavg } from 'node:os';
 import { BLOCKS, forwardBlock } from './lib/cluster-blocks.mjs';
 import { balancer, bootCluster, bootSingle } from './lib/cluster-nodes.mjs';
@@ -16,7 +17,12 @@ import { startModel } from './lib/model.mjs';
 import { startNats } from './lib/nats.mjs';
 import { startPostgres } from './lib/postgres.mjs';
 
-const PLAN = { callers: 4, sessionsPerCaller: 10, promptSessions: 4, promptsPerSession: 5, forwardRequests: 50 };
+// BERTH_BENCH_AB_SERIAL=1: one caller and one session at a time, so a request's latency is its own
+// critical path (its round trips in series), not its place in a queue of concurrent ones.
+const SERIAL = process.env.BERTH_BENCH_AB_SERIAL === '1';
+const PLAN = SERIAL
+  ? { callers: 1, sessionsPerCaller: 20, promptSessions: 1, promptsPerSession: 10, forwardRequests: 50 }
+  : { callers: 4, sessionsPerCaller: 10, promptSessions: 4, promptsPerSession: 5, forwardRequests: 50 };
 const RELAXED = process.env.BERTH_BENCH_PG_COMMIT === 'relaxed';
 
 const median = (xs) => {
@@ -71,7 +77,7 @@ async function main([dirA, dirB, rounds = '5']) {
       console.error(`round ${round + 1}/${rounds}, load ${loads.at(-1)}`);
     }
     const ms = (x) => `${x.toFixed(2)} ms`;
-    console.log(`A = ${dirA}\nB = ${dirB}\nPostgreSQL durability on${RELAXED ? ', databases at synchronous_commit=off' : ''}; 1-minute load per round: ${loads.join(' ')}`);
+    console.log(`A = ${dirA}\nB = ${dirB}\nPostgreSQL durability on${RELAXED ? ', databases at synchronous_commit=off' : ''}${SERIAL ? ', one caller and one session at a time' : ''}; 1-minute load per round: ${loads.join(' ')}`);
     console.log('target    POST /session median (best block)   prompt→turn_complete median (best block)   forwarding: owner / via other / difference (best block)');
     for (const t of targets) {
       const s = samples.get(t.label);

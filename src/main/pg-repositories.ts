@@ -8,7 +8,7 @@ import type { PgDb } from '../store/pg/db.js';
 import { PgGatewayCallRepository } from '../store/pg/gateway-calls.js';
 import { PgMetaRepository } from '../store/pg/meta.js';
 import { PgModuleInboxRepository } from '../store/pg/module-inbox.js';
-import { PgModuleTabRepository } from '../store/pg/module-tabs.js';
+import { PgModuleTabRepository, TabsWithRows } from '../store/pg/module-tabs.js';
 import { PgPermissionGrantRepository } from '../store/pg/permission-grants.js';
 import { PgPromptRepository } from '../store/pg/prompts.js';
 import { PgReceiptRepository } from '../store/pg/receipts.js';
@@ -24,14 +24,16 @@ import type { Repositories } from './repositories.js';
  * node's, in a cluster.
  */
 export function postgresRepositories(db: PgDb, nodeId: string | null = null): Repositories {
+  // The daemon opens every session it creates as a tab: its row's write gives it its number.
+  const tabs = new TabsWithRows();
   return {
-    sessions: new PgSessionRepository(db),
+    sessions: new PgSessionRepository(db, tabs),
     transcript: new PgTranscriptRepository(db),
     prompts: new PgPromptRepository<PromptTerminal>(db),
     receipts: new PgReceiptRepository<ToolOutcome>(db),
     tokens: new PgTokenRepository<Policy>(db),
     meta: new PgMetaRepository(db),
-    moduleTabs: new PgModuleTabRepository(db),
+    moduleTabs: new PgModuleTabRepository(db, tabs),
     moduleInbox: new PgModuleInboxRepository<MessageKind>(db),
     gatewayCalls: new PgGatewayCallRepository(db, nodeId),
     grants: new PgPermissionGrantRepository<GrantScope, 'allow' | 'reject'>(db),

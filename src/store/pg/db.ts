@@ -198,12 +198,12 @@ export class PgDb implements Queryer {
     });
   }
 
-  /** `sql`'s rows, in a transaction that runs `before` (a LOCK) first: one round trip when its values can be written in. */
-  rowsAfter<R>(before: string, sql: string, params: readonly unknown[]): Promise<R[]> {
+  /** `sql`'s rows, in a transaction that runs the statements `before` (a LOCK, a write) first: one round trip when its values can be written in. */
+  rowsAfter<R>(before: readonly string[], sql: string, params: readonly unknown[]): Promise<R[]> {
     const text = inlineParams(sql, params);
-    if (!text) return this.transaction(async (q) => (await q.script(before), q.rows<R>(sql, params)));
+    if (!text) return this.transaction(async (q) => (await q.script(before.join(';\n')), q.rows<R>(sql, params)));
     const fence = this.fenceOf();
-    return this.batcher.add(fence, `${before};\n${text}`, false, 2).then((r) => r.rows as R[]);
+    return this.batcher.add(fence, [...before, text].join(';\n'), false, before.length + 1).then((r) => r.rows as R[]);
   }
 
   /** BEGIN, the flush request of a promised unit and the lease check travel with the work's first statement. */

@@ -7,12 +7,15 @@ type Tab = { tab: number; workspaceId: string };
 const findTab = async (q: Queryer, sessionId: string): Promise<Tab | undefined> =>
   (await q.rows<Tab>('SELECT tab, workspace_id AS "workspaceId" FROM module_tabs WHERE session_id = $1', [sessionId]))[0];
 
+/** SQLite's BEGIN IMMEDIATE: another daemon's assign waits, so MAX(tab) + 1 is not handed out twice. */
+export const LOCK_TABS = 'LOCK TABLE module_tabs IN SHARE ROW EXCLUSIVE MODE';
+
 /**
  * The session's tab if it has one, else the next number of its workspace, inserted: one round
  * trip for what was a look, a count and an insert. HAVING keeps the aggregate from making a row
- * when the session already has its tab.
+ * when the session already has its tab. Parameters: session id, workspace id, time.
  */
-const ASSIGN_TAB = `WITH found AS (SELECT tab FROM module_tabs WHERE session_id = $1),
+export const ASSIGN_TAB = `WITH found AS (SELECT tab FROM module_tabs WHERE session_id = $1),
   added AS (
     INSERT INTO module_tabs (session_id, workspace_id, tab, created_at)
     SELECT $1, $2, COALESCE(MAX(tab), 0) + 1, $3 FROM module_tabs WHERE workspace_id = $2
@@ -21,9 +24,39 @@ const ASSIGN_TAB = `WITH found AS (SELECT tab FROM module_tabs WHERE session_id 
   )
 SELECT tab FROM found UNION ALL SELECT tab FROM added`;
 
+/** Sessions this process gave their tab number with their row, until it asks for that number. */
+const UNCLAIMED_LIMIT = 1024;
+
+/**
+ * Tab numbers handed out in the transaction of a new session's row (`PgSessionRepository`), so
+ * that the daemon opening the session as a tab gets its number without a round trip of its own,
+ * awaited after the row's. Kept only until asked for; a session never opened (its creation
+ * failed after the row) is forgotten once many others are waiting.
+ */
+export class TabsWithRows {
+  private readonly given = new Map<string, Tab>();
+
+  gave(sessionId: string, tab: Tab): void {
+    this.given.set(sessionId, tab);
+    if (this.given.size > UNCLAIMED_LIMIT) this.given.delete(this.given.keys().next().value!);
+  }
+
+  /** The number given with the session's row in this workspace, once. */
+  take(sessionId: string, workspaceId: string): number | undefined {
+    const tab = this.given.get(sessionId);
+    if (tab === undefined || tab.workspaceId !== workspaceId) return undefined;
+    this.given.delete(sessionId);
+    return tab.tab;
+  }
+}
+
 /** Tab numbers and module-token hashes in PostgreSQL. */
 export class PgModuleTabRepository implements Async<SqliteModuleTabRepository> {
-  constructor(private readonly db: PgDb) {}
+  constructor(
+    private readonly db: PgDb,
+    /** Numbers the session rows' writes gave (a daemon whose every session is a tab); none in the repository suite. */
+    private readonly withRows?: TabsWithRows,
+  ) {}
 
   find(sessionId: string): Promise<Tab | undefined> {
     return this.db.unit((q) => findTab(q, sessionId));
@@ -31,10 +64,9 @@ export class PgModuleTabRepository implements Async<SqliteModuleTabRepository> {
 
   /** The session's tab, given the next free number of its workspace on first ask. */
   assign(sessionId: string, workspaceId: string, now: number): Promise<number> {
-    // SQLite's BEGIN IMMEDIATE: another daemon's assign waits, so MAX(tab) + 1 is not handed out twice.
-    return this.db
-      .rowsAfter<{ tab: number }>('LOCK TABLE module_tabs IN SHARE ROW EXCLUSIVE MODE', ASSIGN_TAB, [sessionId, workspaceId, now])
-      .then(([row]) => row!.tab);
+    const given = this.withRows?.take(sessionId, workspaceId);
+    if (given !== undefined) return Promise.resolve(given);
+    return this.db.rowsAfter<{ tab: number }>([LOCK_TABS], ASSIGN_TAB, [sessionId, workspaceId, now]).then(([row]) => row!.tab);
   }
 
   async sessionsForToken(hash: string): Promise<string[]> {

@@ -1,25 +1,40 @@
 import type { Async } from '../async.js';
 import type { SqliteSessionRepository, StoredSession, StoredSessionPatch } from '../repos/sessions.js';
 import type { PgDb } from './db.js';
+import { ASSIGN_TAB, LOCK_TABS, type TabsWithRows } from './module-tabs.js';
+import { inlineParams } from './one-shot.js';
 import { type Raw, PATCH_COLUMNS, json, fromRaw } from '../repos/sessions.js';
 
 const COLUMNS =
   'id, workspace_id, scope, created_at, updated_at, display_name, title_source, prs, model_id, approval_mode, ' +
   'source_type, source_id, worktree, branch, current_cwd, closed_at, close_reason';
+const INSERT = `INSERT INTO sessions (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`;
 
 /** Sessions in PostgreSQL; `rowid` (dialect.ts) stands for SQLite's rowid as the paging position. */
 export class PgSessionRepository implements Async<SqliteSessionRepository> {
-  constructor(private readonly db: PgDb) {}
+  constructor(
+    private readonly db: PgDb,
+    /**
+     * A daemon opens every new session as a tab right after storing its row: the row's transaction
+     * then gives it its tab number too (docs/store.md, Round trips), one round trip where the tab
+     * number was a second one awaited after the first. Absent, a row is only a row.
+     */
+    private readonly tabs?: TabsWithRows,
+  ) {}
 
   async insert(row: StoredSession): Promise<void> {
-    await this.db.run(
-      `INSERT INTO sessions (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
-      [
-        row.id, row.workspaceId, row.scope, row.createdAt, row.updatedAt, row.displayName, row.titleSource, JSON.stringify(row.prs),
-        row.modelId, row.approvalMode, row.sourceType, row.sourceId, json(row.worktree), json(row.branch), row.currentCwd,
-        row.closedAt, row.closeReason,
-      ],
-    );
+    const params = [
+      row.id, row.workspaceId, row.scope, row.createdAt, row.updatedAt, row.displayName, row.titleSource, JSON.stringify(row.prs),
+      row.modelId, row.approvalMode, row.sourceType, row.sourceId, json(row.worktree), json(row.branch), row.currentCwd,
+      row.closedAt, row.closeReason,
+    ];
+    const written = this.tabs && inlineParams(INSERT, params);
+    if (!written) {
+      await this.db.run(INSERT, params);
+      return;
+    }
+    const [given] = await this.db.rowsAfter<{ tab: number }>([written, LOCK_TABS], ASSIGN_TAB, [row.id, row.workspaceId, row.createdAt]);
+    this.tabs!.gave(row.id, { tab: given!.tab, workspaceId: row.workspaceId });
   }
 
   async get(id: string): Promise<StoredSession | undefined> {

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import pg from 'pg';
 import { currentFence, runFenced } from '../../../src/cluster/fence.js';
 import { LeaseKeeper } from '../../../src/cluster/leases.js';
 import { silentLogger } from '../../../src/log.js';
 import { LeaseLostError, PgDb } from '../../../src/store/pg/db.js';
 import { PgLeaseRepository } from '../../../src/store/pg/leases.js';
+import { queriesOf } from '../../support/pg-queries.js';
 import { postgresMissing, startPostgres, type PostgresServer } from '../../support/postgres.js';
 
 /**
@@ -40,21 +40,6 @@ describe('group commit of the PostgreSQL write connection', { skip: missing, tim
     await server?.stop();
   });
 
-  /** How many queries `work` sends on any pg client of this process. */
-  const queriesOf = async <T>(work: () => Promise<T>): Promise<{ count: number; result: T }> => {
-    const original = pg.Client.prototype.query;
-    let count = 0;
-    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-      count++;
-      return (original as (...a: unknown[]) => unknown).apply(this, args);
-    } as typeof original;
-    try {
-      const result = await work();
-      return { count, result };
-    } finally {
-      pg.Client.prototype.query = original;
-    }
-  };
   const insert = (sessionId: string, key: string) => runFenced(node.fence(sessionId), () => db.run('INSERT INTO t (k) VALUES ($1)', [key]));
   const keys = async (prefix: string) => (await db.rows<{ k: string }>('SELECT k FROM t WHERE k LIKE $1 ORDER BY k', [`${prefix}%`])).map((r) => r.k);
 
