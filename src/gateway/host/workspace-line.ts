@@ -115,14 +115,12 @@ export class WorkspaceLine {
       if (!call.abandoned) call.settle({ ok: true, result: frame.result });
       return this.pump();
     }
-    // docs/gateway.md: the result is stored before the caller is told it.
-    this.deps.writes.run(() => this.deps.journal.answer(call.id, frame.result, this.deps.clock.now())).then(
-      (delivered) => delivered && !call.abandoned && call.settle({ ok: true, result: frame.result }),
-      (err: unknown) => {
-        this.deps.log.error({ err, callId: call.id }, 'gateway journal write failed');
-        call.settle({ ok: false, error: sentAndLost(call, 'its result could not be recorded') });
-      },
-    );
+    // The caller is told at once and the row follows once this turn's I/O is out (docs/gateway.md,
+    // B's journal): the caller's own receipt, written before its outcome goes anywhere, is what keeps
+    // the effect once-only; this row only closes the channel's record of the call.
+    if (!call.abandoned) call.settle({ ok: true, result: frame.result });
+    const at = this.deps.clock.now();
+    this.deps.writes.submitAfterTurn('gateway journal write', () => this.deps.journal.answer(call.id, frame.result, at));
     this.pump();
   }
 
@@ -176,10 +174,12 @@ export class WorkspaceLine {
       const channel = this.pickChannel();
       call.tokenId = channel.tokenId;
       this.bind(call, channel);
-      // A read has no effect to settle after a crash, so it is not journaled: two store writes
-      // per read were most of the channel's own cost (issue 17). It still leaves behind the frames before it.
+      // A read has no effect to settle after a crash, so it is not journaled. It still leaves behind
+      // the frames before it: while a journaled call waits for its row, the read queues behind it;
+      // with nothing queued it goes now, without a round of promises for an empty write.
       if (!call.effectful) {
-        void this.deps.writes.run(async () => undefined).then(() => this.sendOnce(call, channel));
+        if (this.deps.writes.idle) channel.link.send(call.frame);
+        else void this.deps.writes.run(async () => undefined).then(() => this.sendOnce(call, channel));
         continue;
       }
       // Journaled before the frame leaves, so a restart knows it may have been sent.

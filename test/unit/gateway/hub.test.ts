@@ -99,6 +99,34 @@ describe('ChannelHub', () => {
     assert.equal(await journal.find(frame.id), undefined);
   });
 
+  test('a read leaves at once when no journal row is being written, and behind a write whose row is', async () => {
+    const a = openChannel();
+    await hub.written();
+    void call('workspace_read', false).catch(() => undefined);
+    assert.equal(a.link.sent.length, 1, 'nothing to wait for: sent in the same turn');
+    void call('workspace_write', true).catch(() => undefined);
+    void call('workspace_read', false).catch(() => undefined);
+    assert.equal(a.link.sent.length, 1, 'the write waits for its row, and the read behind it');
+    await hub.written();
+    assert.deepEqual(
+      a.link.sent.map((f) => f.tool),
+      ['workspace_read', 'workspace_write', 'workspace_read'],
+    );
+  });
+
+  test("a write's result reaches its caller before its journal row is closed, and written() waits for the row", async () => {
+    const a = openChannel();
+    const pending = call();
+    await hub.written();
+    const frame = a.link.sent[0];
+    answer(a, frame, { done: true });
+    assert.equal(await pending, JSON.stringify({ done: true }));
+    assert.equal((await journal.find(frame.id))?.state, 'sent', 'recorded after this turn, off the caller\'s path');
+    await hub.written();
+    const row = await journal.find(frame.id);
+    assert.deepEqual({ state: row?.state, result: row?.result }, { state: 'answered', result: JSON.stringify({ done: true }) });
+  });
+
   test('a new call goes to the channel with the fewest unanswered calls, ties to the longest open', async () => {
     const a = openChannel();
     const b = openChannel();
