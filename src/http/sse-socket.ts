@@ -30,7 +30,7 @@ function drainOf(emitter: ServerResponse | NonNullable<ServerResponse['socket']>
 
 /**
  * The cheapest safe way to write an SSE stream's frames. `res.write` frames every call as a
- * chunk of its own (size line, data, CRLF: three writes into a corked socket, a writev when it
+ * chunk of its own (size, CRLF, data, CRLF: four writes into a corked socket, a writev when it
  * uncorks on the next tick), which is most of what one event's fan-out to 64 subscribers costs
  * besides the system calls. When the response has handed all it holds to its socket, the frame
  * goes to the socket directly as one ready-made chunk, shared by every subscriber: one write,

@@ -54,9 +54,10 @@ const SSE_HEARTBEAT_BYTES = Buffer.from(SSE_HEARTBEAT, 'latin1');
  * Writes one subscription to an HTTP response as an SSE stream (docs/client-api.md §7.2-7.3)
  * and resolves when the stream is over. Headers go out at once, before any
  * event exists (the SDK times the connect by them). Frames are written as the
- * subscription is offered them, inside the publisher's call; when the socket pushes back, the writer waits for
- * `drain` rather than buffering — the subscriber's bounded queue is the only
- * backlog, and the bus evicts it when it overflows. A client that disconnects
+ * subscription is offered them, inside the publisher's call; when the socket
+ * pushes back, the writer waits for `drain` rather than buffering — the
+ * subscriber's bounded queue is the only backlog, and the bus evicts it when it
+ * overflows. A client that disconnects
  * closes its subscription; a terminal frame ends the response.
  */
 export function streamSubscription(
@@ -85,6 +86,7 @@ export function streamSubscription(
   let finished = false;
   let reading = false;
   let cancelDrainWait: (() => void) | undefined;
+  let endGrace: NodeJS.Timeout | undefined;
   let resolveDone!: () => void;
   const done = new Promise<void>((resolve) => (resolveDone = resolve));
 
@@ -138,7 +140,6 @@ export function streamSubscription(
     }
   };
 
-  let endGrace: NodeJS.Timeout | undefined;
   const onClose = () => {
     gone = true;
     finish();
