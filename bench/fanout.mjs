@@ -6,10 +6,10 @@
 // as Node can).
 //
 // The streams are read cheaply on purpose: a frame's arrival is the time its chunk came off the
-// socket, and only its `id:` line is read, so the client's own work adds as little as it can to
-// the spread. All 64 streams share this process, so a spread is never below what one event loop
+// socket, read from a bare TCP socket (no HTTP parser), and only its `id:` line is looked for, so
+// the client's own work adds as little as it can to the spread. All 64 streams share this process, so a spread is never below what one event loop
 // takes to take 64 sockets' chunks in turn; that cost is the same for every daemon.
-import http from 'node:http';
+import net from 'node:net';
 import { keepAliveClient } from './lib/http-client.mjs';
 import { formatTable } from './lib/report.mjs';
 import { createSession } from './lib/session-steps.mjs';
@@ -35,36 +35,68 @@ const CHUNK_CHARS = 20;
 const CHUNK_DELAY_MS = 15;
 const TURN_TIMEOUT_MS = 60_000;
 
-/** A stream read for arrival times only: `arrivals` maps a frame id to the hrtime its chunk arrived. */
+/**
+ * Finds, in a stream's text as it comes off the socket, the ids of the frames whose `id:` line is
+ * whole and the `turn_complete` frames, calling `onId(id)` and `onTurn()` for each. A line cut
+ * between two reads is kept for the next. It looks only for a newline followed by `id: ` or
+ * `event: turn_complete`: the HTTP chunk-size lines between frames never start that way.
+ */
+export function frameScanner(onId, onTurn) {
+  let carry = '';
+  return (chunk) => {
+    const text = carry + chunk;
+    const cut = text.lastIndexOf('\n');
+    carry = cut < 0 ? text : text.slice(cut);
+    for (let at = text.indexOf('\nid: '); at >= 0 && at < cut; at = text.indexOf('\nid: ', at + 5)) {
+      onId(text.slice(at + 5, text.indexOf('\n', at + 5)));
+    }
+    for (let at = text.indexOf(TURN_LINE); at >= 0 && at < cut; at = text.indexOf(TURN_LINE, at + 1)) onTurn();
+  };
+}
+const TURN_LINE = '\nevent: turn_complete\n';
+
+/**
+ * A stream read for arrival times only: `arrivals` maps a frame id to the hrtime its bytes came
+ * off the socket. A bare TCP socket, not node:http, whose parser and stream machinery cost the
+ * client tens of microseconds per socket: 64 of them would be most of a spread, whoever served it.
+ */
 function openLightStream(baseUrl, sessionId) {
   const target = new URL(baseUrl);
   return new Promise((resolve, reject) => {
-    const req = http.request({ agent: false, host: target.hostname, port: target.port, path: `/session/${encodeURIComponent(sessionId)}/events`, headers: { accept: 'text/event-stream' } });
-    req.on('error', reject);
-    req.on('response', (res) => {
-      if (res.statusCode !== 200) {
-        res.resume();
-        reject(new Error(`GET /session/:id/events -> ${res.statusCode}`));
+    const socket = net.connect(Number(target.port), target.hostname);
+    const stream = { arrivals: new Map(), turnsDone: 0, onTurn: () => {}, close: () => socket.destroy() };
+    let at = 0n;
+    const scan = frameScanner(
+      (id) => {
+        if (!stream.arrivals.has(id)) stream.arrivals.set(id, at);
+      },
+      () => {
+        stream.turnsDone += 1;
+        stream.onTurn();
+      },
+    );
+    let head = '';
+    socket.on('error', reject);
+    socket.on('connect', () => {
+      const path = `/session/${encodeURIComponent(sessionId)}/events`;
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: ${target.host}\r\nAccept: text/event-stream\r\n\r\n`);
+    });
+    socket.on('data', (bytes) => {
+      at = process.hrtime.bigint();
+      if (head === undefined) return scan(bytes.toString('latin1'));
+      head += bytes.toString('latin1');
+      const end = head.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      if (!/^HTTP\/1\.1 200 /.test(head)) {
+        socket.destroy();
+        reject(new Error(`GET /session/:id/events -> ${head.slice(0, head.indexOf('\r\n'))}`));
         return;
       }
-      const stream = { arrivals: new Map(), turnsDone: 0, onTurn: () => {}, close: () => req.destroy() };
-      let carry = '';
-      res.setEncoding('utf8');
-      res.on('data', (text) => {
-        const at = process.hrtime.bigint();
-        const whole = carry + text;
-        const cut = whole.lastIndexOf('\n');
-        carry = whole.slice(cut + 1);
-        const lines = whole.slice(0, cut + 1);
-        for (const m of lines.matchAll(/^id: ?(\S+)$/gm)) if (!stream.arrivals.has(m[1])) stream.arrivals.set(m[1], at);
-        for (const _ of lines.matchAll(/^event: ?turn_complete$/gm)) {
-          stream.turnsDone += 1;
-          stream.onTurn();
-        }
-      });
+      const body = head.slice(end + 2);
+      head = undefined;
       resolve(stream);
+      scan(body);
     });
-    req.end();
   });
 }
 

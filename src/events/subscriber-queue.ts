@@ -38,7 +38,9 @@ const COMPACT_AFTER = 1024;
  * either pushes one `slow_client_warning` (re-armed when both are back to
  * 37.5 %), and an event that would overflow either ends this subscriber with
  * `client_evicted` (its backlog released) instead of growing memory. The
- * publisher never waits here: `offer()` is synchronous and O(1).
+ * publisher never waits here: `offer()` is synchronous and O(1). A reader that
+ * registered `onReadable` is called right inside `offer()`; while it can write,
+ * it takes each frame at once and the backlog stays empty.
  */
 export class SubscriberQueue implements Subscription {
   readonly id: string;
@@ -55,6 +57,7 @@ export class SubscriberQueue implements Subscription {
   private phase: 'open' | 'ending' | 'ended' = 'open';
   private attached = true;
   private waiter: ((frame: EventFrame | null) => void) | undefined;
+  private readable: (() => void) | undefined;
   readonly detached: Promise<void>;
   private markDetached!: () => void;
 
@@ -91,14 +94,23 @@ export class SubscriberQueue implements Subscription {
   }
 
   nextFrame(): Promise<EventFrame | null> {
-    if (this.waiter) throw new BerthError('internal_error', 'A subscription has one reader at a time');
-    const frame = this.take();
+    if (this.waiter || this.readable) throw new BerthError('internal_error', 'A subscription has one reader at a time');
+    const frame = this.takeFrame();
     if (frame !== undefined) return Promise.resolve(frame);
-    if (this.phase !== 'open') {
-      this.phase = 'ended';
-      return Promise.resolve(null);
-    }
     return new Promise((resolve) => (this.waiter = resolve));
+  }
+
+  takeFrame(): EventFrame | null | undefined {
+    const frame = this.take();
+    if (frame !== undefined) return frame;
+    if (this.phase === 'open') return undefined;
+    this.phase = 'ended';
+    return null;
+  }
+
+  onReadable(listener: () => void): void {
+    if (this.waiter || this.readable) throw new BerthError('internal_error', 'A subscription has one reader at a time');
+    this.readable = listener;
   }
 
   async next(): Promise<EventEnvelope | null> {
@@ -114,6 +126,7 @@ export class SubscriberQueue implements Subscription {
     this.liveCount = 0;
     this.liveBytes = 0;
     this.detach();
+    this.readable = undefined;
     const waiter = this.waiter;
     this.waiter = undefined;
     waiter?.(null);
@@ -222,6 +235,7 @@ export class SubscriberQueue implements Subscription {
   }
 
   private wake(): void {
+    if (this.readable) return this.readable();
     const waiter = this.waiter;
     if (!waiter) return;
     const frame = this.take();

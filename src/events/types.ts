@@ -61,6 +61,18 @@ export interface Subscription {
   /** Like `next()`, with the frame's shared serialization, so writers never re-serialize. */
   nextFrame(): Promise<EventFrame | null>;
   /**
+   * `nextFrame()` without waiting: the next frame, null once the subscription has ended, or
+   * undefined when nothing is queued yet. For a writer that reads in `onReadable`.
+   */
+  takeFrame(): EventFrame | null | undefined;
+  /**
+   * Calls `listener` synchronously, inside the publisher's call, whenever a frame becomes
+   * available or the subscription ends (evicted, bus closed), so one event reaches every
+   * subscriber's socket in the publisher's own pass instead of a promise per subscriber.
+   * The listener must not throw and must not wait; it reads with `takeFrame()`.
+   */
+  onReadable(listener: () => void): void;
+  /**
    * Settles once the subscription takes no more events (evicted, bus closed, or
    * closed by its reader), so a writer stuck on a full socket learns it should
    * finish up rather than wait for a client that may never read again.

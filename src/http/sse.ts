@@ -6,6 +6,7 @@ import { SSE_END_GRACE_MS, SSE_HEARTBEAT_MS } from './limits.js';
 import { asBerthError } from '../protocol/errors/index.js';
 import { CONTROL_TYPES, controlFrame } from '../events/envelope.js';
 import { SSE_HEARTBEAT, SSE_PREAMBLE, encodeFrame, frameBytes } from '../net/sse-encode.js';
+import { sseSink } from './sse-socket.js';
 import type { EventBusStats } from '../events/stats.js';
 import type { SubscribeOptions, Subscription } from '../events/types.js';
 import { parseEventStreamRequest, subscribeOptionsOf, type EventStreamRequest, type QueryValues } from './sse-request.js';
@@ -47,13 +48,16 @@ function rawResponse(target: FastifyReply | ServerResponse): { res: ServerRespon
   return { res: target.raw, inherited };
 }
 
+const SSE_HEARTBEAT_BYTES = Buffer.from(SSE_HEARTBEAT, 'latin1');
+
 /**
  * Writes one subscription to an HTTP response as an SSE stream (docs/client-api.md §7.2-7.3)
  * and resolves when the stream is over. Headers go out at once, before any
  * event exists (the SDK times the connect by them). Frames are written as the
- * subscription yields them; when the socket pushes back, the writer waits for
- * `drain` rather than buffering — the subscriber's bounded queue is the only
- * backlog, and the bus evicts it when it overflows. A client that disconnects
+ * subscription is offered them, inside the publisher's call; when the socket
+ * pushes back, the writer waits for `drain` rather than buffering — the
+ * subscriber's bounded queue is the only backlog, and the bus evicts it when it
+ * overflows. A client that disconnects
  * closes its subscription; a terminal frame ends the response.
  */
 export function streamSubscription(
@@ -76,22 +80,69 @@ export function streamSubscription(
   res.flushHeaders();
   res.write(SSE_PREAMBLE);
   options.stats?.streamOpened();
+  const sink = sseSink(res);
 
   let gone = false;
-  let waitingForDrain = false;
-  let wakeDrain: (() => void) | undefined;
+  let finished = false;
+  let reading = false;
+  let cancelDrainWait: (() => void) | undefined;
+  let endGrace: NodeJS.Timeout | undefined;
+  let resolveDone!: () => void;
+  const done = new Promise<void>((resolve) => (resolveDone = resolve));
 
   const heartbeat = setInterval(() => {
     // While the socket is full a heartbeat would only add to its buffer; the client is not reading anyway.
-    if (!gone && !waitingForDrain) res.write(SSE_HEARTBEAT);
+    if (!gone && !cancelDrainWait) sink.write(SSE_HEARTBEAT_BYTES);
   }, options.heartbeatMs ?? SSE_HEARTBEAT_MS);
 
-  let endGrace: NodeJS.Timeout | undefined;
+  const finish = () => {
+    if (finished) return;
+    finished = true;
+    clearInterval(heartbeat);
+    clearTimeout(endGrace);
+    cancelDrainWait?.();
+    subscription.close();
+    options.stats?.streamClosed();
+    if (!gone) res.end();
+    resolveDone();
+  };
+
+  // Runs inside the publisher's call (onReadable) for every frame: no promise, no queueing while the
+  // socket takes it. When the socket pushes back, the writer waits for `drain` rather than buffering;
+  // the subscriber's bounded queue is the only backlog, and the bus evicts it when it overflows.
+  const readOn = () => {
+    if (reading || finished || cancelDrainWait) return;
+    reading = true;
+    try {
+      for (;;) {
+        if (gone) return finish();
+        const frame = subscription.takeFrame();
+        if (frame === undefined) return;
+        if (frame === null) return finish();
+        if (!sink.write(frameBytes(frame))) {
+          cancelDrainWait = sink.whenDrained(() => {
+            cancelDrainWait = undefined;
+            readOn();
+          });
+          return;
+        }
+      }
+    } catch (err) {
+      // docs/client-api.md §7.5: a failure while streaming ends this stream with an id-less stream_error.
+      if (!gone) {
+        const error = asBerthError(err);
+        const frame = controlFrame(CONTROL_TYPES.streamError, { error: error.message, errorKind: error.errorKind ?? error.code }, clock.now());
+        sink.write(Buffer.from(encodeFrame(frame), 'utf8'));
+      }
+      finish();
+    } finally {
+      reading = false;
+    }
+  };
+
   const onClose = () => {
     gone = true;
-    clearTimeout(endGrace);
-    subscription.close();
-    wakeDrain?.();
+    finish();
   };
   res.on('close', onClose);
   // A client that left while its request was being routed closed the response before this listener
@@ -99,50 +150,16 @@ export function streamSubscription(
   if (res.destroyed || !res.socket || res.socket.destroyed) onClose();
   // An ended subscription has nothing more to give; if the client will not take what is left, let it go.
   void subscription.detached.then(() => {
-    if (gone) return;
+    if (gone || finished) return;
     endGrace = setTimeout(() => res.destroy(), options.endGraceMs ?? SSE_END_GRACE_MS);
     endGrace.unref();
   });
 
-  const drained = () =>
-    new Promise<void>((resolve) => {
-      waitingForDrain = true;
-      wakeDrain = () => {
-        res.off('drain', wakeDrain!);
-        waitingForDrain = false;
-        wakeDrain = undefined;
-        resolve();
-      };
-      res.on('drain', wakeDrain);
-    });
-
-  const pump = async () => {
-    try {
-      for (;;) {
-        const frame = await subscription.nextFrame();
-        if (frame === null || gone) return;
-        if (!res.write(frameBytes(frame))) await drained();
-        if (gone) return;
-      }
-    } catch (err) {
-      // docs/client-api.md §7.5: a failure while streaming ends this stream with an id-less stream_error.
-      if (!gone) {
-        const error = asBerthError(err);
-        res.write(
-          encodeFrame(
-            controlFrame(CONTROL_TYPES.streamError, { error: error.message, errorKind: error.errorKind ?? error.code }, clock.now()),
-          ),
-        );
-      }
-    }
-  };
-
-  return pump().finally(() => {
-    clearInterval(heartbeat);
-    subscription.close();
-    options.stats?.streamClosed();
-    if (!gone) res.end();
-  });
+  if (!finished) {
+    subscription.onReadable(readOn);
+    readOn();
+  }
+  return done;
 }
 
 /**

@@ -241,9 +241,13 @@ describe('SSE writer on a plain node:http response', () => {
       id: 'sub',
       epoch: 'epoch-1',
       detached: new Promise<void>((r) => (detach = r)),
-      async nextFrame() {
+      takeFrame() {
         if (reads++ === 0) return first;
         throw new Error('boom');
+      },
+      onReadable() {},
+      async nextFrame() {
+        return this.takeFrame() ?? null;
       },
       async next() {
         return (await this.nextFrame())?.envelope ?? null;

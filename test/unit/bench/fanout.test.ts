@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 
-const { spreads } = (await import(new URL('../../../bench/fanout.mjs', import.meta.url).href)) as { spreads: (d: unknown) => number[] };
+const { spreads, frameScanner } = (await import(new URL('../../../bench/fanout.mjs', import.meta.url).href)) as {
+  spreads: (d: unknown) => number[];
+  frameScanner: (onId: (id: string) => void, onTurn: () => void) => (text: string) => void;
+};
 
 const ms = (n: number) => BigInt(Math.round(n * 1e6));
 const stream = (arrivals: Record<string, number>) => ({ arrivals: new Map(Object.entries(arrivals).map(([id, at]) => [id, ms(at)])) });
@@ -15,5 +18,25 @@ describe('the fan-out bench', () => {
   it('leaves out a frame that did not reach every stream', () => {
     const d = { streams: [stream({ '1': 10, '2': 20 }), stream({ '2': 22 })] };
     assert.deepEqual(spreads(d), [2]);
+  });
+
+  it('finds every whole id line and turn_complete in chunked SSE, whatever reads cut it', () => {
+    const frame = (id: number, type: string) => {
+      const body = `id: ${id}\nevent: ${type}\ndata: {"id":${id},"type":"${type}"}\n\n`;
+      return `${body.length.toString(16)}\r\n${body}\r\n`;
+    };
+    const wire = `\r\nd\r\nretry: 3000\n\n\r\n${frame(1, 'session_update')}${frame(2, 'session_update')}: heartbeat\n\n${frame(10, 'turn_complete')}`;
+    for (const cuts of [[], [wire.indexOf('id: 2') + 2], [wire.indexOf('id: 10') - 1, wire.indexOf('turn_complete') + 4], Array.from({ length: wire.length }, (_, i) => i)]) {
+      const ids: string[] = [];
+      let turns = 0;
+      const scan = frameScanner((id) => ids.push(id), () => turns++);
+      let from = 0;
+      for (const cut of [...cuts, wire.length]) {
+        scan(wire.slice(from, cut));
+        from = cut;
+      }
+      assert.deepEqual(ids, ['1', '2', '10'], `cut at ${cuts.length} places`);
+      assert.equal(turns, 1);
+    }
   });
 });
