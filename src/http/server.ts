@@ -29,7 +29,7 @@ export function createHttpServer(core: Core, boundPort: () => number, mounts: re
     // Request, header, idle and keep-alive deadlines and the connection caps.
     serverFactory: (handler) => createBoundedServer(core.config.httpLimits, headAsGet(handler)),
     // HEAD is answered by the GET route (headAsGet below) instead of a HEAD route fastify would add beside
-    // every GET: those doubled the routes registered before the port opened (~80 of ~220).
+    // each GET: those were about 80 of the ~220 routes registered before the port opened.
     exposeHeadRoutes: false,
     // A path fastify cannot decode (bad percent-encoding) or a parameter over the length limit is the
     // client's error: answer it with the contract's Error body like any other refusal, not fastify's own.
