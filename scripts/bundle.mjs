@@ -18,7 +18,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { buildLazyPackages, lazyRequires, lazyPackages } from './bundle-lazy.mjs';
+import { buildLazyPackages, deferredWork, lazyRequires, lazyPackages } from './bundle-lazy.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 
@@ -50,7 +50,7 @@ const result = await build({
   // Bundled CommonJS packages (fastify, pino, …) call require() on Node's built-ins.
   banner: { js: "import { createRequire as berthCreateRequire } from 'node:module'; const require = berthCreateRequire(import.meta.url);" },
   metafile: true,
-  plugins: [lazyRequires, lazyPackages],
+  plugins: [lazyRequires, lazyPackages, deferredWork],
 });
 writeFileSync(join(root, 'dist/bundle/meta.json'), JSON.stringify(result.metafile));
 await buildLazyPackages(root, OUTPUT);
