@@ -47,7 +47,7 @@ const CHROMIUM = process.env.BERTH_CHROMIUM ?? '/usr/bin/chromium';
 const TOKEN = 'bench-web-token-0123456789abcdef';
 
 /** Seeds a stored session of `count` records; returns its id and the text of its newest answer. */
-async function seed(scratch, workspaceId, count) {
+export async function seed(scratch, workspaceId, count) {
   const dist = join(berthDir(), 'dist');
   const { SqliteTranscriptRepository } = await import(pathToFileURL(join(dist, 'store', 'repos', 'transcript.js')).href);
   const { SqliteSessionRepository } = await import(pathToFileURL(join(dist, 'store', 'repos', 'sessions.js')).href);
