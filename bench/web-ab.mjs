@@ -20,6 +20,7 @@ import { keepAliveClient } from './lib/http-client.mjs';
 import { startModel } from './lib/model.mjs';
 import { makeSmallWorkspace } from './lib/small-workspace.mjs';
 import { round, summarize } from './lib/stats.mjs';
+import { watchUsable } from './lib/usable-frame.mjs';
 import { seed } from './web.mjs';
 
 const CHROMIUM = process.env.BERTH_CHROMIUM ?? '/usr/bin/chromium';
@@ -58,7 +59,6 @@ function breakdownInPage() {
     loadFirstByte: r(load, 'responseStart'),
     loadEnd: r(load, 'responseEnd'),
     caps: r(caps, 'responseEnd'),
-    shown: Math.round(window.__benchShownAt),
   };
 }
 
@@ -67,21 +67,11 @@ async function visit(browser, s, size, trace) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
   await page.addInitScript(`sessionStorage.setItem('berth.token', '')`);
-  await page.addInitScript(
-    ([txt]) => {
-      const tick = () => {
-        if ([...document.querySelectorAll('.msg.agent')].some((e) => (e.textContent ?? '').includes(txt))) window.__benchShownAt = performance.now();
-        else requestAnimationFrame(tick);
-      };
-      requestAnimationFrame(tick);
-    },
-    [lastAnswer],
-  );
+  const { shown } = await watchUsable(page, { selector: '.msg.agent', text: lastAnswer, also: '.composer textarea' });
   if (trace) await browser.startTracing(page, { path: trace, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute', 'blink.user_timing', 'loading'] });
   await page.goto(`${s.proc.url}/#/s/${sessionId}`);
-  await page.waitForFunction(() => window.__benchShownAt ?? false, null, { polling: 50, timeout: 120_000 });
-  await page.locator('.composer textarea').waitFor();
-  const b = await page.evaluate(breakdownInPage);
+  const at = Math.round(await shown);
+  const b = { ...(await page.evaluate(breakdownInPage)), shown: at };
   if (trace) await browser.stopTracing();
   await page.waitForLoadState('networkidle').catch(() => {});
   await context.close();
