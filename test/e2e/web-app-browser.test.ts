@@ -107,7 +107,7 @@ describe('the web app in a browser', { skip: chromiumSkip, timeout: 300_000 }, (
     })()`);
     await page.reload();
     await page.locator('.msg.agent .md:not(.plain) strong', { hasText: 'world' }).waitFor();
-    const first = await page.evaluate(() => (window as unknown as { firstAnswer: { plain: boolean; text: string } }).firstAnswer);
+    const first = await page.evaluate(() => (globalThis as unknown as { firstAnswer: { plain: boolean; text: string } }).firstAnswer);
     assert.deepEqual(first, { plain: true, text: 'Hello **world**, here is `code`.' });
     assert.equal(await page.locator('.msg.agent code', { hasText: 'code' }).count(), 1);
   });
