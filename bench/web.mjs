@@ -37,6 +37,7 @@ import { ensurePeer } from './lib/peer-install.mjs';
 import { formatTable } from './lib/report.mjs';
 import { createSession, pause, promptTurn, subscribe } from './lib/session-steps.mjs';
 import { makeSmallWorkspace } from './lib/small-workspace.mjs';
+import { watchUsable } from './lib/usable-frame.mjs';
 import { round, summarize } from './lib/stats.mjs';
 
 export const name = 'web';
@@ -47,7 +48,7 @@ const CHROMIUM = process.env.BERTH_CHROMIUM ?? '/usr/bin/chromium';
 const TOKEN = 'bench-web-token-0123456789abcdef';
 
 /** Seeds a stored session of `count` records; returns its id and the text of its newest answer. */
-async function seed(scratch, workspaceId, count) {
+export async function seed(scratch, workspaceId, count) {
   const dist = join(berthDir(), 'dist');
   const { SqliteTranscriptRepository } = await import(pathToFileURL(join(dist, 'store', 'repos', 'transcript.js')).href);
   const { SqliteSessionRepository } = await import(pathToFileURL(join(dist, 'store', 'repos', 'sessions.js')).href);
@@ -177,7 +178,10 @@ async function serveFolder(root) {
   return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) };
 }
 
-/** One cold visit: a fresh context; `prepare` may set storage first. Returns ms to usable and the JS+CSS gzip bytes. */
+/**
+ * One cold visit: a fresh context; `prepare` may set storage first and returns the watch that
+ * `usable` awaits. Returns ms to usable and the JS+CSS gzip bytes.
+ */
 async function visit(browser, url, prepare, usable) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
@@ -191,9 +195,9 @@ async function visit(browser, url, prepare, usable) {
       }
     }
   });
-  await prepare(page);
+  const { shown } = await prepare(page);
   await page.goto(url);
-  const ms = await usable(page);
+  const ms = await usable(page, shown);
   await page.waitForLoadState('networkidle').catch(() => {});
   await context.close();
   return { ms, gzipBytes: assets.reduce((a, b) => a + b, 0), files: assets.length };
@@ -226,30 +230,13 @@ export async function run({ quick = false, log = (line) => console.log(line) } =
       const s = await seed(scratch, caps.workspaces[0].id, size);
       const p = await seedPeer(peer, size);
       log(`seeded ${s.records} records in Berth, ${p.records} (${p.turns} turns) in qwen serve`);
-      // Checked on every animation frame inside the page, by a script the page runs before its own
-      // (so the first frame counts even when it comes before Playwright could start asking), which
-      // keeps the page's own clock; Playwright only collects the figure afterwards.
-      const watch = (selector, text) => (page) =>
-        page.addInitScript(
-          ([sel, txt]) => {
-            const tick = () => {
-              if ([...document.querySelectorAll(sel)].some((e) => (e.textContent ?? '').includes(txt))) window.__benchShownAt = performance.now();
-              else requestAnimationFrame(tick);
-            };
-            requestAnimationFrame(tick);
-          },
-          [selector, text],
-        );
-      const shownAt = (page) =>
-        page.waitForFunction(() => window.__benchShownAt ?? false, null, { polling: 50, timeout: 120_000 }).then((handle) => handle.jsonValue());
-      const berthUsable = async (page) => {
-        const ms = await shownAt(page);
-        await page.locator('.composer textarea').waitFor();
-        return ms;
-      };
-      const shellUsable = async (page) => {
+      // "Usable": the first frame showing the newest answer (for Berth, with the prompt box), read
+      // inside the page (bench/lib/usable-frame.mjs).
+      const watch = (selector, text, also) => (page) => watchUsable(page, { selector, text, also });
+      const berthUsable = (_page, shown) => shown;
+      const shellUsable = async (page, shown) => {
         await page.getByRole('button', { name: 'Connect' }).click({ timeout: 120_000 });
-        return shownAt(page);
+        return shown;
       };
       const berthRuns = [];
       const shellRuns = [];
@@ -257,7 +244,7 @@ export async function run({ quick = false, log = (line) => console.log(line) } =
       for (let i = 0; i < plan.reps; i++) {
         const berthPrepare = async (page) => {
           await page.addInitScript(`sessionStorage.setItem('berth.token', '')`);
-          await watch('.msg.agent', s.lastAnswer)(page);
+          return watch('.msg.agent', s.lastAnswer, '.composer textarea')(page);
         };
         berthRuns.push(await visit(browser, `${proc.url}/#/s/${s.sessionId}`, berthPrepare, berthUsable));
         shellRuns.push(await visit(browser, `${shell.url}/session/${s.sessionId}?daemon=${encodeURIComponent(proc.url)}`, watch('main, body', s.lastAnswer), shellUsable));

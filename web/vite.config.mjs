@@ -19,8 +19,9 @@ const preloadApp = {
       const bundle = ctx.bundle ?? {};
       const app = Object.values(bundle).find((c) => c.type === 'chunk' && c.isDynamicEntry && c.name === 'mount');
       if (!app) return [];
-      // The chunks the app imports (Markdown, the UI library) too, and those first: the entry
-      // asks for Markdown as soon as it runs, to compile its patterns early (web/src/main.tsx).
+      // The chunks the app imports (the UI library) too, and those first; then the Markdown
+      // renderer, which the app imports only after its first frame (web/src/Markdown.tsx): fetched
+      // and compiled while the session's load is on its way, run when the answers are on screen.
       const shared = new Set();
       const add = (name) => {
         const chunk = bundle[name];
@@ -29,7 +30,10 @@ const preloadApp = {
         shared.add(name);
       };
       app.imports.forEach(add);
-      return [...shared, app.fileName].map((name) => ({ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: `/${name}` }, injectTo: 'head' }));
+      shared.add(app.fileName);
+      const markdown = Object.values(bundle).find((c) => c.type === 'chunk' && c.isDynamicEntry && c.name === 'markdown');
+      if (markdown) add(markdown.fileName);
+      return [...shared].map((name) => ({ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: `/${name}` }, injectTo: 'head' }));
     },
   },
 };

@@ -91,6 +91,27 @@ describe('the web app in a browser', { skip: chromiumSkip, timeout: 300_000 }, (
     await browser.screenshot('session');
   });
 
+  test('a reload shows the answer as plain text in its first frame, then as Markdown', async () => {
+    // Read on every animation frame by a script the page runs before its own: the first frame
+    // showing the answer must not wait for the Markdown renderer (compiling it costs more than
+    // the rest of that frame), and the renderer must follow without anything else happening.
+    // A string, not a function: the test runner's compiler wraps functions in helpers the page lacks.
+    await page.addInitScript(`(() => {
+      if (!location.hash.includes(${JSON.stringify(sessionId)})) return;
+      const tick = () => {
+        const answer = document.querySelector('.msg.agent .md');
+        if (answer) window.firstAnswer = { plain: answer.classList.contains('plain'), text: answer.textContent };
+        else requestAnimationFrame(tick);
+      };
+      requestAnimationFrame(tick);
+    })()`);
+    await page.reload();
+    await page.locator('.msg.agent .md:not(.plain) strong', { hasText: 'world' }).waitFor();
+    const first = await page.evaluate(() => (globalThis as unknown as { firstAnswer: { plain: boolean; text: string } }).firstAnswer);
+    assert.deepEqual(first, { plain: true, text: 'Hello **world**, here is `code`.' });
+    assert.equal(await page.locator('.msg.agent code', { hasText: 'code' }).count(), 1);
+  });
+
   test('one permission approved and another rejected in place: the file is written, the other is not', async () => {
     stack.model.enqueue(writeReply('approved.txt', 'yes\n'), writeReply('rejected.txt', 'no\n'), { kind: 'reply', text: 'Both asked.' });
     await send('Write two files');

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { lazyModule } from './lazy-module';
 
 /**
  * Syntax highlighting, loaded apart from the app (web/src/hljs.ts, a third of its script): opening
@@ -6,27 +6,14 @@ import { useEffect, useState } from 'preact/hooks';
  * code (a Markdown answer) renders again once it is here; the page fetches it when it is idle
  * after the first view has shown (web/src/mount.tsx, SessionView).
  */
-type Highlighter = typeof import('./hljs');
+const highlighter = lazyModule(() => import('./hljs'));
 
-let ready: Highlighter | null = null;
-let loading: Promise<Highlighter> | null = null;
-const waiting = new Set<() => void>();
+export const loadHighlighter = highlighter.load;
 
-export function loadHighlighter(): Promise<Highlighter> {
-  loading ??= import('./hljs').then((m) => {
-    ready = m;
-    for (const done of waiting) done();
-    waiting.clear();
-    return m;
-  });
-  return loading;
-}
-
-/** Fetches the highlighter when the page is next idle (once; a later call does nothing). */
+/** Fetches the highlighter when the page is next idle (a later call finds it asked for already). */
 export function loadHighlighterWhenIdle(): void {
-  if (loading) return;
   const idle = window.requestIdleCallback ?? ((run: () => void) => setTimeout(run, 1000));
-  idle(() => void loadHighlighter());
+  idle(() => void highlighter.load());
 }
 
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -34,25 +21,16 @@ const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)}
 /** Highlighted HTML for a piece of code; the language is guessed only among those registered. Plain until the highlighter is here. */
 export function highlight(code: string, lang?: string): string {
   if (!lang) return escape(code);
+  const ready = highlighter.ready();
   if (!ready) {
-    void loadHighlighter();
+    void highlighter.load();
     return escape(code);
   }
   return ready.highlightAs(code, lang) ?? escape(code);
 }
 
 /** Whether the highlighter is here; a component that shows code renders again when it arrives. */
-export function useHighlighter(): boolean {
-  const [here, setHere] = useState(ready !== null);
-  useEffect(() => {
-    if (here) return;
-    if (ready) return setHere(true);
-    const done = () => setHere(true);
-    waiting.add(done);
-    return () => void waiting.delete(done);
-  }, [here]);
-  return here;
-}
+export const useHighlighter = (): boolean => highlighter.use() !== null;
 
 const LANG_BY_EXT: Record<string, string> = {
   ts: 'typescript', tsx: 'typescript', js: 'javascript', mjs: 'javascript', cjs: 'javascript', jsx: 'javascript',
