@@ -177,7 +177,9 @@ describe('the qwen Web Shell against Berth', { skip, timeout: 300_000 }, () => {
     await allow.waitFor();
     const id = currentSession();
     await page.reload();
-    const connect = page.getByRole('button', { name: 'Connect' });
+    // Exact: while it reconnects on its own the shell shows a disabled "Connecting…" button, which a
+    // substring match would pick and then wait on until it is gone.
+    const connect = page.getByRole('button', { name: 'Connect', exact: true });
     await allow.or(connect).first().waitFor();
     if (await connect.isVisible()) await connect.click();
     await browser.screenshot('webshell-reload-permission');
