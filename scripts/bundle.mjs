@@ -10,8 +10,11 @@
 // files and ~20 ms as one chunk. Native addons and what brings its own worker files
 // (better-sqlite3, sharp, pdfjs-dist) stay packages, as do the database clients.
 //
-// dist/bundle/meta.json (esbuild's metafile) says which sources each chunk holds: the
-// start-up order test reads it to tell when the model client or an SDK is loaded.
+// The CommonJS packages of the start path (fastify, pino, …) go to dist/bundle/vendor.cjs, which
+// main.js loads with a V8 code cache (scripts/bundle-vendor.mjs says why).
+//
+// dist/bundle/meta.json (esbuild's metafiles, main.js's and vendor.cjs's) says which sources each chunk
+// holds: the start-up order test reads it to tell when the model client or an SDK is loaded.
 //
 // dist/ keeps tsc's per-file output too: it is the published `berth/app` SDK, and the
 // benchmarks import daemon modules from it.
@@ -19,6 +22,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { buildLazyPackages, deferredWork, lazyRequires, lazyPackages } from './bundle-lazy.mjs';
+import { buildVendor, vendorPackages } from './bundle-vendor.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 
@@ -50,7 +54,9 @@ const result = await build({
   // Bundled CommonJS packages (fastify, pino, …) call require() on Node's built-ins.
   banner: { js: "import { createRequire as berthCreateRequire } from 'node:module'; const require = berthCreateRequire(import.meta.url);" },
   metafile: true,
-  plugins: [lazyRequires, lazyPackages, deferredWork],
+  plugins: [vendorPackages, lazyRequires, lazyPackages, deferredWork],
 });
-writeFileSync(join(root, 'dist/bundle/meta.json'), JSON.stringify(result.metafile));
 await buildLazyPackages(root, OUTPUT);
+const vendor = await buildVendor(root, { ...OUTPUT, external: NEVER_LOADED.flatMap((name) => [name, `${name}/*`]), plugins: [lazyRequires, lazyPackages, deferredWork] });
+const meta = { inputs: { ...result.metafile.inputs, ...vendor.inputs }, outputs: { ...result.metafile.outputs, ...vendor.outputs } };
+writeFileSync(join(root, 'dist/bundle/meta.json'), JSON.stringify(meta));

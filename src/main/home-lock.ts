@@ -1,6 +1,6 @@
-import Database from 'better-sqlite3';
 import { closeSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { openDatabase } from '../store/db.js';
 
 /**
  * One daemon per home (issue 11). A second `berth serve` on a home a live
@@ -61,7 +61,7 @@ export function lockHome(home: string): HomeLock {
   const path = join(home, LOCK_FILE);
   // Created for this user only, like everything else in the home; SQLite would use the umask.
   closeSync(openSync(path, 'a', 0o600));
-  const db = new Database(path);
+  const db = openDatabase(path);
   try {
     // No waiting: a held home is refused at once. No journal file: nothing is ever written.
     db.pragma('busy_timeout = 0');

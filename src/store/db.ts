@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
-import { statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { MIGRATIONS } from './migrations/all.js';
 import { SCHEMA_MIGRATIONS_SQL, type Migration } from './migration.js';
 import { privateFile, secureHome, tightenExisting } from './home-mode.js';
@@ -24,7 +25,7 @@ export function openStore(home: string, migrations: readonly Migration[] = MIGRA
   // 0600 before SQLite opens it: SQLite gives its -wal and -shm files the database file's mode.
   privateFile(path);
   const fresh = statSync(path).size === 0;
-  const db = new Database(path);
+  const db = openDatabase(path);
   // A new, empty file has nothing to lose: it is turned to WAL and given its tables without fsyncs (six of them, about
   // 20 ms of a fresh home's start). A crash in between leaves an empty or partly migrated file; the next start goes on
   // from there, each migration being one transaction.
@@ -62,5 +63,31 @@ export function migrate(db: Db, migrations: readonly Migration[]): void {
       db.exec(m.sql);
       db.prepare('INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)').run(m.id, m.name, Date.now());
     })();
+  }
+}
+
+/**
+ * Opens a SQLite file with better-sqlite3's addon named by path. Left to find it, better-sqlite3 asks the
+ * `bindings` package, which tries a dozen places in turn (about 3 ms of every start); a built package keeps
+ * it at one known place. Where that file is missing (another build layout), the package's own search runs.
+ */
+export function openDatabase(path: string): Db {
+  return new Database(path, { nativeBinding: sqliteAddon() });
+}
+
+let addonPath: string | false | undefined;
+
+function sqliteAddon(): string | undefined {
+  addonPath ??= builtAddonPath() ?? false;
+  return addonPath || undefined;
+}
+
+function builtAddonPath(): string | undefined {
+  try {
+    const packageJson = createRequire(import.meta.url).resolve('better-sqlite3/package.json');
+    const addon = join(dirname(packageJson), 'build', 'Release', 'better_sqlite3.node');
+    return existsSync(addon) ? addon : undefined;
+  } catch {
+    return undefined;
   }
 }

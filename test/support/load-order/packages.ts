@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
  * Which packages a `load <url>` line of the preload's log brought in. A package
  * loads either as its own files (`…/node_modules/<name>/…`) or inside a chunk of
  * the bundle `berth` runs from (scripts/bundle.mjs), whose sources esbuild's
- * metafile (dist/bundle/meta.json) lists: both count, so a test can ask "did
+ * metafile (dist/bundle/meta.json) lists (vendor.cjs's packages count as main.js's): both count, so a test can ask "did
  * the openai package load yet?" whichever way the daemon was built.
  */
 export function packageLoads(repoRoot: string): (line: string) => Set<string> {
@@ -17,8 +17,15 @@ export function packageLoads(repoRoot: string): (line: string) => Set<string> {
       outputs: Record<string, { inputs: Record<string, unknown> }>;
     };
     for (const [out, { inputs }] of Object.entries(meta.outputs)) {
-      const url = pathToFileURL(join(repoRoot, out)).href;
-      chunks.set(url, new Set(Object.keys(inputs).flatMap((input) => packageOf(input) ?? [])));
+      // vendor.cjs is read and compiled by main.js's own code, not the module loader, so it has no
+      // `load` line; main.js requires it as it starts, so main.js's line brings its packages too.
+      const url = pathToFileURL(join(repoRoot, out === VENDOR_OUTPUT ? MAIN_OUTPUT : out)).href;
+      const packages = chunks.get(url) ?? new Set<string>();
+      for (const input of Object.keys(inputs)) {
+        const name = packageOf(input);
+        if (name) packages.add(name);
+      }
+      chunks.set(url, packages);
     }
   } catch {
     // No bundle built: only package files can be seen.
@@ -29,6 +36,9 @@ export function packageLoads(repoRoot: string): (line: string) => Set<string> {
     return own ? new Set([own]) : (chunks.get(url) ?? new Set());
   };
 }
+
+const MAIN_OUTPUT = 'dist/bundle/main.js';
+const VENDOR_OUTPUT = 'dist/bundle/vendor.cjs';
 
 function packageOf(path: string): string | undefined {
   return /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path)?.[1];

@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { removeDir, tempDir } from '../support/tmp.js';
+
+/**
+ * The built command loads its vendored packages (dist/bundle/vendor.cjs) with a V8 code cache
+ * written at build time (scripts/bundle-vendor.mjs). The cache must be one V8 takes, and one it
+ * does not take (another Node, a damaged file) or a missing one must not stop the daemon.
+ */
+const repoRoot = new URL('../..', import.meta.url).pathname;
+const vendorFile = join(repoRoot, 'dist/bundle/vendor.cjs');
+const notBuilt = existsSync(vendorFile) ? false : 'dist/bundle/vendor.cjs is not built (npm run build)';
+
+interface VendorLoad {
+  exports: Record<string, unknown>;
+  cacheRejected: boolean | undefined;
+}
+const loader = (): Promise<{ loadVendor(file: string): VendorLoad }> =>
+  // @ts-expect-error the build script is plain JavaScript without types
+  import('../../scripts/bundle-vendor-load.mjs');
+
+describe('the vendored packages code cache', { skip: notBuilt, timeout: 60_000 }, () => {
+  let copy: string;
+  before(() => {
+    // A copy of the built command, so its cache can be damaged without touching the checkout's.
+    copy = tempDir('berth-vendor-cache-');
+    for (const part of ['bin', 'dist/bundle', 'contract', 'package.json']) cpSync(join(repoRoot, part), join(copy, part), { recursive: true });
+    symlinkSync(join(repoRoot, 'node_modules'), join(copy, 'node_modules'));
+  });
+  after(() => removeDir(copy));
+
+  /** Loads the copy's vendor.cjs; whether V8 took its cache, and whether fastify came out of it. */
+  async function loadCopy(): Promise<{ cacheRejected: boolean | undefined; fastify: string }> {
+    const loaded = (await loader()).loadVendor(join(copy, 'dist/bundle/vendor.cjs'));
+    return { cacheRejected: loaded.cacheRejected, fastify: typeof loaded.exports.fastify };
+  }
+
+  it('is taken by this Node as built', async () => {
+    assert.deepEqual(await loadCopy(), { cacheRejected: false, fastify: 'function' });
+  });
+
+  it('when damaged, is rejected and the packages load from source', async () => {
+    writeFileSync(join(copy, 'dist/bundle/vendor.cjs.cache'), Buffer.alloc(4096, 7));
+    assert.deepEqual(await loadCopy(), { cacheRejected: true, fastify: 'function' });
+  });
+
+  it('when damaged, still lets the daemon start and answer /health', async () => {
+    writeFileSync(join(copy, 'dist/bundle/vendor.cjs.cache'), Buffer.alloc(4096, 7));
+    const dir = tempDir('berth-vendor-home-');
+    mkdirSync(join(dir, 'ws'));
+    const child = spawn(process.execPath, [join(copy, 'bin/berth.js'), 'serve', '--port', '0', '--home', join(dir, 'home'), '--workspace', join(dir, 'ws')], {
+      cwd: copy,
+      env: { ...process.env, BERTH_LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    try {
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          const m = /berth listening on (\S+)/.exec(out);
+          if (m) resolve(m[1]!);
+        });
+        child.once('exit', (code) => reject(new Error(`berth exited with ${code} before listening: ${stderr}`)));
+      });
+      const health = await fetch(`${url}/health`);
+      assert.equal(health.status, 200);
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+      removeDir(dir);
+    }
+  });
+});
