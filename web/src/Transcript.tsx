@@ -133,7 +133,10 @@ export function Transcript(props: {
     const el = box.current!;
     pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < NEAR;
     setView({ top: el.scrollTop, height: el.clientHeight });
-    if (el.scrollTop < NEAR && start === 0 && props.hasOlder) props.loadOlder();
+    // The window of the view scrolled to, not of the last render: a render pinned to the bottom
+    // starts its window mid-list, and one jump to the top (Home, a fast flick) fires no second event.
+    const landed = visibleRange(heights, el.scrollTop, el.clientHeight, overscan);
+    if (el.scrollTop < NEAR && landed.start === 0 && props.hasOlder) props.loadOlder();
   };
   return (
     <div class="transcript" ref={box} onScroll={onScroll} aria-live="polite">
