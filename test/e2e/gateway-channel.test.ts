@@ -87,7 +87,8 @@ describe('a session on B works on A’s project through the gateway channel', { 
 
     const short = sessionId.slice(0, 8);
     for (const tool of ['workspace_info', 'workspace_read', 'workspace_patch', 'workspace_write', 'workspace_exec', 'workspace_poll']) {
-      assert.match(owner.stderr(), new RegExp(`${tool} · session ${short} · ok`), `A printed a status line for ${tool}`);
+      // A prints its status line after it answered B, so the line may trail the turn's end.
+      await owner.waitForLines(new RegExp(`${tool} · session ${short} · ok`));
     }
   });
 
@@ -141,7 +142,10 @@ describe('a session on B works on A’s project through the gateway channel', { 
     );
     assert.equal(existsSync(join(dirs.project, 'rejected.txt')), false);
     assert.equal(readFileSync(join(dirs.project, 'allowed.txt'), 'utf8'), 'x');
-    assert.equal(owner.stderr().match(new RegExp(`workspace_write · session ${sessionId.slice(0, 8)}`, 'g'))?.length, 1, 'A saw only the allowed write');
+    // A prints the allowed write's line after answering B; the rejected write, which came first, would be printed before it.
+    const writes = new RegExp(`workspace_write · session ${sessionId.slice(0, 8)}`);
+    await owner.waitForLines(writes);
+    assert.equal(owner.stderr().split('\n').filter((l) => writes.test(l)).length, 1, 'A saw only the allowed write');
   });
 
   test('B’s guard refuses a plan-mode session’s write before anything is sent to A', async () => {

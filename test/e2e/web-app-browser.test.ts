@@ -322,6 +322,8 @@ describe('the web app in a browser', { skip: chromiumSkip, timeout: 300_000 }, (
         el.dispatchEvent(new Event('scroll'));
       });
       await older;
+      // The response is out before the app has read it and put its records in; a scroll until then is ignored.
+      await page.locator('.transcript[aria-busy="false"]').waitFor();
     }
     page.off('request', pageAsked);
     await first.waitFor();

@@ -94,16 +94,25 @@ export function SessionView({ sessionId, onError }: { sessionId: string; onError
   };
   // One older page at a time: every scroll event at the top asks again, and two answers for the
   // same cursor would put the same records in twice.
+  // The ref guards against a second request before the next render; the state shows the page
+  // as busy until its records are in the model, so a scroll that comes before then is not lost unseen.
   const paging = useRef(false);
+  const [pagingOlder, setPagingOlder] = useState(false);
   const loadOlder = async () => {
     if (!loaded || (!older.anchor && !older.cursor) || paging.current) return;
     paging.current = true;
+    setPagingOlder(true);
     const q = older.cursor ? `cursor=${enc(older.cursor)}` : `beforeRecordId=${enc(older.anchor!)}`;
-    const page = await call('GET', `/session/${enc(sessionId)}/transcript?${q}&limit=${HISTORY_PAGE}`).finally(() => (paging.current = false));
-    if (!page) return;
-    loaded.model.prepend(page.events ?? []);
-    setOlder({ anchor: null, cursor: page.hasMore ? (page.nextCursor ?? null) : null });
-    bump();
+    try {
+      const page = await call('GET', `/session/${enc(sessionId)}/transcript?${q}&limit=${HISTORY_PAGE}`);
+      if (!page) return;
+      loaded.model.prepend(page.events ?? []);
+      setOlder({ anchor: null, cursor: page.hasMore ? (page.nextCursor ?? null) : null });
+      bump();
+    } finally {
+      paging.current = false;
+      setPagingOlder(false);
+    }
   };
 
   // Keyboard: Alt+A approves and Alt+R rejects the oldest open request; Escape cancels the running turn.
@@ -165,6 +174,7 @@ export function SessionView({ sessionId, onError }: { sessionId: string; onError
         version={version}
         hasOlder={older.anchor !== null || older.cursor !== null}
         loadOlder={loadOlder}
+        pagingOlder={pagingOlder}
         vote={vote}
       />
       {m.queue.size > 0 && (

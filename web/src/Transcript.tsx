@@ -89,6 +89,7 @@ export function Transcript(props: {
   version: number;
   hasOlder: boolean;
   loadOlder: () => void;
+  pagingOlder: boolean;
   vote: (ask: Ask, optionId: string | null, answers?: Record<string, string>) => void;
 }) {
   const box = useRef<HTMLDivElement>(null);
@@ -139,7 +140,7 @@ export function Transcript(props: {
     if (el.scrollTop < NEAR && landed.start === 0 && props.hasOlder) props.loadOlder();
   };
   return (
-    <div class="transcript" ref={box} onScroll={onScroll} aria-live="polite">
+    <div class="transcript" ref={box} onScroll={onScroll} aria-live="polite" aria-busy={props.pagingOlder ? 'true' : 'false'}>
       {props.hasOlder && (
         <button class="link older" onClick={props.loadOlder}>
           Show earlier
