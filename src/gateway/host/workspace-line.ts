@@ -176,7 +176,9 @@ export class WorkspaceLine {
       this.bind(call, channel);
       // A read has no effect to settle after a crash, so it is not journaled. It still leaves behind
       // the frames before it: while a journaled call waits for its row, the read queues behind it;
-      // with nothing queued it goes now, without a round of promises for an empty write.
+      // with nothing queued it goes now, without a round of promises for an empty write. Straight to
+      // the link, not through sendOnce: a call still waiting cannot have been given up (cancel takes
+      // it out of the queue), and sendOnce's release-and-pump must not run inside this loop.
       if (!call.effectful) {
         if (this.deps.writes.idle) channel.link.send(call.frame);
         else void this.deps.writes.run(async () => undefined).then(() => this.sendOnce(call, channel));
