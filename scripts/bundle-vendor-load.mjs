@@ -35,7 +35,8 @@ export function loadVendor(file) {
   return { exports: module.exports, script, cacheRejected: cachedData === undefined ? undefined : script.cachedDataRejected };
 }
 
-function readCache(path) {
+/** The bytes of a code cache, or undefined when there is none. */
+export function readCache(path) {
   try {
     return readFileSync(path);
   } catch {

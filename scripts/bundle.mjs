@@ -22,6 +22,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { buildLazyPackages, deferredWork, lazyRequires, lazyPackages } from './bundle-lazy.mjs';
+import { REQUIRE_BANNER, splitMain } from './bundle-main.mjs';
 import { buildVendor, vendorPackages } from './bundle-vendor.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -52,7 +53,7 @@ const result = await build({
   target: 'node20',
   external: [...KEPT_AS_PACKAGES, ...NEVER_LOADED].flatMap((name) => [name, `${name}/*`]),
   // Bundled CommonJS packages (fastify, pino, …) call require() on Node's built-ins.
-  banner: { js: "import { createRequire as berthCreateRequire } from 'node:module'; const require = berthCreateRequire(import.meta.url);" },
+  banner: { js: REQUIRE_BANNER },
   metafile: true,
   plugins: [vendorPackages, lazyRequires, lazyPackages, deferredWork],
 });
@@ -60,3 +61,5 @@ await buildLazyPackages(root, OUTPUT);
 const vendor = await buildVendor(root, { ...OUTPUT, external: NEVER_LOADED.flatMap((name) => [name, `${name}/*`]), plugins: [lazyRequires, lazyPackages, deferredWork] });
 const meta = { inputs: { ...result.metafile.inputs, ...vendor.inputs }, outputs: { ...result.metafile.outputs, ...vendor.outputs } };
 writeFileSync(join(root, 'dist/bundle/meta.json'), JSON.stringify(meta));
+// Last, since it starts the built command to make main.body.cjs's code cache.
+await splitMain(root, result.metafile, OUTPUT);
