@@ -20,7 +20,8 @@ export const BODY_PARAMS = ['exports', 'require', 'module', '__berthImportMeta',
 export function loadMainBody(mainUrl, imported, load) {
   const file = new URL(`./${BODY_FILE}`, mainUrl);
   const cachedData = readCache(new URL(`./${BODY_FILE}${CACHE_SUFFIX}`, mainUrl));
-  const script = new Script(`(function (${BODY_PARAMS.join(', ')}) {${readFileSync(file, 'utf8')}\n})`, {
+  // Strict, as the ES module it was built from.
+  const script = new Script(`(function (${BODY_PARAMS.join(', ')}) {'use strict';${readFileSync(file, 'utf8')}\n})`, {
     filename: file.pathname,
     cachedData,
   });

@@ -36,6 +36,8 @@ export async function splitMain(root, metafile, options) {
   const specifiers = [...new Set(output.imports.filter((i) => i.kind === 'import-statement').map((i) => (i.external ? i.path : `./${i.path.replace(/^dist\/bundle\//, '')}`)))];
   const source = readFileSync(mainFile, 'utf8');
   if (!source.startsWith(REQUIRE_BANNER)) throw new Error('bundle: main.js does not start with its require() banner');
+  // The body is given main.js's import.meta.url and nothing else of import.meta.
+  if (/import\.meta(?!\.url\b)/.test(source)) throw new Error('bundle: main.js uses import.meta beyond import.meta.url');
   const runWhenStarted = source.includes(RUN_WHEN_STARTED);
   const esm = source.slice(REQUIRE_BANNER.length).replace(RUN_WHEN_STARTED, '').replace(/\/\/# sourceMappingURL=.*\s*$/, '');
   const map = readFileSync(`${mainFile}.map`, 'utf8');

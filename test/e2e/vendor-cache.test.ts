@@ -2,13 +2,15 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { removeDir, tempDir } from '../support/tmp.js';
 
 /**
- * The built command loads its vendored packages (dist/bundle/vendor.cjs) with a V8 code cache
- * written at build time (scripts/bundle-vendor.mjs). The cache must be one V8 takes, and one it
- * does not take (another Node, a damaged file) or a missing one must not stop the daemon.
+ * The built command loads its vendored packages (dist/bundle/vendor.cjs) and its own code
+ * (dist/bundle/main.body.cjs) with V8 code caches written at build time (scripts/bundle-vendor.mjs,
+ * scripts/bundle-main.mjs). Each cache must be one V8 takes, and one it does not take (another Node,
+ * a damaged file) or a missing one must not stop the daemon.
  */
 const repoRoot = new URL('../..', import.meta.url).pathname;
 const vendorFile = join(repoRoot, 'dist/bundle/vendor.cjs');
@@ -22,7 +24,7 @@ const loader = (): Promise<{ loadVendor(file: string): VendorLoad }> =>
   // @ts-expect-error the build script is plain JavaScript without types
   import('../../scripts/bundle-vendor-load.mjs');
 
-describe('the vendored packages code cache', { skip: notBuilt, timeout: 60_000 }, () => {
+describe("the built command's code caches", { skip: notBuilt, timeout: 60_000 }, () => {
   let copy: string;
   before(() => {
     // A copy of the built command, so its cache can be damaged without touching the checkout's.
@@ -47,8 +49,25 @@ describe('the vendored packages code cache', { skip: notBuilt, timeout: 60_000 }
     assert.deepEqual(await loadCopy(), { cacheRejected: true, fastify: 'function' });
   });
 
-  it('when damaged, still lets the daemon start and answer /health', async () => {
+  /** Imports the copy's main.js (as a module of its own each time); whether V8 took main.body.cjs's cache, and whether main came out of it. */
+  async function importCopyMain(instance: string): Promise<{ cacheRejected: boolean | undefined; main: string }> {
+    const url = `${pathToFileURL(join(copy, 'dist/bundle/main.js')).href}?${instance}`;
+    const loaded = (await import(url)) as { main: unknown; mainBodyScript: { cachedDataRejected?: boolean } };
+    return { cacheRejected: loaded.mainBodyScript.cachedDataRejected, main: typeof loaded.main };
+  }
+
+  it("main.js's own code (main.body.cjs) has a cache this Node takes as built", async () => {
+    assert.deepEqual(await importCopyMain('as-built'), { cacheRejected: false, main: 'function' });
+  });
+
+  it("main.body.cjs's cache, when damaged, is rejected and the code compiles from source", async () => {
+    writeFileSync(join(copy, 'dist/bundle/main.body.cjs.cache'), Buffer.alloc(4096, 7));
+    assert.deepEqual(await importCopyMain('damaged'), { cacheRejected: true, main: 'function' });
+  });
+
+  it('when both caches are damaged, still lets the daemon start and answer /health', async () => {
     writeFileSync(join(copy, 'dist/bundle/vendor.cjs.cache'), Buffer.alloc(4096, 7));
+    writeFileSync(join(copy, 'dist/bundle/main.body.cjs.cache'), Buffer.alloc(4096, 7));
     const dir = tempDir('berth-vendor-home-');
     mkdirSync(join(dir, 'ws'));
     const child = spawn(process.execPath, [join(copy, 'bin/berth.js'), 'serve', '--port', '0', '--home', join(dir, 'home'), '--workspace', join(dir, 'ws')], {

@@ -19,6 +19,7 @@ export function packageLoads(repoRoot: string): (line: string) => Set<string> {
     for (const [out, { inputs }] of Object.entries(meta.outputs)) {
       // vendor.cjs is read and compiled by main.js's own code, not the module loader, so it has no
       // `load` line; main.js requires it as it starts, so main.js's line brings its packages too.
+      // (So is main.js's code itself, main.body.cjs, which the metafile still lists as main.js's.)
       const url = pathToFileURL(join(repoRoot, out === VENDOR_OUTPUT ? MAIN_OUTPUT : out)).href;
       const packages = chunks.get(url) ?? new Set<string>();
       for (const input of Object.keys(inputs)) {
