@@ -11,7 +11,8 @@
 // (better-sqlite3, sharp, pdfjs-dist) stay packages, as do the database clients.
 //
 // The CommonJS packages of the start path (fastify, pino, …) go to dist/bundle/vendor.cjs, which
-// main.js loads with a V8 code cache (scripts/bundle-vendor.mjs says why).
+// main.js loads with a V8 code cache (scripts/bundle-vendor.mjs says why). Last, main.js's own code moves
+// to dist/bundle/main.body.cjs, which a small main.js loads with a code cache too (scripts/bundle-main.mjs).
 //
 // dist/bundle/meta.json (esbuild's metafiles, main.js's and vendor.cjs's) says which sources each chunk
 // holds: the start-up order test reads it to tell when the model client or an SDK is loaded.
