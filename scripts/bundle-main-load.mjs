@@ -27,7 +27,8 @@ export function loadMainBody(mainUrl, imported, load) {
   });
   const nodeRequire = createRequire(mainUrl);
   const views = new Map(Object.entries(imported).map(([specifier, namespace]) => [specifier, commonJsView(namespace)]));
-  const require = (specifier) => views.get(specifier) ?? nodeRequire(specifier);
+  // With Node's require.resolve, .cache and .main, as the bundled packages had before.
+  const require = Object.assign((specifier) => views.get(specifier) ?? nodeRequire(specifier), nodeRequire);
   const module = { exports: {} };
   script.runInThisContext()(module.exports, require, module, { url: mainUrl }, load);
   return { exports: module.exports, script, cacheRejected: cachedData === undefined ? undefined : script.cachedDataRejected };
