@@ -3,6 +3,7 @@
 // A cache V8 rejects (another Node, other flags, a damaged file) or a missing one means a plain compile.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
 import { CACHE_SUFFIX, readCache } from './bundle-vendor-load.mjs';
 
@@ -22,7 +23,7 @@ export function loadMainBody(mainUrl, imported, load) {
   const cachedData = readCache(new URL(`./${BODY_FILE}${CACHE_SUFFIX}`, mainUrl));
   // Strict, as the ES module it was built from.
   const script = new Script(`(function (${BODY_PARAMS.join(', ')}) {'use strict';${readFileSync(file, 'utf8')}\n})`, {
-    filename: file.pathname,
+    filename: fileURLToPath(file),
     cachedData,
   });
   const nodeRequire = createRequire(mainUrl);

@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, transform } from 'esbuild';
 import { BODY_FILE, BODY_PARAMS } from './bundle-main-load.mjs';
 import { CACHE_SUFFIX } from './bundle-vendor-load.mjs';
@@ -22,8 +22,8 @@ export const REQUIRE_BANNER = "import { createRequire as berthCreateRequire } fr
 const RUN_WHEN_STARTED = 'import.meta.url===pathToFileURL(process.argv[1]??"").href&&await main(process.argv);';
 
 const [IMPORT_META, IMPORT] = BODY_PARAMS.slice(3);
-const loaderFile = new URL('./bundle-main-load.mjs', import.meta.url).pathname;
-const preloadFile = new URL('./bundle-main-preload.mjs', import.meta.url).pathname;
+const loaderFile = fileURLToPath(new URL('./bundle-main-load.mjs', import.meta.url));
+const preloadFile = fileURLToPath(new URL('./bundle-main-preload.mjs', import.meta.url));
 
 /** Rewrites dist/bundle/main.js (built with `metafile`, `options` its output options) as main.js + main.body.cjs and its code cache. */
 export async function splitMain(root, metafile, options) {
@@ -78,7 +78,7 @@ function mainSource(specifiers, exported, runWhenStarted) {
   return [
     `import { loadMainBody } from ${JSON.stringify(loaderFile)};`,
     ...specifiers.map((s, i) => `import * as ${names[i]} from ${JSON.stringify(s)};`),
-    ...(runWhenStarted ? ["import { pathToFileURL } from 'node:url';"] : []),
+    ...(runWhenStarted ? ["import { fileURLToPath, pathToFileURL } from 'node:url';"] : []),
     `const body = loadMainBody(import.meta.url, { ${specifiers.map((s, i) => `${JSON.stringify(s)}: ${names[i]}`).join(', ')} }, (specifier) => import(specifier));`,
     `export const { ${exported.join(', ')} } = body.exports;`,
     '/** The compiled body, for the build to write its code cache from. */',
