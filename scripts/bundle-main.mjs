@@ -78,7 +78,7 @@ function mainSource(specifiers, exported, runWhenStarted) {
   return [
     `import { loadMainBody } from ${JSON.stringify(loaderFile)};`,
     ...specifiers.map((s, i) => `import * as ${names[i]} from ${JSON.stringify(s)};`),
-    ...(runWhenStarted ? ["import { fileURLToPath, pathToFileURL } from 'node:url';"] : []),
+    ...(runWhenStarted ? ["import { pathToFileURL } from 'node:url';"] : []),
     `const body = loadMainBody(import.meta.url, { ${specifiers.map((s, i) => `${JSON.stringify(s)}: ${names[i]}`).join(', ')} }, (specifier) => import(specifier));`,
     `export const { ${exported.join(', ')} } = body.exports;`,
     '/** The compiled body, for the build to write its code cache from. */',
