@@ -35,7 +35,7 @@ export class ModelService {
   readonly baseUrl: string;
   private openai: Promise<OpenAI> | undefined;
   private poster: Promise<ChatPoster> | undefined;
-  /** The client's connections: node:http keep-alive, not the global fetch (less memory, less time per request). */
+  /** The service's connections, for the client and the chat poster: node:http keep-alive, not the global fetch (less memory, less time per request). */
   private readonly http: HttpFetch = createHttpFetch();
   private listing: ModelListing | undefined;
   private failedAt = 0;
@@ -53,7 +53,7 @@ export class ModelService {
     if (spec.models && spec.models.length > 0) this.listing = { models: spec.models, source: 'config' };
   }
 
-  /** One client per service, reused by every session and turn (connection reuse, no per-turn setup); made on first use. */
+  /** One client per service, made on first use: the chat poster takes its URL, headers and timeout from it, and its error classes judge answers. */
   client(): Promise<OpenAI> {
     const spec = this.spec;
     this.openai ??= openaiSdk().then(
