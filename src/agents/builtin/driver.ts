@@ -63,7 +63,7 @@ export class BuiltinAgentDriver implements AgentDriver {
       );
     }
     return {
-      client: await service.client(),
+      client: await service.chat(),
       target: { serviceId: service.id, model, baseUrl: service.baseUrl },
       conversation: this.conversation,
       maxIterations: this.options.maxTurnIterations,

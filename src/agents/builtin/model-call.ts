@@ -4,8 +4,9 @@ import { BerthError } from '../../protocol/errors/index.js';
 import type { SessionUpdate } from '../driver.js';
 import type { ModelProfile } from '../models/service.js';
 import { chatChunks } from '../models/chat-stream.js';
+import type { ChatPoster } from '../models/chat-post.js';
 import { modelError, type ModelCallTarget } from './model-error.js';
-import { chatRequestBody, JSON_BODY_HEADERS, type ChatRequestHead } from './request-body.js';
+import { chatRequestBody, type ChatRequestHead } from './request-body.js';
 import { contextUsageUpdate, requestUsage, usageChunk, type RequestUsage } from './usage.js';
 
 /** One streamed answer, assembled. */
@@ -21,7 +22,7 @@ export interface ModelAnswer {
 }
 
 export interface ModelCall {
-  readonly client: OpenAI;
+  readonly client: ChatPoster;
   readonly target: ModelCallTarget;
   readonly messages: readonly OpenAI.Chat.ChatCompletionMessageParam[];
   readonly tools: readonly OpenAI.Chat.ChatCompletionTool[];
@@ -84,14 +85,9 @@ export async function callModel(call: ModelCall): Promise<ModelAnswer> {
       stream: true,
       stream_options: { include_usage: true },
     };
-    // The body goes as prebuilt text (the tool list's from cache); the params still tell the client to stream.
-    // The client sends, retries and judges the status; its raw response is parsed here (chat-stream.ts).
-    const response = await call.client.chat.completions
-      .create(
-        { ...head, ...(call.tools.length > 0 && { tools: call.tools as OpenAI.Chat.ChatCompletionTool[] }) },
-        { signal, body: chatRequestBody(head, call.tools), headers: JSON_BODY_HEADERS },
-      )
-      .asResponse();
+    // The body goes as prebuilt text (the tool list's from cache); a failure or an error status
+    // throws as the `openai` client's own errors would (chat-post.ts); the stream is parsed here.
+    const response = await call.client.post(chatRequestBody(head, call.tools), signal);
     for await (const chunk of chatChunks(response)) {
       idle.refresh();
       if (chunk.usage) usage = chunk.usage;

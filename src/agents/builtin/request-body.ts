@@ -3,9 +3,6 @@ import type OpenAI from 'openai';
 /** A streamed chat completion request without its tool list. */
 export type ChatRequestHead = Omit<OpenAI.Chat.ChatCompletionCreateParamsStreaming, 'tools'>;
 
-/** The header that makes the `openai` client send a string body as it is (client.js `buildBody`). */
-export const JSON_BODY_HEADERS = { 'content-type': 'application/json' } as const;
-
 /** Each function tool's JSON text, held as long as the tool object is (tools.ts hands out the same one turn after turn). */
 const toolJson = new WeakMap<object, string>();
 

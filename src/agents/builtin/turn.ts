@@ -4,6 +4,7 @@ import type { ToolOutcome } from '../../tools/types.js';
 import type { TurnIO, TurnResult } from '../driver.js';
 import type { Conversation, AssistantCall } from './conversation.js';
 import type { ModelProfile } from '../models/service.js';
+import type { ChatPoster } from '../models/chat-post.js';
 import { callModelWithRetry, type RetryPolicy } from './model-retry.js';
 import { compactConversation, type CompactionRun } from './compact-turn.js';
 import { isContextOverflow } from './compaction.js';
@@ -12,7 +13,7 @@ import { PLAN_TOOL_NAME, planUpdate } from './plan-tool.js';
 import { modelTools } from './tools.js';
 
 export interface TurnSetup {
-  readonly client: OpenAI;
+  readonly client: ChatPoster;
   readonly target: ModelCallTarget;
   readonly conversation: Conversation;
   readonly maxIterations: number;

@@ -4,11 +4,17 @@ import type OpenAI from 'openai';
 import { takeNodeBody } from './http-fetch.js';
 import { loadedOpenaiSdk } from './openai-sdk.js';
 
+/** A streamed chat completion's 2xx answer: its body and headers (chat-post.ts, or a fetch Response). */
+export interface ChatReply {
+  readonly body: AsyncIterable<Uint8Array> | null;
+  readonly headers: Headers;
+}
+
 /**
- * The chunks of a streamed chat completion, parsed from the raw response the
- * `openai` client returned (`.asResponse()`: it has already sent the request,
- * retried and turned an error status into its APIError). Read from the node
- * stream under it when our own fetch made it, else from its web body.
+ * The chunks of a streamed chat completion, parsed from its 2xx answer (the
+ * status and connection failures were judged when its head came, chat-post.ts).
+ * A fetch Response is read from the node stream under it when our own fetch
+ * made it, else from its web body.
  *
  * Follows the client's own stream (openai/core/streaming.js): the events are
  * framed by eventsource-parser (a blank line ends one, `data:` lines join with a
@@ -18,8 +24,8 @@ import { loadedOpenaiSdk } from './openai-sdk.js';
  * Parsed here rather than by the client's own stream because that one goes
  * through a web ReadableStream: about 0.5 ms of CPU per model call.
  */
-export async function* chatChunks(response: Response): AsyncGenerator<OpenAI.Chat.ChatCompletionChunk> {
-  const source: AsyncIterable<Uint8Array> | null = takeNodeBody(response) ?? response.body;
+export async function* chatChunks(response: ChatReply | Response): AsyncGenerator<OpenAI.Chat.ChatCompletionChunk> {
+  const source: AsyncIterable<Uint8Array> | null = (response instanceof Response ? takeNodeBody(response) : undefined) ?? (response.body as AsyncIterable<Uint8Array> | null);
   if (source === null) throw new Error('the model answered a streamed request without a body');
   const decoder = new StringDecoder('utf8');
   const ready: string[] = [];

@@ -21,6 +21,13 @@ export interface HttpFetch {
    * use, about 20 ms): the model list asked right after the port opens.
    */
   getJson(url: string, headers: Readonly<Record<string, string>>, timeoutMs: number): Promise<unknown>;
+  /**
+   * A request on the same connections answered by the node response itself, status and
+   * all, with no web `Headers`/`Response`/stream (a streamed chat completion, read whole by
+   * its caller). Rejects with the socket's error, the signal's reason on abort, or a
+   * HeadTimeoutError when no head arrived within `timeoutMs`.
+   */
+  post(url: URL, headers: Record<string, string>, body: string, signal: AbortSignal, timeoutMs: number): Promise<http.IncomingMessage>;
   /** Closes every connection, idle or busy; later requests fail. Idempotent. */
   close(): void;
 }
@@ -72,10 +79,16 @@ export function createHttpFetch(options: HttpFetchOptions = {}): HttpFetch {
     if (closed) return Promise.reject(new Error('the model service connection pool is closed'));
     return sendForJson(targetUrl(url), headers, timeoutMs, agents);
   };
-  return { fetch: fetch as Fetch, getJson, close };
+  const post = (url: URL, headers: Record<string, string>, body: string, signal: AbortSignal, timeoutMs: number) => {
+    if (closed) return Promise.reject(new Error('the model service connection pool is closed'));
+    return sendRaw(url, 'POST', headers, body, signal, agents, timeoutMs);
+  };
+  return { fetch: fetch as Fetch, getJson, post, close };
 }
 
-function sendForJson(url: URL, headers: Readonly<Record<string, string>>, timeoutMs: number, agents: { http: http.Agent; https: https.Agent }): Promise<unknown> {
+type Agents = { readonly http: http.Agent; readonly https: https.Agent };
+
+function sendForJson(url: URL, headers: Readonly<Record<string, string>>, timeoutMs: number, agents: Agents): Promise<unknown> {
   const secure = url.protocol === 'https:';
   return new Promise((resolve, reject) => {
     const request = (secure ? https : http).request(url, {
@@ -104,7 +117,7 @@ function sendForJson(url: URL, headers: Readonly<Record<string, string>>, timeou
   });
 }
 
-function send(input: string | URL | Request, init: RequestInit, agents: { http: http.Agent; https: https.Agent }): Promise<Response> {
+function send(input: string | URL | Request, init: RequestInit, agents: Agents): Promise<Response> {
   let url: URL;
   let body: string | Uint8Array | undefined;
   try {
@@ -114,37 +127,50 @@ function send(input: string | URL | Request, init: RequestInit, agents: { http: 
     return Promise.reject(err);
   }
   const signal = init.signal ?? undefined;
+  return sendRaw(url, init.method ?? 'GET', requestHeaders(init.headers), body, signal, agents).then((res) => {
+    try {
+      return toResponse(res);
+    } catch (err) {
+      res.destroy();
+      throw err;
+    }
+  });
+}
+
+/** One request on the pool, answered by the node response itself (see HttpFetch.post). */
+function sendRaw(url: URL, method: string, headers: Record<string, string>, body: string | Uint8Array | undefined, signal: AbortSignal | undefined, agents: Agents, timeoutMs?: number): Promise<http.IncomingMessage> {
   if (signal?.aborted) return Promise.reject(abortReason(signal));
   const secure = url.protocol === 'https:';
-
-  return new Promise<Response>((resolve, reject) => {
-    const request = (secure ? https : http).request(url, {
-      method: init.method ?? 'GET',
-      headers: requestHeaders(init.headers),
-      agent: secure ? agents.https : agents.http,
-    });
+  return new Promise<http.IncomingMessage>((resolve, reject) => {
+    const request = (secure ? https : http).request(url, { method, headers, agent: secure ? agents.https : agents.http });
     let response: http.IncomingMessage | undefined;
     // Before the head arrives the request is destroyed; after, the response, so its body errors with the reason.
     const onAbort = () => (response ?? request).destroy(abortReason(signal!));
     const forget = () => signal?.removeEventListener('abort', onAbort);
     signal?.addEventListener('abort', onAbort, { once: true });
+    const timer = timeoutMs === undefined ? undefined : setTimeout(() => request.destroy(new HeadTimeoutError(timeoutMs)), timeoutMs);
     // Stays attached: the socket may report a second error after the first settled the promise.
     request.on('error', (err) => {
+      clearTimeout(timer);
       forget();
       reject(err);
     });
     request.on('response', (res) => {
+      clearTimeout(timer);
       response = res;
       res.once('close', forget);
-      try {
-        resolve(toResponse(res));
-      } catch (err) {
-        res.destroy();
-        reject(err);
-      }
+      resolve(res);
     });
     request.end(body);
   });
+}
+
+/** No response head within the time a request was given. */
+export class HeadTimeoutError extends Error {
+  constructor(ms: number) {
+    super(`no response within ${ms} ms`);
+    this.name = 'HeadTimeoutError';
+  }
 }
 
 function targetUrl(input: string | URL | Request): URL {
@@ -175,15 +201,26 @@ function requestHeaders(init: RequestInit['headers']): Record<string, string> {
   return headers;
 }
 
-function toResponse(res: http.IncomingMessage): Response {
-  const status = res.statusCode ?? 0;
+/** Refuses a compressed body: the request asked for identity, and garbage must not be handed on as text. */
+export function assertIdentityBody(res: http.IncomingMessage): void {
   const encoding = res.headers['content-encoding'];
   if (encoding !== undefined && encoding !== 'identity') {
     throw new TypeError(`the model server sent a ${encoding}-encoded body though asked for identity`);
   }
+}
+
+/** The response's headers as web `Headers`, as fetch gives them. */
+export function webHeaders(res: http.IncomingMessage): Headers {
   const headers = new Headers();
   const raw = res.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
+  return headers;
+}
+
+function toResponse(res: http.IncomingMessage): Response {
+  const status = res.statusCode ?? 0;
+  assertIdentityBody(res);
+  const headers = webHeaders(res);
   if (NULL_BODY_STATUSES.has(status)) {
     res.resume();
     return new Response(null, { status, statusText: res.statusMessage, headers });

@@ -3,7 +3,6 @@ import type { Clock } from '../../clock.js';
 import { HOME_CONFIG_FILE, type ModelServiceSpec } from '../../config/model-services.js';
 import type { ModelInfo } from '../driver.js';
 import { splitClientModelId, toClientModelId } from './model-id.js';
-import { openaiSdk } from './openai-sdk.js';
 import { rehearseStreamedCompletion } from './rehearse.js';
 import { ModelService, type DiscoveryListener, type ModelListing } from './service.js';
 
@@ -47,8 +46,8 @@ export class ModelServices {
    * completion (rehearse.ts), all of which a first turn used to pay.
    */
   async loadClients(): Promise<void> {
-    await Promise.all([...this.services.values()].map((s) => s.client()));
-    if (this.services.size > 0) await rehearseStreamedCompletion(await openaiSdk());
+    await Promise.all([...this.services.values()].map((s) => s.chat()));
+    if (this.services.size > 0) await rehearseStreamedCompletion();
   }
 
   /** Service ids, default first (`/capabilities` `modelServices`). */

@@ -1,5 +1,4 @@
 import { Readable } from 'node:stream';
-import type * as OpenAISdk from 'openai';
 import { chatChunks } from './chat-stream.js';
 
 /** One streamed answer of a single chunk, as an OpenAI-compatible server sends it. */
@@ -8,22 +7,13 @@ const CANNED_STREAM =
   'data: [DONE]\n\n';
 
 /**
- * Runs one streamed chat completion through a throwaway client, against a
- * canned answer handed over the way the services' fetch hands one over (a web
- * stream over a Node stream), with no request on the wire. The first call
- * through the package compiles its request building and the parse of its raw
- * response (chat-stream.ts), as a turn makes them; the daemon does this in its
- * warm-up, so the first turn does not.
+ * Parses one canned streamed chat completion from a Node stream, as a turn
+ * reads its answer (chat-stream.ts), with no request on the wire: the first
+ * parse compiles the SSE framing and the chunk loop. The daemon does this in
+ * its warm-up, after making each service's poster (chat-post.ts), so the
+ * first turn does neither.
  */
-export async function rehearseStreamedCompletion(sdk: typeof OpenAISdk): Promise<void> {
-  const fetch = async (): Promise<Response> =>
-    new Response(Readable.toWeb(Readable.from([Buffer.from(CANNED_STREAM)])) as ReadableStream<Uint8Array>, {
-      status: 200,
-      headers: { 'content-type': 'text/event-stream' },
-    });
-  const client = new sdk.default({ apiKey: 'rehearsal', baseURL: 'http://127.0.0.1:9/v1', maxRetries: 0, fetch });
-  const response = await client.chat.completions
-    .create({ model: 'rehearsal', messages: [{ role: 'user', content: 'rehearsal' }], stream: true })
-    .asResponse();
-  for await (const chunk of chatChunks(response)) void chunk;
+export async function rehearseStreamedCompletion(): Promise<void> {
+  const reply = { body: Readable.from([Buffer.from(CANNED_STREAM)]), headers: new Headers() };
+  for await (const chunk of chatChunks(reply)) void chunk;
 }

@@ -5,6 +5,7 @@ import { contextWindowOf, DEFAULT_COMPACT_FRACTION } from './context-window.js';
 import { MODEL_DISCOVERY_RETRY_MS, MODEL_DISCOVERY_TIMEOUT_MS, MODEL_REQUEST_RETRIES } from './limits.js';
 import { createHttpFetch, type HttpFetch } from './http-fetch.js';
 import { openaiSdk } from './openai-sdk.js';
+import { chatPoster, type ChatPoster } from './chat-post.js';
 
 /** The models a service offers right now, and where the list came from. */
 export interface ModelListing {
@@ -33,7 +34,8 @@ export class ModelService {
   readonly id: string;
   readonly baseUrl: string;
   private openai: Promise<OpenAI> | undefined;
-  /** The client's connections: node:http keep-alive, not the global fetch (less memory, less time per request). */
+  private poster: Promise<ChatPoster> | undefined;
+  /** The service's connections, for the client and the chat poster: node:http keep-alive, not the global fetch (less memory, less time per request). */
   private readonly http: HttpFetch = createHttpFetch();
   private listing: ModelListing | undefined;
   private failedAt = 0;
@@ -51,7 +53,7 @@ export class ModelService {
     if (spec.models && spec.models.length > 0) this.listing = { models: spec.models, source: 'config' };
   }
 
-  /** One client per service, reused by every session and turn (connection reuse, no per-turn setup); made on first use. */
+  /** One client per service, made on first use: the chat poster takes its URL, headers and timeout from it, and its error classes judge answers. */
   client(): Promise<OpenAI> {
     const spec = this.spec;
     this.openai ??= openaiSdk().then(
@@ -66,6 +68,12 @@ export class ModelService {
         }),
     );
     return this.openai;
+  }
+
+  /** How the built-in agent posts chat completions: as the client would, on its connections (chat-post.ts); made once. */
+  chat(): Promise<ChatPoster> {
+    this.poster ??= this.client().then((client) => chatPoster(client, this.http));
+    return this.poster;
   }
 
   /** What the client sends to authenticate: a bearer key, or nothing for a keyless local server. */

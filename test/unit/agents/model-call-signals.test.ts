@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { test } from 'node:test';
-import type OpenAI from 'openai';
 import { callModel } from '../../../src/agents/builtin/model-call.js';
+import type { ChatPoster } from '../../../src/agents/models/chat-post.js';
 import { systemClock } from '../../../src/clock.js';
 
 setFlagsFromString('--expose-gc');
@@ -18,11 +18,11 @@ const gc = runInNewContext('gc') as () => void;
  * measured (test/soak/sessions-soak.test.ts).
  */
 /**
- * What the client's `.asResponse()` resolves to for a streamed completion: `chunks` as SSE
+ * What a poster's `post()` resolves to for a streamed completion: `chunks` as SSE
  * events, then `[DONE]`; with `hangUntil`, the body stays open after the chunks until that
  * signal aborts, and then fails as a cut connection does.
  */
-function sseAnswer(chunks: readonly object[], hangUntil?: AbortSignal): { asResponse(): Promise<Response> } {
+function sseAnswer(chunks: readonly object[], hangUntil?: AbortSignal): Promise<Response> {
   const text = chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('');
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
@@ -35,17 +35,17 @@ function sseAnswer(chunks: readonly object[], hangUntil?: AbortSignal): { asResp
       hangUntil.addEventListener('abort', () => controller.error(new Error('aborted')), { once: true });
     },
   });
-  return { asResponse: async () => new Response(body, { headers: { 'content-type': 'text/event-stream' } }) };
+  return Promise.resolve(new Response(body, { headers: { 'content-type': 'text/event-stream' } }));
 }
 
-function listeningClient(handed: WeakRef<AbortSignal>[]): OpenAI {
-  const create = (_body: unknown, options: { signal: AbortSignal }) => {
-    // As the package does (client.js, fetchWithTimeout): once, and never removed.
-    options.signal.addEventListener('abort', () => undefined, { once: true });
-    handed.push(new WeakRef(options.signal));
+function listeningClient(handed: WeakRef<AbortSignal>[]): ChatPoster {
+  const post = (_body: string, signal: AbortSignal) => {
+    // As the `openai` package did (client.js, fetchWithTimeout): once, and never removed.
+    signal.addEventListener('abort', () => undefined, { once: true });
+    handed.push(new WeakRef(signal));
     return sseAnswer([{ choices: [{ index: 0, delta: { content: 'OK.' }, finish_reason: 'stop' }] }]);
   };
-  return { chat: { completions: { create } } } as unknown as OpenAI;
+  return { post };
 }
 
 test('a finished model call leaves nothing of its abort signal behind while the turn goes on', async () => {
@@ -78,16 +78,12 @@ test('a finished model call leaves nothing of its abort signal behind while the 
 test('aborting the turn still aborts the model call, and a silent stream still stalls', async () => {
   const turn = new AbortController();
   let seen: AbortSignal | undefined;
-  const client = {
-    chat: {
-      completions: {
-        create: (_body: unknown, options: { signal: AbortSignal }) => {
-          seen = options.signal;
-          return sseAnswer([{ choices: [{ index: 0, delta: { content: 'par' }, finish_reason: null }] }], options.signal);
-        },
-      },
+  const client: ChatPoster = {
+    post: (_body, signal) => {
+      seen = signal;
+      return sseAnswer([{ choices: [{ index: 0, delta: { content: 'par' }, finish_reason: null }] }], signal);
     },
-  } as unknown as OpenAI;
+  };
   const base = {
     client,
     target: { serviceId: 'test', model: 'test-model', baseUrl: 'http://127.0.0.1:1' },
