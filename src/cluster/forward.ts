@@ -16,8 +16,9 @@ export async function forwardRequest(
   request: ForwardedRequest,
   timeoutMs: number,
 ): Promise<ForwardedResponse> {
-  const message = JSON.stringify(request);
-  if (Buffer.byteLength(message) > transport.maxPayload) {
+  // Encoded once here: measured and sent as the same bytes, not a string the client encodes again.
+  const message = Buffer.from(JSON.stringify(request));
+  if (message.length > transport.maxPayload) {
     throw new BerthError('bus_message_too_large', `The forwarded request exceeds the bus message size (${transport.maxPayload} bytes)`, { limit: transport.maxPayload });
   }
   let data: Uint8Array;
@@ -27,7 +28,7 @@ export async function forwardRequest(
     if (err instanceof BusRequestError) throw new BerthError('owner_unreachable', undefined, { reason: err.reason });
     throw err;
   }
-  const answer = JSON.parse(Buffer.from(data).toString('utf8')) as ForwardedResponse | { tooLarge: true; limit: number };
+  const answer = JSON.parse(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8')) as ForwardedResponse | { tooLarge: true; limit: number };
   if ('tooLarge' in answer) {
     throw new BerthError('bus_message_too_large', `The owner's answer exceeds the bus message size (${answer.limit} bytes)`, { limit: answer.limit });
   }
@@ -49,14 +50,14 @@ export function serveForwarded(
       log.warn({ err }, 'a malformed request on the cluster bus was ignored');
       throw err;
     }
-    const answer = JSON.stringify(await handle(request));
-    if (Buffer.byteLength(answer) <= transport.maxPayload) return answer;
+    const answer = Buffer.from(JSON.stringify(await handle(request)));
+    if (answer.length <= transport.maxPayload) return answer;
     return JSON.stringify({ tooLarge: true, limit: transport.maxPayload });
   });
 }
 
 function readRequest(data: Uint8Array): ForwardedRequest {
-  const value = JSON.parse(Buffer.from(data).toString('utf8')) as Partial<ForwardedRequest> | null;
+  const value = JSON.parse(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8')) as Partial<ForwardedRequest> | null;
   const fine =
     value !== null && typeof value === 'object' &&
     typeof value.method === 'string' && typeof value.url === 'string' && value.url.startsWith('/') &&

@@ -1,4 +1,5 @@
 import type { NatsConnection } from '@nats-io/transport-node';
+import { NatsRequests } from './nats-requests.js';
 import { BusRequestError, type BusSubscription, type BusTransport } from './transport.js';
 
 /** NATS's own default `max_payload`, used until the server's INFO says otherwise. */
@@ -31,11 +32,14 @@ export async function connectNats(url: string, name: string): Promise<BusTranspo
 
 class NatsTransport implements BusTransport {
   private closing: Promise<void> | undefined;
+  private readonly requests: NatsRequests;
 
   constructor(
     private readonly nc: NatsConnection,
     private readonly up: () => boolean,
-  ) {}
+  ) {
+    this.requests = new NatsRequests(nc);
+  }
 
   get maxPayload(): number {
     return this.nc.info?.max_payload ?? NATS_DEFAULT_MAX_PAYLOAD;
@@ -65,18 +69,9 @@ class NatsTransport implements BusTransport {
     return { unsubscribe: () => !this.nc.isClosed() && sub.unsubscribe() };
   }
 
-  async request(subject: string, data: Uint8Array | string, timeoutMs: number): Promise<Uint8Array> {
-    if (this.nc.isClosed() || !this.up()) throw new BusRequestError('unreachable', 'the bus is not connected');
-    try {
-      return (await this.nc.request(subject, data, { timeout: timeoutMs })).data;
-    } catch (err) {
-      const noResponders = typeof (err as { isNoResponders?: unknown }).isNoResponders === 'function' && (err as { isNoResponders(): boolean }).isNoResponders();
-      if (noResponders) throw new BusRequestError('no_responders', `nobody answers on ${subject}`);
-      if ((err as Error).name === 'TimeoutError' || /timeout/i.test((err as Error).message)) {
-        throw new BusRequestError('timeout', `no answer on ${subject} within ${timeoutMs} ms`);
-      }
-      throw new BusRequestError('unreachable', (err as Error).message);
-    }
+  request(subject: string, data: Uint8Array | string, timeoutMs: number): Promise<Uint8Array> {
+    if (this.nc.isClosed() || !this.up()) return Promise.reject(new BusRequestError('unreachable', 'the bus is not connected'));
+    return this.requests.request(subject, data, timeoutMs);
   }
 
   async flush(): Promise<void> {
