@@ -191,8 +191,11 @@ export async function run({ quick = false, profileDir, log = console.error } = {
         for (const d of daemons) d.turnMs.length = 0;
         for (const d of daemons) d.busyMs = 0;
         for (let r = 0; r < plan.rounds; r += 1) {
+          // One prompt per daemon in turn, not a block of prompts each: the machine's load (other
+          // processes preempting the daemon mid-write) changes within seconds and moves a spread by
+          // more than the daemons differ, so each daemon's turns must sample the same moments.
           const order = r % 2 === 0 ? daemons : [...daemons].reverse();
-          for (const d of order) for (let i = 0; i < plan.promptsPerRound; i += 1) await fanTurn(d);
+          for (let i = 0; i < plan.promptsPerRound; i += 1) for (const d of order) await fanTurn(d);
           log(`bench: round ${r + 1}/${plan.rounds} done`);
         }
         const measured = daemons.map((d) => {
@@ -224,7 +227,7 @@ function report(plan, measured) {
   ];
   const table = formatTable(['row', 'unit', 'peer median', 'p90', 'berth median', 'p90', 'floor median', 'p90', 'berth/peer', 'berth/floor'], rows);
   const notes = [
-    `${plan.rounds} rounds of ${plan.promptsPerRound} prompts per daemon, order reversing by round, after one warm-up turn; frames per turn: ${measured.map((m) => `${m.name} ${m.framesPerTurn.toFixed(1)}`).join(', ')}`,
+    `${plan.rounds} rounds of ${plan.promptsPerRound} prompts per daemon, one prompt per daemon in turn, order reversing by round, after one warm-up turn; frames per turn: ${measured.map((m) => `${m.name} ${m.framesPerTurn.toFixed(1)}`).join(', ')}`,
     `frames delivered per second of turn time (frames x streams): ${measured.map((m) => `${m.name} ${Math.round(m.rate).toLocaleString('en-US')}`).join(', ')}`,
     `spread = last stream arrival - first stream arrival of one frame id, timed when its chunk came off the socket; model deltas ${CHUNK_DELAY_MS} ms apart; target: berth <= peer`,
   ];
