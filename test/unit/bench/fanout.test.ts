@@ -1,8 +1,15 @@
 import assert from 'node:assert/strict';
+import { createServer, type ServerResponse } from 'node:http';
 import { describe, it } from 'node:test';
 
-const { spreads, frameScanner } = (await import(new URL('../../../bench/fanout.mjs', import.meta.url).href)) as {
+interface LightStream {
+  arrivals: Map<string, bigint>;
+  turnsDone: number;
+  close: () => void;
+}
+const { spreads, frameScanner, openLightStream } = (await import(new URL('../../../bench/fanout.mjs', import.meta.url).href)) as {
   spreads: (d: unknown) => number[];
+  openLightStream: (baseUrl: string, sessionId: string) => Promise<LightStream>;
   frameScanner: (onId: (id: string) => void, onTurn: () => void) => (text: string) => void;
 };
 
@@ -37,6 +44,33 @@ describe('the fan-out bench', () => {
       }
       assert.deepEqual(ids, ['1', '2', '10'], `cut at ${cuts.length} places`);
       assert.equal(turns, 1);
+    }
+  });
+
+  it('reads a stream’s frames from the socket: each id once, with the turns it completed', async () => {
+    let res!: ServerResponse;
+    const server = createServer((req, r) => {
+      if (!req.url?.startsWith('/session/s%201/')) return void r.writeHead(404).end();
+      res = r;
+      r.writeHead(200, { 'content-type': 'text/event-stream' });
+      r.flushHeaders();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    try {
+      await assert.rejects(openLightStream(url, 'elsewhere'), /404/);
+      const stream = await openLightStream(url, 's 1');
+      const turnDone = new Promise<void>((resolve) => Object.assign(stream, { onTurn: resolve }));
+      res.write('id: 1\nevent: session_update\ndata: {}\n\n');
+      res.write('id: 2\nevent: turn_complete\ndata: {}\n\n');
+      await turnDone;
+      assert.deepEqual([...stream.arrivals.keys()], ['1', '2']);
+      assert.ok([...stream.arrivals.values()].every((at) => typeof at === 'bigint' && at > 0n));
+      assert.equal(stream.turnsDone, 1);
+      stream.close();
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 });
