@@ -10,6 +10,7 @@
 // the client's own work adds as little as it can to the spread. All 64 streams share this process, so a spread is never below what one event loop
 // takes to take 64 sockets' chunks in turn; that cost is the same for every daemon.
 import net from 'node:net';
+import { ALL_CPUS, pin, pinningUnavailable } from './lib/cpu-pinning.mjs';
 import { keepAliveClient } from './lib/http-client.mjs';
 import { formatTable } from './lib/report.mjs';
 import { createSession } from './lib/session-steps.mjs';
@@ -127,31 +128,67 @@ function allTurnsDone(streams, turns) {
   });
 }
 
-/** One daemon's session, its streams and what they measured. */
+/** One daemon's session, its streams and what they measured, per placement (`turns[placement]`). */
 async function watchedSession(name, proc, subscribers) {
   const client = keepAliveClient(proc.url);
   const { sessionId } = await createSession(client);
   const streams = [];
   for (let i = 0; i < subscribers; i += 1) streams.push(await openLightStream(proc.url, sessionId));
-  return { name, client, sessionId, streams, turns: 0, turnMs: [], busyMs: 0, frames: 0 };
+  return { name, pid: proc.pid, client, sessionId, streams, turns: 0, seen: 0, measured: {} };
 }
 
-/** One prompt: POST, then every stream's turn_complete; the turn's time to the last stream. */
-async function fanTurn(d) {
+/**
+ * One prompt: POST, then every stream's turn_complete. With `placement`, the turn's time to the
+ * last stream and the ids of the frames it sent are kept under that placement's name.
+ */
+async function fanTurn(d, placement) {
   const started = process.hrtime.bigint();
   const res = await d.client.post(`/session/${encodeURIComponent(d.sessionId)}/prompt`, { prompt: [{ type: 'text', text: PROMPT }] });
   if (res.status !== 202) throw new Error(`${d.name}: POST /session/:id/prompt -> ${res.status}: ${res.body.toString('utf8').slice(0, 200)}`);
   d.turns += 1;
   const ended = await allTurnsDone(d.streams, d.turns);
-  const ms = Number(ended - started) / 1e6;
-  d.turnMs.push(ms);
-  d.busyMs += ms;
+  const ids = [...d.streams[0].arrivals.keys()].slice(d.seen);
+  d.seen += ids.length;
+  if (!placement) return;
+  const m = (d.measured[placement] ??= { turnMs: [], ids: [] });
+  m.turnMs.push(Number(ended - started) / 1e6);
+  m.ids.push(...ids);
 }
 
-/** Every frame id that reached all streams: its spread in ms. */
-export function spreads(d) {
+/**
+ * Where the processes run while a turn is timed. `apart`: the daemons (each with its children) on
+ * CPU 0, this process and the scripted model on the others, as subscribers on other machines would
+ * be: the reader, woken by a daemon's first write of a frame, otherwise tends to be put on the
+ * daemon's CPU and preempt it mid-frame, which puts the reader's work inside the spread (measured
+ * with perf: bench/README.md, `fanout`). `shared`: every process may run on every CPU.
+ */
+function placements(daemons, model, log) {
+  const everywhere = () => {
+    for (const pid of [process.pid, model.pid]) pin(pid, ALL_CPUS);
+    for (const d of daemons) pin(d.pid, ALL_CPUS, { tree: true });
+  };
+  const unavailable = pinningUnavailable();
+  if (unavailable) {
+    log(`bench: every process on every CPU only (${unavailable})`);
+    return [{ name: 'shared', apply: everywhere }];
+  }
+  const clients = ALL_CPUS.replace(/^0/, '1');
+  const apart = () => {
+    for (const pid of [process.pid, model.pid]) pin(pid, clients);
+    for (const d of daemons) pin(d.pid, '0', { tree: true });
+  };
+  return [
+    { name: 'apart', apply: apart },
+    { name: 'shared', apply: everywhere },
+  ];
+}
+
+/** Every frame id (of `ids`, else all) that reached all streams: its spread in ms. */
+export function spreads(d, ids = d.streams[0].arrivals.keys()) {
   const out = [];
-  for (const [id, first] of d.streams[0].arrivals) {
+  for (const id of ids) {
+    const first = d.streams[0].arrivals.get(id);
+    if (first === undefined) continue;
     let lo = first;
     let hi = first;
     let everywhere = true;
@@ -186,24 +223,35 @@ export async function run({ quick = false, profileDir, log = console.error } = {
           daemons.push(await watchedSession(name, proc, plan.subscribers));
           log(`bench: ${name}: one session, ${plan.subscribers} streams open`);
         }
-        for (const d of daemons) await fanTurn(d); // warm-up turn, not counted
-        const counted = new Map(daemons.map((d) => [d.name, { before: new Set(d.streams[0].arrivals.keys()) }]));
-        for (const d of daemons) d.turnMs.length = 0;
-        for (const d of daemons) d.busyMs = 0;
-        for (let r = 0; r < plan.rounds; r += 1) {
-          // One prompt per daemon in turn, not a block of prompts each: the machine's load (other
-          // processes preempting the daemon mid-write) changes within seconds and moves a spread by
-          // more than the daemons differ, so each daemon's turns must sample the same moments.
-          const order = r % 2 === 0 ? daemons : [...daemons].reverse();
-          for (let i = 0; i < plan.promptsPerRound; i += 1) for (const d of order) await fanTurn(d);
-          log(`bench: round ${r + 1}/${plan.rounds} done`);
+        const places = placements(daemons, model, log);
+        try {
+          for (const d of daemons) await fanTurn(d); // warm-up turn, not counted
+          for (let r = 0; r < plan.rounds; r += 1) {
+            // One prompt per daemon in turn, not a block of prompts each: the machine's load (other
+            // processes preempting the daemon mid-write) changes within seconds and moves a spread by
+            // more than the daemons differ, so each daemon's turns must sample the same moments.
+            // The placements take turns the same way.
+            const order = r % 2 === 0 ? daemons : [...daemons].reverse();
+            for (let i = 0; i < plan.promptsPerRound; i += 1) {
+              for (const place of r % 2 === 0 ? places : [...places].reverse()) {
+                place.apply();
+                for (const d of order) await fanTurn(d, place.name);
+              }
+            }
+            log(`bench: round ${r + 1}/${plan.rounds} done`);
+          }
+        } finally {
+          places.at(-1).apply();
         }
-        const measured = daemons.map((d) => {
-          for (const id of counted.get(d.name).before) for (const s of d.streams) s.arrivals.delete(id);
-          const spread = spreads(d);
-          const frames = spread.length * plan.subscribers;
-          return { name: d.name, spread, turnMs: d.turnMs, framesPerTurn: spread.length / d.turnMs.length, rate: frames / (d.busyMs / 1000) };
-        });
+        const measured = places.map((place) => ({
+          placement: place.name,
+          daemons: daemons.map((d) => {
+            const { turnMs, ids } = d.measured[place.name];
+            const spread = spreads(d, ids);
+            const busySeconds = turnMs.reduce((a, b) => a + b, 0) / 1000;
+            return { name: d.name, spread, turnMs, framesPerTurn: spread.length / turnMs.length, rate: (spread.length * plan.subscribers) / busySeconds };
+          }),
+        }));
         return report(plan, measured);
       } finally {
         for (const d of daemons) {
@@ -216,32 +264,41 @@ export async function run({ quick = false, profileDir, log = console.error } = {
   );
 }
 
+/** What each placement is called in the table: where the bench's readers ran. */
+const PLACEMENT_WORDS = { apart: 'readers on another CPU', shared: 'CPUs shared' };
+
 function report(plan, measured) {
-  const spread = Object.fromEntries(measured.map((m) => [m.name, summarize(m.spread)]));
-  const turn = Object.fromEntries(measured.map((m) => [m.name, summarize(m.turnMs)]));
   const fmt = (v) => (Number.isFinite(v) ? v.toFixed(v < 10 ? 2 : 1) : '');
   const ratio = (a, b) => (Number.isFinite(a / b) ? `${(a / b).toFixed(2)}x` : '');
-  const rows = [
-    [`frame spread, ${plan.subscribers} streams`, 'ms', ...['peer', 'berth', 'floor'].flatMap((n) => [fmt(spread[n].median), fmt(spread[n].p90)]), ratio(spread.berth.median, spread.peer.median), ratio(spread.berth.median, spread.floor.median)],
-    [`prompt -> last stream's turn_complete`, 'ms', ...['peer', 'berth', 'floor'].flatMap((n) => [fmt(turn[n].median), fmt(turn[n].p90)]), ratio(turn.berth.median, turn.peer.median), ratio(turn.berth.median, turn.floor.median)],
-  ];
+  const summaryJson = (s) => ({ n: s.n, median: round(s.median), p10: round(s.p10), p90: round(s.p90), min: round(s.min), max: round(s.max) });
+  const rows = [];
+  const jsonRows = [];
+  const ratios = {};
+  for (const { placement, daemons } of measured) {
+    const words = PLACEMENT_WORDS[placement];
+    const spread = Object.fromEntries(daemons.map((m) => [m.name, summarize(m.spread)]));
+    const turn = Object.fromEntries(daemons.map((m) => [m.name, summarize(m.turnMs)]));
+    for (const [id, sums] of [
+      [`frame spread, ${plan.subscribers} streams, ${words}`, spread],
+      [`prompt -> last stream's turn_complete, ${words}`, turn],
+    ]) {
+      rows.push([id, 'ms', ...['peer', 'berth', 'floor'].flatMap((n) => [fmt(sums[n].median), fmt(sums[n].p90)]), ratio(sums.berth.median, sums.peer.median), ratio(sums.berth.median, sums.floor.median)]);
+      jsonRows.push({ id, unit: 'ms', ...Object.fromEntries(Object.entries(sums).map(([k, v]) => [k, summaryJson(v)])) });
+    }
+    ratios[placement] = { spreadBerthOverPeer: round(spread.berth.median / spread.peer.median), spreadBerthOverFloor: round(spread.berth.median / spread.floor.median) };
+  }
   const table = formatTable(['row', 'unit', 'peer median', 'p90', 'berth median', 'p90', 'floor median', 'p90', 'berth/peer', 'berth/floor'], rows);
+  const perDaemon = (pick) => measured.map(({ placement, daemons }) => `${PLACEMENT_WORDS[placement]}: ${daemons.map((m) => `${m.name} ${pick(m)}`).join(', ')}`).join('; ');
   const notes = [
-    `${plan.rounds} rounds of ${plan.promptsPerRound} prompts per daemon, one prompt per daemon in turn, order reversing by round, after one warm-up turn; frames per turn: ${measured.map((m) => `${m.name} ${m.framesPerTurn.toFixed(1)}`).join(', ')}`,
-    `frames delivered per second of turn time (frames x streams): ${measured.map((m) => `${m.name} ${Math.round(m.rate).toLocaleString('en-US')}`).join(', ')}`,
+    `${plan.rounds} rounds of ${plan.promptsPerRound} prompts per daemon and placement, one prompt per daemon in turn, order reversing by round, after one warm-up turn`,
+    `placements: ${measured.some((m) => m.placement === 'apart') ? 'readers on another CPU = the daemons (with their children) on CPU 0, this process (the 64 readers) and the scripted model on the others; ' : ''}CPUs shared = every process on every CPU; the two take turns prompt by prompt`,
+    `frames per turn: ${perDaemon((m) => m.framesPerTurn.toFixed(1))}`,
+    `frames delivered per second of turn time (frames x streams): ${perDaemon((m) => Math.round(m.rate).toLocaleString('en-US'))}`,
     `spread = last stream arrival - first stream arrival of one frame id, timed when its chunk came off the socket; model deltas ${CHUNK_DELAY_MS} ms apart; target: berth <= peer`,
   ];
-  const summaryJson = (s) => ({ n: s.n, median: round(s.median), p10: round(s.p10), p90: round(s.p90), min: round(s.min), max: round(s.max) });
-  const row = (id, sums) => ({ id, unit: 'ms', ...Object.fromEntries(Object.entries(sums).map(([k, v]) => [k, summaryJson(v)])) });
   return {
     name,
     text: `${table}\n\n${notes.join('\n')}`,
-    json: {
-      plan,
-      rows: [row(`frame spread, ${plan.subscribers} streams`, spread), row("prompt -> last stream's turn_complete", turn)],
-      framesPerTurn: Object.fromEntries(measured.map((m) => [m.name, round(m.framesPerTurn)])),
-      framesPerSecond: Object.fromEntries(measured.map((m) => [m.name, Math.round(m.rate)])),
-      ratios: { spreadBerthOverPeer: round(spread.berth.median / spread.peer.median), spreadBerthOverFloor: round(spread.berth.median / spread.floor.median) },
-    },
+    json: { plan, rows: jsonRows, ratios },
   };
 }

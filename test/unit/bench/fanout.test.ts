@@ -8,7 +8,7 @@ interface LightStream {
   close: () => void;
 }
 const { spreads, frameScanner, openLightStream } = (await import(new URL('../../../bench/fanout.mjs', import.meta.url).href)) as {
-  spreads: (d: unknown) => number[];
+  spreads: (d: unknown, ids?: Iterable<string>) => number[];
   openLightStream: (baseUrl: string, sessionId: string) => Promise<LightStream>;
   frameScanner: (onId: (id: string) => void, onTurn: () => void) => (text: string) => void;
 };
@@ -20,6 +20,11 @@ describe('the fan-out bench', () => {
   it('takes a frame’s spread from its first to its last stream, whichever stream is first', () => {
     const d = { streams: [stream({ '1': 10, '2': 20 }), stream({ '1': 9, '2': 23.5 }), stream({ '1': 12, '2': 21 })] };
     assert.deepEqual(spreads(d), [3, 3.5]);
+  });
+
+  it('takes the spreads of the frames asked for only, in their order', () => {
+    const d = { streams: [stream({ '1': 10, '2': 20, '3': 30 }), stream({ '1': 11, '2': 22, '3': 33 })] };
+    assert.deepEqual(spreads(d, ['3', '1', 'unknown']), [3, 1]);
   });
 
   it('leaves out a frame that did not reach every stream', () => {
