@@ -201,10 +201,14 @@ function requestHeaders(init: RequestInit['headers']): Record<string, string> {
   return headers;
 }
 
-/** Refuses a compressed body: the request asked for identity, and garbage must not be handed on as text. */
+/**
+ * Refuses a compressed body: the request asked for identity, and garbage must not be handed on as text.
+ * The refused response is destroyed, so its connection is not held half read.
+ */
 export function assertIdentityBody(res: http.IncomingMessage): void {
   const encoding = res.headers['content-encoding'];
   if (encoding !== undefined && encoding !== 'identity') {
+    res.destroy();
     throw new TypeError(`the model server sent a ${encoding}-encoded body though asked for identity`);
   }
 }

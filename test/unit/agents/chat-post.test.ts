@@ -91,6 +91,26 @@ describe('posting a chat completion without the client', () => {
     }
   });
 
+  test('a compressed 2xx body is refused as a connection error, and its connection is let go rather than left half read', async () => {
+    let closed!: Promise<void>;
+    answer = (res) => {
+      closed = new Promise((resolve) => res.on('close', () => resolve()));
+      // Headers and a first piece only: a connection kept for the rest would hang here until the server gave up.
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': 'gzip' });
+      res.write(Buffer.from([0x1f, 0x8b, 0x08, 0x00]));
+    };
+    await assert.rejects((await chatPoster(client(), pool)).post('{}', new AbortController().signal), (e: unknown) => {
+      assert.ok(e instanceof OpenAI.APIConnectionError && !(e instanceof OpenAI.APIConnectionTimeoutError));
+      assert.match(String((e as Error).cause), /gzip-encoded body though asked for identity/);
+      return true;
+    });
+    await closed;
+    answer = (res) => res.writeHead(200, { 'content-type': 'text/event-stream' }).end(STREAM);
+    const chunks = [];
+    for await (const chunk of chatChunks(await (await chatPoster(client(), pool)).post('{}', new AbortController().signal))) chunks.push(chunk);
+    assert.equal(chunks[0]?.choices[0]?.delta.content, 'OK.', 'the next post is answered');
+  });
+
   test('no head within the client timeout is its timeout error; a refused connection its connection error; an abort its abort error', async () => {
     answer = () => undefined; // never answers
     const slow = client({ timeout: 50 });
