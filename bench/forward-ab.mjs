@@ -6,24 +6,14 @@
 // clock the other work on the machine disturbs.
 //
 //   node bench/forward-ab.mjs <checkoutA> <checkoutB> [rounds] [pairs per block]
-import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { forwardBlock } from './lib/cluster-blocks.mjs';
 import { balancer, bootCluster } from './lib/cluster-nodes.mjs';
 import { startModel } from './lib/model.mjs';
 import { startNats } from './lib/nats.mjs';
 import { startPostgres } from './lib/postgres.mjs';
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s[Math.floor((s.length - 1) / 2)];
-};
-
-/** User + system CPU of `pid` so far, in ms (clock ticks of 10 ms: read over whole blocks only). */
-function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
+import { cpuMicros } from './lib/proctree.mjs';
+import { median } from './lib/stats.mjs';
 
 async function main([dirA, dirB, rounds = '6', pairs = '200']) {
   if (!dirA || !dirB) throw new Error('usage: node bench/forward-ab.mjs <checkoutA> <checkoutB> [rounds] [pairs]');
@@ -45,9 +35,9 @@ async function main([dirA, dirB, rounds = '6', pairs = '200']) {
     for (let round = 0; round < Number(rounds); round += 1) {
       for (const s of round % 2 === 0 ? sides : [...sides].reverse()) {
         const pids = { owner: s.target.procs[0].pid, other: s.target.procs[1].pid, nats: s.bus.pid };
-        const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuMs(pid)]));
+        const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuMicros(pid)]));
         const { owner, forwarded } = await forwardBlock(() => balancer(s.target), plan);
-        for (const [k, pid] of Object.entries(pids)) s.cpu[k] += cpuMs(pid) - before[k];
+        for (const [k, pid] of Object.entries(pids)) s.cpu[k] += cpuMicros(pid) - before[k];
         s.owner.push(...owner);
         s.forwarded.push(...forwarded);
         s.diffs.push(median(forwarded) - median(owner));
@@ -57,7 +47,7 @@ async function main([dirA, dirB, rounds = '6', pairs = '200']) {
     }
     const n = Number(rounds) * plan.forwardRequests;
     const ms = (x) => `${x.toFixed(3)} ms`;
-    const us = (x) => `${Math.round((x / n) * 1000)} µs`;
+    const us = (x) => `${Math.round(x / n)} µs`;
     console.log(`${rounds} rounds of ${pairs} pairs per side; 1-minute load per round: ${loads.join(' ')}`);
     console.log('side  owner median  via other median  difference  (block differences: median, min)  CPU per pair: owner node / other node / nats-server');
     for (const s of sides) {
