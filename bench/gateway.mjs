@@ -14,12 +14,13 @@
 // `--profile` writes A's CPU profile (`node --cpu-prof`) to <dir>/owner and B's — this process, over
 // the timed rows only — to <dir>/host.
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { berthDir } from './berth.mjs';
 import { startDaemonProcess } from './lib/daemon-process.mjs';
 import { fromDist, startInProcessBerth } from './lib/in-process-berth.mjs';
+import { cpuMicros } from './lib/proctree.mjs';
 import { formatTable } from './lib/report.mjs';
 import { measureLatency, measureThroughput } from './lib/round-trips.mjs';
 import { isMain, runStandalone } from './lib/standalone.mjs';
@@ -111,17 +112,6 @@ function startOwnerProcess(url, project, home, tokenFile, nodeArgs) {
     stderrFile: join(home, 'connect.stderr'),
     timeoutMs: READY_TIMEOUT_MS,
   });
-}
-
-/** User + system CPU time of process `pid` in µs, from /proc (Linux; clock ticks of 10 ms, so only long runs tell). */
-function cpuMicros(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    // utime and stime are fields 14 and 15 of stat(5); here counted from field 3 (state) as index 0.
-    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
-  } catch {
-    return Number.NaN;
-  }
 }
 
 /** B's side is this very process: the inspector's profiler, written like `--cpu-prof` writes it. */

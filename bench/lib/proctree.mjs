@@ -78,3 +78,14 @@ export function isRunning(pid) {
     }
   }
 }
+
+/** User + system CPU time of process `pid` in µs, from /proc (Linux; clock ticks of 10 ms, so only long runs tell). */
+export function cpuMicros(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // utime and stime are fields 14 and 15 of stat(5); here counted from field 3 (state) as index 0.
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
