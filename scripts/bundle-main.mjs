@@ -104,7 +104,7 @@ async function writeCache(root, cacheFile) {
   const scratch = mkdtempSync(join(tmpdir(), 'berth-build-cache-'));
   try {
     const child = spawn(process.execPath, ['--import', pathToFileURL(preloadFile).href, join(root, 'bin/berth.js'), 'serve', '--port', '0', '--home', join(scratch, 'home'), '--workspace', scratch], {
-      env: { ...process.env, BERTH_BUILD_CODE_CACHE: cacheFile, BERTH_LOG_LEVEL: 'warn' },
+      env: { ...defaultConfigEnv(), BERTH_BUILD_CODE_CACHE: cacheFile, BERTH_LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
@@ -119,4 +119,13 @@ async function writeCache(root, cacheFile) {
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * The builder's environment without what configures a daemon (BERTH_*, OPENAI_*): the scratch daemon runs on
+ * the default configuration, so a builder's token does not refuse its first requests and its store or model
+ * endpoint is never contacted by a build.
+ */
+function defaultConfigEnv() {
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(BERTH|OPENAI)_/.test(name)));
 }
