@@ -17,6 +17,9 @@ const FIRST_REQUESTS = [
   { method: 'POST', path: '/session', body: { sessionScope: 'thread' } },
 ];
 
+/** A first request still unanswered by then is given up, so the cache is written well before bundle-main.mjs's 60 s limit. */
+const REQUEST_TIMEOUT_MS = 10_000;
+
 const cacheFile = process.env.BERTH_BUILD_CODE_CACHE;
 const write = process.stdout.write.bind(process.stdout);
 process.stdout.write = (chunk, ...rest) => {
@@ -46,6 +49,7 @@ function send(baseUrl, { method, path, body }) {
       res.on('end', () => (res.statusCode >= 200 && res.statusCode < 300 ? resolve() : reject(new Error(`${method} ${path} -> ${res.statusCode}`))));
       res.on('error', reject);
     });
+    req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error(`${method} ${path} unanswered after ${REQUEST_TIMEOUT_MS} ms`)));
     req.on('error', reject);
     req.end(payload);
   });
