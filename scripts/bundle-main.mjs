@@ -5,7 +5,8 @@
 // ES main.js compiles through vm.Script with a cache (scripts/bundle-main-load.mjs); main.js keeps the
 // static imports (the shared chunks, Node's modules, better-sqlite3) and hands them to it, and the lazy
 // chunks are still import()ed when first asked for. The cache is written from a real `berth serve`
-// stopped at its listening line, so the functions of a start come compiled too.
+// stopped once it has answered a client's first /health and POST /session, so the functions of a start
+// and of those requests come compiled too.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -98,12 +99,12 @@ function keepImports(specifiers) {
   };
 }
 
-/** Starts the built `berth serve` on a scratch home and writes the cache once it listens (scripts/bundle-main-preload.mjs). */
+/** Starts the built `berth serve` on a scratch home and writes the cache once it has answered a client's first requests (scripts/bundle-main-preload.mjs). */
 async function writeCache(root, cacheFile) {
   const scratch = mkdtempSync(join(tmpdir(), 'berth-build-cache-'));
   try {
     const child = spawn(process.execPath, ['--import', pathToFileURL(preloadFile).href, join(root, 'bin/berth.js'), 'serve', '--port', '0', '--home', join(scratch, 'home'), '--workspace', scratch], {
-      env: { ...process.env, BERTH_BUILD_CODE_CACHE: cacheFile, BERTH_LOG_LEVEL: 'warn' },
+      env: { ...defaultConfigEnv(), BERTH_BUILD_CODE_CACHE: cacheFile, BERTH_LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
@@ -113,7 +114,18 @@ async function writeCache(root, cacheFile) {
     clearTimeout(timer);
     // A machine that builds but cannot start the daemon still has a working command, compiled at each start.
     if (code !== 0) console.warn(`bundle: main.body.cjs has no code cache (berth serve exited with ${code}): ${stderr.trim()}`);
+    // The preload's own notes (a cache made without the first requests) are the builder's to see.
+    else for (const line of stderr.split('\n').filter((l) => l.startsWith('bundle: '))) console.warn(line);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * The builder's environment without what configures a daemon (BERTH_*, OPENAI_*): the scratch daemon runs on
+ * the default configuration, so a builder's token does not refuse its first requests and its store or model
+ * endpoint is never contacted by a build.
+ */
+function defaultConfigEnv() {
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(BERTH|OPENAI)_/.test(name)));
 }

@@ -14,6 +14,7 @@ import { toolProtocolEndpoint } from '../toolproto/endpoint.js';
 import { ToolProtocolHost } from '../toolproto/host.js';
 import type { SandboxProbe } from '../tools/builtin/commands/sandbox.js';
 import { sweepTempFiles } from '../workspace/temp-sweep.js';
+import { newSessionId } from '../sessions/ids.js';
 import { buildCore } from './core.js';
 import { clusterServices } from './cluster-bus.js';
 import type { SessionPlacement } from '../cluster/placement.js';
@@ -127,6 +128,9 @@ async function startOnLockedHome(options: DaemonOptions, lock: HomeLock): Promis
   // for and costs little: the model list (a plain GET). The heavy loading waits a moment, so it does not sit in front
   // of the requests a client sends as soon as it sees the port open (its /health, its first session).
   setImmediate(() => {
+    // Node sets up randomUUID()'s batch of random bytes on its first call (~0.2-0.3 ms of CPU, measured),
+    // and nothing before the port opens draws one: the first session's id would. A discarded id moves that here.
+    newSessionId();
     void core.models.warmUp().catch((err: unknown) => log.warn({ err }, 'model list warm-up failed'));
   });
   const heavy = setTimeout(() => {

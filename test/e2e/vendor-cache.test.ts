@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { STORE_FILE } from '../../src/store/db.js';
 import { removeDir, tempDir } from '../support/tmp.js';
 
 /**
@@ -63,6 +65,34 @@ describe("the built command's code caches", { skip: notBuilt, timeout: 60_000 },
   it("main.body.cjs's cache, when damaged, is rejected and the code compiles from source", async () => {
     writeFileSync(join(copy, 'dist/bundle/main.body.cjs.cache'), Buffer.alloc(4096, 7));
     assert.deepEqual(await importCopyMain('damaged'), { cacheRejected: true, main: 'function' });
+  });
+
+  it("main.body.cjs's cache is written once the built daemon has answered a client's first /health and POST /session", async () => {
+    // What the build runs (scripts/bundle-main.mjs), on this checkout's command: the functions of those requests must be in the cache.
+    const dir = tempDir('berth-main-cache-');
+    try {
+      mkdirSync(join(dir, 'ws'));
+      const cacheFile = join(dir, 'main.body.cjs.cache');
+      const preload = pathToFileURL(join(repoRoot, 'scripts/bundle-main-preload.mjs')).href;
+      const child = spawn(process.execPath, ['--import', preload, join(repoRoot, 'bin/berth.js'), 'serve', '--port', '0', '--home', join(dir, 'home'), '--workspace', join(dir, 'ws')], {
+        env: { ...process.env, BERTH_BUILD_CODE_CACHE: cacheFile, BERTH_LOG_LEVEL: 'warn' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const code = await new Promise((resolve) => child.once('exit', resolve));
+      assert.equal(code, 0, stderr);
+      assert.doesNotMatch(stderr, /without the first requests/);
+      assert.ok(statSync(cacheFile).size > 0);
+      const db = new Database(join(dir, 'home', STORE_FILE), { readonly: true });
+      try {
+        assert.equal((db.prepare('SELECT COUNT(*) AS n FROM sessions').get() as { n: number }).n, 1);
+      } finally {
+        db.close();
+      }
+    } finally {
+      removeDir(dir);
+    }
   });
 
   it('when both caches are damaged, still lets the daemon start and answer /health', async () => {
