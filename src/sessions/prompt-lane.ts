@@ -91,9 +91,22 @@ export class PromptLane {
   /** Stores the prompt's row; when the session closed (or a rewind began) meanwhile, settles it as removed and refuses. */
   private async admitRow(entry: PromptEntry, now: number): Promise<void> {
     const { ports } = this;
+    // Nothing running, queued or being admitted: this prompt runs as soon as its row is stored, so
+    // the row carries its start mark too, and the turn does not wait for a second write before its
+    // first event (on PostgreSQL a round trip). Admissions complete in the order they began, so
+    // none admitted after it can run first.
+    const startsAtOnce = this.admitting === 0 && this.queue.size === 0;
     this.admitting++;
     try {
-      await ports.prompts.admit({ id: entry.promptId, sessionId: ports.sessionId, content: entry.content, originatorClientId: entry.originatorClientId ?? null, queuedAt: now });
+      await ports.prompts.admit({
+        id: entry.promptId,
+        sessionId: ports.sessionId,
+        content: entry.content,
+        originatorClientId: entry.originatorClientId ?? null,
+        queuedAt: now,
+        ...(startsAtOnce ? { startedAt: now } : {}),
+      });
+      if (startsAtOnce) entry.startStored = true;
     } finally {
       this.admitting--;
     }

@@ -1,5 +1,5 @@
 import type { Async } from '../async.js';
-import type { SqlitePromptRepository, StoredPrompt } from '../repos/prompts.js';
+import type { AdmittedPrompt, SqlitePromptRepository, StoredPrompt } from '../repos/prompts.js';
 import type { PgDb } from './db.js';
 import { type Raw, fromRaw } from '../repos/prompts.js';
 
@@ -7,12 +7,12 @@ import { type Raw, fromRaw } from '../repos/prompts.js';
 export class PgPromptRepository<Terminal extends string = string> implements Async<SqlitePromptRepository<Terminal>> {
   constructor(private readonly db: PgDb) {}
 
-  async admit(row: Pick<StoredPrompt<Terminal>, 'id' | 'sessionId' | 'content' | 'originatorClientId' | 'queuedAt'>): Promise<void> {
+  async admit(row: AdmittedPrompt): Promise<void> {
     // Committed before the 202, not flushed: a crash of PostgreSQL or its machine may lose it, as an
     // OS crash may lose it from SQLite's default; no effect can repeat for it (docs/store.md, Commits).
     await this.db.run(
-      'INSERT INTO prompts (id, session_id, content, originator_client_id, queued_at) VALUES ($1, $2, $3, $4, $5)',
-      [row.id, row.sessionId, JSON.stringify(row.content), row.originatorClientId, row.queuedAt],
+      'INSERT INTO prompts (id, session_id, content, originator_client_id, queued_at, started_at) VALUES ($1, $2, $3, $4, $5, $6)',
+      [row.id, row.sessionId, JSON.stringify(row.content), row.originatorClientId, row.queuedAt, row.startedAt ?? null],
     );
   }
 
