@@ -115,7 +115,7 @@ export class PromptLane {
       ports.admitting();
     } catch (err) {
       // The prompt never joins the FIFO; its row says so.
-      ports.writes.submit('prompt settle', () => ports.prompts.settle(entry.promptId, now, 'removed', null, null));
+      ports.writes.submitOrdered('prompt settle', () => ports.prompts.settle(entry.promptId, now, 'removed', null, null));
       throw err;
     }
   }
@@ -216,7 +216,7 @@ export class PromptLane {
       ports.publish({ type: 'turn_complete', ...stamp, data: { ...base, stopReason: terminal.stopReason, ...branchPoint, ...extra } });
       const cancelled = terminal.stopReason === 'cancelled';
       const settled = cancelled ? 'cancelled' : 'completed';
-      ports.writes.submit('prompt settle', () => ports.prompts.settle(entry.promptId, now, settled, terminal.stopReason, null));
+      ports.writes.submitOrdered('prompt settle', () => ports.prompts.settle(entry.promptId, now, settled, terminal.stopReason, null));
     } else {
       const { message, code, errorKind } = terminal.error;
       ports.failed(terminal.error);
@@ -225,7 +225,7 @@ export class PromptLane {
         ...stamp,
         data: { ...base, message, ...(code ? { code } : {}), ...(errorKind ? { errorKind } : {}), ...extra },
       });
-      ports.writes.submit('prompt settle', () => ports.prompts.settle(entry.promptId, now, 'error', null, code ?? null));
+      ports.writes.submitOrdered('prompt settle', () => ports.prompts.settle(entry.promptId, now, 'error', null, code ?? null));
     }
     if (entry.waited) {
       ports.publish({
