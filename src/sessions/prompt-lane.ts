@@ -115,7 +115,7 @@ export class PromptLane {
       ports.admitting();
     } catch (err) {
       // The prompt never joins the FIFO; its row says so.
-      ports.writes.submitOrdered('prompt settle', () => ports.prompts.settle(entry.promptId, now, 'removed', null, null));
+      ports.writes.submitOrdered('prompt settle', () => ports.prompts.refused(entry.promptId, now, 'removed'));
       throw err;
     }
   }

@@ -27,6 +27,11 @@ export class PgPromptRepository<Terminal extends string = string> implements Asy
     );
   }
 
+  async refused(id: string, at: number, terminal: Terminal): Promise<void> {
+    // A prompt that never joined its queue never started, whatever its row was admitted with.
+    await this.db.run('UPDATE prompts SET settled_at = $1, terminal = $2, started_at = NULL WHERE id = $3 AND settled_at IS NULL', [at, terminal, id]);
+  }
+
   async unsettled(sessionId?: string): Promise<StoredPrompt<Terminal>[]> {
     const rows = sessionId
       ? await this.db.rows<Raw>('SELECT * FROM prompts WHERE settled_at IS NULL AND session_id = $1 ORDER BY queued_at', [sessionId])

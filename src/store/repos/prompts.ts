@@ -53,6 +53,7 @@ export class SqlitePromptRepository<Terminal extends string = string> {
   private readonly admitStmt;
   private readonly startStmt;
   private readonly settleStmt;
+  private readonly refuseStmt;
 
   constructor(private readonly db: Db) {
     this.admitStmt = db.prepare(
@@ -62,6 +63,8 @@ export class SqlitePromptRepository<Terminal extends string = string> {
     this.settleStmt = db.prepare(
       'UPDATE prompts SET settled_at = ?, terminal = ?, stop_reason = ?, error_code = ? WHERE id = ? AND settled_at IS NULL',
     );
+    // A prompt that never joined its queue never started, whatever its row was admitted with.
+    this.refuseStmt = db.prepare('UPDATE prompts SET settled_at = ?, terminal = ?, started_at = NULL WHERE id = ? AND settled_at IS NULL');
   }
 
   async admit(row: AdmittedPrompt): Promise<void> {
@@ -74,6 +77,10 @@ export class SqlitePromptRepository<Terminal extends string = string> {
 
   async settle(id: string, at: number, terminal: Terminal, stopReason: string | null, errorCode: string | null): Promise<void> {
     this.settleStmt.run(at, terminal, stopReason, errorCode, id);
+  }
+
+  async refused(id: string, at: number, terminal: Terminal): Promise<void> {
+    this.refuseStmt.run(at, terminal, id);
   }
 
   async unsettled(sessionId?: string): Promise<StoredPrompt<Terminal>[]> {

@@ -63,6 +63,7 @@ describe('the start mark of a prompt', () => {
       admit: (row) => ledger.admit(row),
       started: (id, at) => (startWrites.push(id), ledger.started(id, at)),
       settle: (...args) => ledger.settle(...args),
+      refused: (...args) => ledger.refused(...args),
       unsettled: (sessionId) => ledger.unsettled(sessionId),
       settled: (sessionId) => ledger.settled(sessionId),
     };
