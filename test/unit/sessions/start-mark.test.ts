@@ -1,18 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { AgentDriver } from '../../../src/agents/driver.js';
-import { resolveConfig } from '../../../src/config/config.js';
-import { EventBus } from '../../../src/events/bus.js';
-import { silentLogger } from '../../../src/log.js';
-import { SessionManager } from '../../../src/sessions/manager.js';
+import type { SessionManager } from '../../../src/sessions/manager.js';
 import type { PromptRepository } from '../../../src/sessions/records.js';
-import { openStore, type Store } from '../../../src/store/db.js';
-import { SqliteSessionRepository } from '../../../src/store/repos/sessions.js';
-import { SqliteTranscriptRepository } from '../../../src/store/repos/transcript.js';
-import { WorkspaceRegistry } from '../../../src/workspace/registry.js';
-import { sqliteRepositories } from '../../../src/main/repositories.js';
 import { ManualClock } from '../../support/events.js';
-import { removeDir, tempDir } from '../../support/tmp.js';
+import { sqliteSessions, type SqliteSessions } from '../../support/sqlite-sessions.js';
 
 /** A driver whose turns end only when the test lets them, and which notes what the ledger said when each began. */
 class HeldDriver implements AgentDriver {
@@ -42,9 +34,8 @@ class HeldDriver implements AgentDriver {
  * its turn begins.
  */
 describe('the start mark of a prompt', () => {
-  let home: string;
+  let setup: SqliteSessions;
   let workspace: string;
-  let store: Store;
   let manager: SessionManager;
   let prompts: PromptRepository;
   const startWrites: string[] = [];
@@ -53,43 +44,26 @@ describe('the start mark of a prompt', () => {
   const clock = new ManualClock();
 
   before(() => {
-    home = tempDir('berth-home-');
-    workspace = tempDir('berth-ws-');
-    store = openStore(home);
-    const config = resolveConfig({ home, workspaces: [workspace], logLevel: 'silent' }, {});
-    const ledger = sqliteRepositories(store.db).prompts;
-    prompts = ledger;
-    const counted: PromptRepository = {
-      admit: (row) => ledger.admit(row),
-      started: (id, at) => (startWrites.push(id), ledger.started(id, at)),
-      settle: (...args) => ledger.settle(...args),
-      refused: (...args) => ledger.refused(...args),
-      unsettled: (sessionId) => ledger.unsettled(sessionId),
-      settled: (sessionId) => ledger.settled(sessionId),
-    };
-    const stores = { sessions: new SqliteSessionRepository(store.db), transcript: new SqliteTranscriptRepository(store.db), prompts: counted };
-    manager = new SessionManager({
-      config,
+    setup = sqliteSessions({
       clock,
-      log: silentLogger(),
-      workspaces: new WorkspaceRegistry(config.workspaces),
-      stores,
-      factories: {
-        createBus: (options) => new EventBus({ ringSize: 100, clock, ...options }),
-        createDriver: async () => {
-          const driver = new HeldDriver(() => turnsBegan.shift()?.());
-          drivers.push(driver);
-          return { driver };
-        },
-        toolsFor: () => ({ definitions: () => [], run: async () => ({ ok: true, result: { value: null } }) }),
+      createDriver: async () => {
+        const driver = new HeldDriver(() => turnsBegan.shift()?.());
+        drivers.push(driver);
+        return driver;
       },
+      // The ledger as stored, its start writes counted.
+      prompts: (ledger) => ({
+        admit: (row) => ledger.admit(row),
+        started: (id, at) => (startWrites.push(id), ledger.started(id, at)),
+        settle: (...args) => ledger.settle(...args),
+        refused: (...args) => ledger.refused(...args),
+        unsettled: (sessionId) => ledger.unsettled(sessionId),
+        settled: (sessionId) => ledger.settled(sessionId),
+      }),
     });
+    ({ manager, prompts, workspace } = setup);
   });
-  after(() => {
-    store.close();
-    removeDir(home);
-    removeDir(workspace);
-  });
+  after(() => setup.close());
 
   const turnBegins = () => new Promise<void>((r) => turnsBegan.push(r));
   const startedAtOf = async (sessionId: string, promptId: string) => (await prompts.unsettled(sessionId)).find((p) => p.id === promptId)?.startedAt;
