@@ -14,6 +14,8 @@ import type { Logger } from './log.js';
  */
 export class WriteChain {
   private tail: Promise<void> = Promise.resolve();
+  /** The last write submitted, when it is an ordered one (`submitOrdered`): the next ordered write is made once it is. */
+  private lastOrdered: Made | undefined;
   private inFlight = 0;
   private count = 0;
   /** `submitAfterTurn` writes not in the chain yet, and when they join it. */
@@ -31,12 +33,17 @@ export class WriteChain {
   }
 
   /**
-   * Queues `write` like `submit`, but starts it no sooner than after this turn of the event loop's
-   * I/O: whatever the current callback hands to sockets (an event frame) is written first, and the
-   * store write follows. Later submissions still wait for it, and `flush()` includes it.
+   * Queues `write`, which makes one store call the moment it is invoked, to be invoked as soon as
+   * the write before it has made its store call rather than once that call finished: the store
+   * runs calls in the order they are made (PostgreSQL's write connection is a FIFO, SQLite runs
+   * them at once), so the order holds, and on PostgreSQL the two may share a round trip
+   * (docs/store.md, Group commit). A write submitted any other way after it still waits for it to
+   * finish, and `flush()` includes it. With `afterIo`, it starts no sooner than after this turn of
+   * the event loop's I/O: whatever the current callback hands to sockets (an event frame) is
+   * written first, and the store write follows.
    */
-  submitAfterIo(what: string, write: () => Promise<unknown>): void {
-    this.submit(what, () => new Promise<void>((resolve) => setImmediate(resolve)).then(write));
+  submitOrdered(what: string, write: () => Promise<unknown>, afterIo = false): void {
+    this.chain(write, true, afterIo).catch((err: unknown) => this.log.error({ err, ...this.context }, `${what} failed`));
   }
 
   /**
@@ -70,25 +77,57 @@ export class WriteChain {
    * once its journal row is stored): the promise settles with the write's, and a failure is the caller's.
    */
   run<T>(write: () => Promise<T>): Promise<T> {
-    const start = (): Promise<T> => {
+    return this.chain(write, false, false);
+  }
+
+  private chain<T>(write: () => Promise<T>, ordered: boolean, afterIo: boolean): Promise<T> {
+    const made = new Made();
+    let settle!: { resolve: (value: T) => void; reject: (err: unknown) => void };
+    const result = new Promise<T>((resolve, reject) => (settle = { resolve, reject }));
+    const begin = (): void => {
+      let call: Promise<T>;
       try {
-        return write();
+        call = write();
       } catch (err) {
-        return Promise.reject(err);
+        call = Promise.reject(err);
       }
+      // Its store call is made: an ordered write waiting for that is made now, in this same tick.
+      made.mark();
+      call.then(settle.resolve, settle.reject);
     };
-    const result = this.inFlight === 0 ? start() : this.tail.then(start);
+    const go = afterIo ? () => void setImmediate(begin) : begin;
+    if (this.inFlight === 0 && !afterIo) begin();
+    else if (ordered && this.lastOrdered) this.lastOrdered.whenMade(go);
+    else void this.tail.then(go);
     this.inFlight++;
     this.count++;
     const settled = (): void => {
       this.inFlight--;
     };
-    this.tail = result.then(settled, settled);
+    // Any other write began after every write before it finished; an ordered one may finish first.
+    this.tail = (ordered ? this.tail.then(() => result) : result).then(settled, settled);
+    this.lastOrdered = ordered ? made : undefined;
     return result;
   }
 
   /** Resolves once every write submitted so far has settled (failed ones included: they were logged). */
   flush(): Promise<void> {
     return this.later.length === 0 ? this.tail : this.laterJoined.then(() => this.tail);
+  }
+}
+
+/** Whether a write has made its store call yet, and what to do the moment it has. */
+class Made {
+  private done = false;
+  private readonly next: Array<() => void> = [];
+
+  whenMade(then: () => void): void {
+    if (this.done) then();
+    else this.next.push(then);
+  }
+
+  mark(): void {
+    this.done = true;
+    for (const then of this.next.splice(0)) then();
   }
 }

@@ -91,9 +91,22 @@ export class PromptLane {
   /** Stores the prompt's row; when the session closed (or a rewind began) meanwhile, settles it as removed and refuses. */
   private async admitRow(entry: PromptEntry, now: number): Promise<void> {
     const { ports } = this;
+    // Nothing running, queued or being admitted: this prompt runs as soon as its row is stored, so
+    // the row carries its start mark too, and the turn does not wait for a second write before its
+    // first event (on PostgreSQL a round trip). Admissions complete in the order they began, so
+    // none admitted after it can run first.
+    const startsAtOnce = this.admitting === 0 && this.queue.size === 0;
     this.admitting++;
     try {
-      await ports.prompts.admit({ id: entry.promptId, sessionId: ports.sessionId, content: entry.content, originatorClientId: entry.originatorClientId ?? null, queuedAt: now });
+      await ports.prompts.admit({
+        id: entry.promptId,
+        sessionId: ports.sessionId,
+        content: entry.content,
+        originatorClientId: entry.originatorClientId ?? null,
+        queuedAt: now,
+        ...(startsAtOnce ? { startedAt: now } : {}),
+      });
+      if (startsAtOnce) entry.startStored = true;
     } finally {
       this.admitting--;
     }
@@ -102,7 +115,7 @@ export class PromptLane {
       ports.admitting();
     } catch (err) {
       // The prompt never joins the FIFO; its row says so.
-      ports.writes.submit('prompt settle', () => ports.prompts.settle(entry.promptId, now, 'removed', null, null));
+      ports.writes.submitOrdered('prompt settle', () => ports.prompts.refused(entry.promptId, now, 'removed'));
       throw err;
     }
   }
@@ -203,7 +216,7 @@ export class PromptLane {
       ports.publish({ type: 'turn_complete', ...stamp, data: { ...base, stopReason: terminal.stopReason, ...branchPoint, ...extra } });
       const cancelled = terminal.stopReason === 'cancelled';
       const settled = cancelled ? 'cancelled' : 'completed';
-      ports.writes.submit('prompt settle', () => ports.prompts.settle(entry.promptId, now, settled, terminal.stopReason, null));
+      ports.writes.submitOrdered('prompt settle', () => ports.prompts.settle(entry.promptId, now, settled, terminal.stopReason, null));
     } else {
       const { message, code, errorKind } = terminal.error;
       ports.failed(terminal.error);
@@ -212,7 +225,7 @@ export class PromptLane {
         ...stamp,
         data: { ...base, message, ...(code ? { code } : {}), ...(errorKind ? { errorKind } : {}), ...extra },
       });
-      ports.writes.submit('prompt settle', () => ports.prompts.settle(entry.promptId, now, 'error', null, code ?? null));
+      ports.writes.submitOrdered('prompt settle', () => ports.prompts.settle(entry.promptId, now, 'error', null, code ?? null));
     }
     if (entry.waited) {
       ports.publish({

@@ -14,6 +14,8 @@ export interface PromptEntry {
   waited: boolean;
   state: 'queued' | 'running';
   startedAt?: number;
+  /** Its row was stored with its start mark (it was admitted to an idle session): the turn writes none. */
+  startStored?: boolean;
   abort?: AbortController;
   /** Set once the terminal event is published, so there is never a second one. */
   settled: boolean;

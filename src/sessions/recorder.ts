@@ -193,7 +193,7 @@ export class TranscriptRecorder implements TranscriptSink {
   }
 
   /**
-   * Records are stored after the I/O of the moment they were made (`submitAfterIo`), so the frame
+   * Records are stored after the I/O of the moment they were made (`submitOrdered` after I/O), so the frame
    * of the event they record — a `turn_complete` above all — reaches its streams first
    * (docs/architecture.md, How a prompt flows: the transcript is stored after `turn_complete`).
    * Records made meanwhile join the same write, one transaction, as long as no other write of the
@@ -207,7 +207,7 @@ export class TranscriptRecorder implements TranscriptSink {
       return;
     }
     const batch: Batch = { records: [bounded], position: 0 };
-    this.writes.submitAfterIo('transcript write', async () => {
+    this.writes.submitOrdered('transcript write', async () => {
       if (this.batch === batch) this.batch = null;
       try {
         await this.repo.append(batch.records);
@@ -218,7 +218,7 @@ export class TranscriptRecorder implements TranscriptSink {
         }
         throw err;
       }
-    });
+    }, true);
     batch.position = this.writes.submitted;
     this.batch = batch;
   }

@@ -59,9 +59,12 @@ export interface PromptRow {
 }
 
 export interface PromptRepository {
-  admit(row: Pick<PromptRow, 'id' | 'sessionId' | 'content' | 'originatorClientId' | 'queuedAt'>): Promise<void>;
+  /** `startedAt` when the prompt starts at once (an idle session): its start mark goes with its row. */
+  admit(row: Pick<PromptRow, 'id' | 'sessionId' | 'content' | 'originatorClientId' | 'queuedAt'> & { readonly startedAt?: number }): Promise<void>;
   started(id: string, at: number): Promise<void>;
   settle(id: string, at: number, terminal: PromptTerminal, stopReason: string | null, errorCode: string | null): Promise<void>;
+  /** Settles a prompt whose row was stored but that never joined its queue, taking back the start mark it may have been admitted with. */
+  refused(id: string, at: number, terminal: PromptTerminal): Promise<void>;
   unsettled(sessionId?: string): Promise<PromptRow[]>;
   settled(sessionId: string): Promise<PromptRow[]>;
 }

@@ -44,7 +44,7 @@ export async function runPrompt(session: TurnPorts, entry: PromptEntry): Promise
   entry.startedAt = clock.now();
   entry.abort = new AbortController();
   session.started();
-  await session.prompts.started(entry.promptId, entry.startedAt);
+  if (!entry.startStored) await session.prompts.started(entry.promptId, entry.startedAt);
   const stamp = { promptId: entry.promptId, originatorClientId: entry.originatorClientId };
 
   if (entry.waited) {

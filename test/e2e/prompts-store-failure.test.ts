@@ -24,15 +24,18 @@ test('when the store refuses to record a prompt start, that prompt ends in one t
   };
   const events = await EventReader.open(d, sessionId);
   try {
+    // The first starts at once, its start stored with its row; the two queued behind it are each marked when they start.
     const first = await submit(d, sessionId, 'first', {}, { 'x-qwen-client-id': clientId });
     const second = await submit(d, sessionId, 'second', {}, { 'x-qwen-client-id': clientId });
-    const firstEnd = await events.terminal(first.body.promptId);
-    assert.equal(firstEnd.type, 'turn_error');
-    assert.equal(firstEnd.data.code, 'internal_error');
+    const third = await submit(d, sessionId, 'third', {}, { 'x-qwen-client-id': clientId });
+    assert.equal((await events.terminal(first.body.promptId)).type, 'turn_complete');
     const secondEnd = await events.terminal(second.body.promptId);
-    assert.equal(secondEnd.type, 'turn_complete');
+    assert.equal(secondEnd.type, 'turn_error');
+    assert.equal(secondEnd.data.code, 'internal_error');
+    const thirdEnd = await events.terminal(third.body.promptId);
+    assert.equal(thirdEnd.type, 'turn_complete');
     const terminals = events.seen.filter(
-      (e) => (e.type === 'turn_complete' || e.type === 'turn_error') && e.data.promptId === first.body.promptId,
+      (e) => (e.type === 'turn_complete' || e.type === 'turn_error') && e.data.promptId === second.body.promptId,
     );
     assert.equal(terminals.length, 1);
   } finally {

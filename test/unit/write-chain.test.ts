@@ -47,3 +47,32 @@ test('a failing write submitted after the turn is logged under its name, and the
   await chain.flush();
   assert.equal(order.at(-1), 'next', 'the chain goes on after the failure');
 });
+
+test('an ordered write is made once the write before it is made, not once it finished; a plain write still waits for both', async () => {
+  const chain = new WriteChain(silentLogger(), {});
+  const made: string[] = [];
+  const finishers = new Map<string, () => void>();
+  const held = (name: string) => () => {
+    made.push(name);
+    return new Promise<void>((resolve) => finishers.set(name, resolve));
+  };
+  chain.submitOrdered('records', held('records'), true);
+  chain.submitOrdered('settle', held('settle'));
+  chain.submit('row', held('row'));
+  assert.deepEqual(made, [], 'the first waits for the I/O of this turn');
+  await new Promise(setImmediate);
+  await new Promise(setImmediate);
+  assert.deepEqual(made, ['records', 'settle'], 'the second is made while the first is still running');
+  finishers.get('settle')!();
+  await new Promise(setImmediate);
+  assert.deepEqual(made, ['records', 'settle'], 'the plain write waits for every write before it to finish');
+  let flushed = false;
+  const flushing = chain.flush().then(() => (flushed = true));
+  finishers.get('records')!();
+  while (made.length < 3) await new Promise(setImmediate);
+  assert.equal(made[2], 'row');
+  assert.equal(flushed, false);
+  finishers.get('row')!();
+  await flushing;
+  assert.equal(chain.idle, true);
+});

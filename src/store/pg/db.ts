@@ -3,16 +3,10 @@ import { PgLink, StatementNames, clientQueryer, connectionOptions, isConnectionE
 import { LeaseLostError, type WriteFence, idTaken, leaseOf } from './write-fence.js';
 import { OpeningQueryer, inlineParams, isFenceRefusal, opening, tokenTaken } from './one-shot.js';
 import { WriteBatcher } from './group-commit.js';
+import type { DueWrite, PromisedWrites, Queryer } from './queryer.js';
 
 export { LeaseLostError, type WriteFence } from './write-fence.js';
-
-/** What a repository runs its SQL on: a whole query's rows, or the number of rows a write touched. */
-export interface Queryer {
-  rows<R>(sql: string, params?: readonly unknown[]): Promise<R[]>;
-  run(sql: string, params?: readonly unknown[]): Promise<number>;
-  /** Statements without parameters, several allowed (schema changes). */
-  script(sql: string): Promise<void>;
-}
+export type { DueWrite, PromisedWrites, Queryer } from './queryer.js';
 
 /** A statement that only reads needs no fence (a read of a stale owner harms nobody). */
 const READ_ONLY = /^\s*SELECT\b/i;
@@ -27,24 +21,6 @@ const HOLDS_A_LOCK = /\bFOR\s+(UPDATE|SHARE|NO\s+KEY\s+UPDATE|KEY\s+SHARE)\b|\bp
 export const READ_POOL_SIZE = 4;
 /** A pooled connection idle this long is closed; the pool opens one again on demand. */
 const READ_POOL_IDLE_MS = 30_000;
-
-/**
- * The writes a caller is told have happened (docs/architecture.md, Persistence): a prompt's row
- * before its 202, a receipt before its effect and its result before the answer, a gateway call's
- * row before its frame leaves. They commit with their WAL flushed even where the database lets
- * other commits return earlier (docs/store.md, Commits).
- */
-export interface PromisedWrites {
-  run(sql: string, params?: readonly unknown[]): Promise<number>;
-  unit<T>(work: (q: Queryer) => Promise<T>): Promise<T>;
-}
-
-/** One write a unit makes when its turn comes (`PgDb.writeWhenDue`), and what it answers once committed. */
-export interface DueWrite<T> {
-  readonly sql: string;
-  readonly params: readonly unknown[];
-  done(count: number): T;
-}
 
 /** How the store's connections are opened. */
 export interface PgDbOptions {
@@ -196,6 +172,29 @@ export class PgDb implements Queryer {
       const run = (q: Queryer) => q.run(due.sql, due.params);
       return due.done(await (fence ? this.atomically(fence, run) : run(this.direct)));
     });
+  }
+
+  /**
+   * A write numbered when its turn comes from what committed before it (a transcript batch whose
+   * seqs are cached), `make` answering the same until `done` runs. Fenced, it joins the writes
+   * queued with it (docs/store.md, Group commit), its values written in (text, numbers, null).
+   */
+  writeNumbered<T>(sessions: readonly string[], make: () => DueWrite<T>): Promise<T> {
+    const fence = this.fenceOf();
+    if (!fence) return this.enqueue(async () => {
+      const due = make();
+      return due.done(await this.direct.run(due.sql, due.params));
+    });
+    let due: DueWrite<T> | undefined;
+    let answer: T;
+    const text = (): string => {
+      due = make();
+      const written = inlineParams(due.sql, due.params);
+      if (written === undefined) throw new Error('a numbered write whose values cannot be written into its text');
+      return written;
+    };
+    const committed = (result: pg.QueryResult) => void (answer = due!.done(result.rowCount ?? 0));
+    return this.batcher.addNumbered(fence, { sessions, text, committed }).then(() => answer);
   }
 
   /** `sql`'s rows, in a transaction that runs the statements `before` (a LOCK, a write) first: one round trip when its values can be written in. */

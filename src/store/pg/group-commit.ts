@@ -5,12 +5,29 @@ import { type WriteFence, leaseOf } from './write-fence.js';
 /** One single-statement write (its values written in) waiting for its turn on the write connection. */
 interface Shot {
   readonly fence: WriteFence | undefined;
-  readonly text: string;
+  /** Its text, written when its turn comes; again if it runs again alone (so it must not change anything). */
+  readonly text: () => string;
   /** How many statements `text` is (a LOCK before the write makes two): its answer is the last. */
   readonly statements: number;
   readonly flush: boolean;
+  /** The numbered write's sessions (`NumberedShot`); none for a write with fixed text. */
+  readonly numbers: readonly string[];
+  /** Runs right after its COMMIT, before anything queued after it. */
+  readonly committed?: (result: pg.QueryResult) => void;
   resolve(result: pg.QueryResult): void;
   reject(err: unknown): void;
+}
+
+/**
+ * A write that numbers its rows from what the writes committed before it left (a transcript's
+ * next seq): its text is made when its turn comes, and `committed` advances the numbering
+ * right after its COMMIT. Two that number the same session never share a batch: the second
+ * would be numbered before the first committed.
+ */
+export interface NumberedShot {
+  readonly sessions: readonly string[];
+  text(): string;
+  committed(result: pg.QueryResult): void;
 }
 
 interface Batch {
@@ -38,7 +55,8 @@ export interface ShotRunner {
  * returns. If any statement fails, the whole transaction rolls back and every write of it runs
  * again alone, in its order, so each caller gets its own write's outcome and one failure fails
  * no other write. A write joins only the batch at the tail of the queue: nothing queued after a
- * write ever runs before it.
+ * write ever runs before it. A numbered write (a transcript batch) joins too, unless a write of
+ * the batch numbers the same session.
  */
 export class WriteBatcher {
   private open: Batch | undefined;
@@ -47,9 +65,25 @@ export class WriteBatcher {
 
   /** The write's answer once committed (alone or with the writes queued right before or after it). */
   add(fence: WriteFence | undefined, text: string, flush: boolean, statements = 1): Promise<pg.QueryResult> {
+    return this.join({ fence, text: () => text, statements, flush, numbers: [] });
+  }
+
+  /** A numbered write's answer once committed, its numbering advanced (`NumberedShot`). */
+  addNumbered(fence: WriteFence | undefined, numbered: NumberedShot): Promise<pg.QueryResult> {
+    return this.join({
+      fence,
+      text: () => numbered.text(),
+      statements: 1,
+      flush: false,
+      numbers: numbered.sessions,
+      committed: (result) => numbered.committed(result),
+    });
+  }
+
+  private join(write: Omit<Shot, 'resolve' | 'reject'>): Promise<pg.QueryResult> {
     return new Promise<pg.QueryResult>((resolve, reject) => {
-      const shot: Shot = { fence, text, statements, flush, resolve, reject };
-      if (this.open && !this.open.started) {
+      const shot: Shot = { ...write, resolve, reject };
+      if (this.open && !this.open.started && !numbersClash(this.open.shots, shot)) {
         this.open.shots.push(shot);
         return;
       }
@@ -78,7 +112,7 @@ export class WriteBatcher {
     try {
       plan = planOf(shots);
     } catch {
-      // A lease known lost: each write runs alone and that one is refused as before.
+      // A lease known lost (or a text that cannot be written): each write runs alone and that one fails as before.
       for (const shot of shots) await this.runAlone(shot);
       return;
     }
@@ -93,17 +127,25 @@ export class WriteBatcher {
     for (const [i, shot] of shots.entries()) {
       const taken = plan.takenAt[i];
       if (taken !== undefined) shot.fence!.acquired?.(tokenTaken(answers, taken + 1));
-      shot.resolve(answers[plan.answerAt[i]!]!);
+      shot.committed?.(answers[plan.answerAt[i]!]!);
     }
+    for (const [i, shot] of shots.entries()) shot.resolve(answers[plan.answerAt[i]!]!);
   }
 
   private async runAlone(shot: Shot): Promise<void> {
     try {
-      shot.resolve(await this.runner.alone(shot.fence, shot.text, shot.flush));
+      const result = await this.runner.alone(shot.fence, shot.text(), shot.flush);
+      shot.committed?.(result);
+      shot.resolve(result);
     } catch (err) {
       shot.reject(err);
     }
   }
+}
+
+/** Whether `shot` numbers a session a numbered write of `shots` numbers too. */
+function numbersClash(shots: readonly Shot[], shot: Shot): boolean {
+  return shot.numbers.length > 0 && shots.some((s) => s.numbers.some((id) => shot.numbers.includes(id)));
 }
 
 /**
@@ -129,7 +171,7 @@ function planOf(shots: readonly Shot[]): { text: string; answerAt: number[]; tak
       if (leaseMs !== undefined) taken = answers;
       answers++;
     }
-    parts.push(shot.text);
+    parts.push(shot.text());
     answers += shot.statements;
     answerAt.push(answers - 1);
     takenAt.push(taken);

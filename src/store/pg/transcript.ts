@@ -55,16 +55,26 @@ export class PgTranscriptRepository implements Async<SqliteTranscriptRepository>
     };
     // One INSERT commits alone, atomically: a batch without overflow saves BEGIN's and COMMIT's round trips and one per record.
     if (records.every((r) => r.overflow === undefined)) {
-      // Numbered from the cache when its turn comes (units before it advanced it); a session not cached yet reads its MAX(seq) first.
+      // Numbered from the cache when its turn comes (units before it advanced it), the cache advanced
+      // only by `done`: made again (its group commit failed, so it runs alone), it numbers the same.
       const batch = (): DueWrite<StoredRecord[]> => {
+        const next = new Map<string, number>();
         const stored = records.map(({ overflow: _none, ...rest }) => {
-          const seq = pending.get(rest.sessionId) ?? this.nextSeq.get(rest.sessionId)!;
-          pending.set(rest.sessionId, seq + 1);
+          const seq = next.get(rest.sessionId) ?? this.nextSeq.get(rest.sessionId)!;
+          next.set(rest.sessionId, seq + 1);
           return { ...rest, seq };
         });
         const params = stored.flatMap((r) => [r.sessionId, r.seq, r.recordId, r.kind, r.promptId, r.at, JSON.stringify(r.data)]);
-        return { sql: stored.length === 1 ? INSERT : insertRows(stored.length), params, done: () => (committed(), stored) };
+        const done = () => {
+          for (const [sessionId, seq] of next) this.nextSeq.set(sessionId, seq);
+          return stored;
+        };
+        return { sql: stored.length === 1 ? INSERT : insertRows(stored.length), params, done };
       };
+      const sessions = [...new Set(records.map((r) => r.sessionId))];
+      // Every session cached now stays cached: the write can join the writes queued with it.
+      if (sessions.every((id) => this.nextSeq.has(id))) return this.db.writeNumbered(sessions, batch);
+      // A session not cached yet reads its MAX(seq) first, unless a unit before it cached it meanwhile.
       return this.db.writeWhenDue(
         () => (records.every((r) => this.nextSeq.has(r.sessionId)) ? batch() : undefined),
         async (q) => {

@@ -18,6 +18,9 @@ export interface StoredPrompt<Terminal extends string = string> {
   readonly errorCode: string | null;
 }
 
+/** What a prompt's row holds when it is admitted; `startedAt` when it starts at once (nothing ahead of it). */
+export type AdmittedPrompt = Pick<StoredPrompt, 'id' | 'sessionId' | 'content' | 'originatorClientId' | 'queuedAt'> & { readonly startedAt?: number };
+
 /** A row as the driver returns it: the same columns and types on SQLite and PostgreSQL (BIGINT read as a number). */
 export interface Raw {
   id: string;
@@ -50,19 +53,22 @@ export class SqlitePromptRepository<Terminal extends string = string> {
   private readonly admitStmt;
   private readonly startStmt;
   private readonly settleStmt;
+  private readonly refuseStmt;
 
   constructor(private readonly db: Db) {
     this.admitStmt = db.prepare(
-      'INSERT INTO prompts (id, session_id, content, originator_client_id, queued_at) VALUES (?, ?, ?, ?, ?)',
+      'INSERT INTO prompts (id, session_id, content, originator_client_id, queued_at, started_at) VALUES (?, ?, ?, ?, ?, ?)',
     );
     this.startStmt = db.prepare('UPDATE prompts SET started_at = ? WHERE id = ?');
     this.settleStmt = db.prepare(
       'UPDATE prompts SET settled_at = ?, terminal = ?, stop_reason = ?, error_code = ? WHERE id = ? AND settled_at IS NULL',
     );
+    // A prompt that never joined its queue never started, whatever its row was admitted with.
+    this.refuseStmt = db.prepare('UPDATE prompts SET settled_at = ?, terminal = ?, started_at = NULL WHERE id = ? AND settled_at IS NULL');
   }
 
-  async admit(row: Pick<StoredPrompt<Terminal>, 'id' | 'sessionId' | 'content' | 'originatorClientId' | 'queuedAt'>): Promise<void> {
-    this.admitStmt.run(row.id, row.sessionId, JSON.stringify(row.content), row.originatorClientId, row.queuedAt);
+  async admit(row: AdmittedPrompt): Promise<void> {
+    this.admitStmt.run(row.id, row.sessionId, JSON.stringify(row.content), row.originatorClientId, row.queuedAt, row.startedAt ?? null);
   }
 
   async started(id: string, at: number): Promise<void> {
@@ -71,6 +77,10 @@ export class SqlitePromptRepository<Terminal extends string = string> {
 
   async settle(id: string, at: number, terminal: Terminal, stopReason: string | null, errorCode: string | null): Promise<void> {
     this.settleStmt.run(at, terminal, stopReason, errorCode, id);
+  }
+
+  async refused(id: string, at: number, terminal: Terminal): Promise<void> {
+    this.refuseStmt.run(at, terminal, id);
   }
 
   async unsettled(sessionId?: string): Promise<StoredPrompt<Terminal>[]> {

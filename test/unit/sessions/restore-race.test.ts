@@ -2,19 +2,14 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { AgentDriver, HistoryItem } from '../../../src/agents/driver.js';
-import { resolveConfig } from '../../../src/config/config.js';
 import { BerthError } from '../../../src/protocol/errors/index.js';
-import { EventBus } from '../../../src/events/bus.js';
-import { silentLogger } from '../../../src/log.js';
-import { SessionManager } from '../../../src/sessions/manager.js';
-import { openStore, type Store } from '../../../src/store/db.js';
-import { SqliteSessionRepository } from '../../../src/store/repos/sessions.js';
-import { SqliteTranscriptRepository } from '../../../src/store/repos/transcript.js';
+import type { SessionManager } from '../../../src/sessions/manager.js';
+import type { SqliteSessionRepository } from '../../../src/store/repos/sessions.js';
+import type { SqliteTranscriptRepository } from '../../../src/store/repos/transcript.js';
 import { WorkspaceRegistry } from '../../../src/workspace/registry.js';
 import { ManualClock } from '../../support/events.js';
 import { closedSessionRow } from '../../support/history.js';
-import { removeDir, tempDir } from '../../support/tmp.js';
-import { sqliteRepositories } from '../../../src/main/repositories.js';
+import { sqliteSessions, type SqliteSessions } from '../../support/sqlite-sessions.js';
 
 /** A driver that only remembers what it was restored from (the restorer is under test, not the agent). */
 class RememberingDriver implements AgentDriver {
@@ -44,9 +39,8 @@ class RememberingDriver implements AgentDriver {
  * the races are decided by the test, not by timing.
  */
 describe('concurrent restores of one session', () => {
-  let home: string;
+  let setup: SqliteSessions;
   let workspace: string;
-  let store: Store;
   let manager: SessionManager;
   let sessions: SqliteSessionRepository;
   let transcript: SqliteTranscriptRepository;
@@ -70,43 +64,23 @@ describe('concurrent restores of one session', () => {
   let held: ReturnType<typeof holdNextDriver> | null = null;
 
   before(() => {
-    home = tempDir('berth-home-');
-    workspace = tempDir('berth-ws-');
-    store = openStore(home);
-    const config = resolveConfig({ home, workspaces: [workspace], logLevel: 'silent' }, {});
-    const workspaces = new WorkspaceRegistry(config.workspaces);
-    sessions = new SqliteSessionRepository(store.db);
-    transcript = new SqliteTranscriptRepository(store.db);
-    const stores = { sessions, transcript, prompts: sqliteRepositories(store.db).prompts };
-    const log = silentLogger();
-    manager = new SessionManager({
-      config,
+    setup = sqliteSessions({
       clock,
-      log,
-      workspaces,
-      stores,
-      factories: {
-        createBus: (options) => new EventBus({ ringSize: 100, clock, ...options }),
-        createDriver: async () => {
-          const wait = held;
-          held = null;
-          if (wait) {
-            wait.signalEntered();
-            await wait.released;
-          }
-          const driver = new RememberingDriver();
-          drivers.push(driver);
-          return { driver };
-        },
-        toolsFor: () => ({ definitions: () => [], run: async () => ({ ok: true, result: { value: null } }) }),
+      createDriver: async () => {
+        const wait = held;
+        held = null;
+        if (wait) {
+          wait.signalEntered();
+          await wait.released;
+        }
+        const driver = new RememberingDriver();
+        drivers.push(driver);
+        return driver;
       },
     });
+    ({ manager, sessions, transcript, workspace } = setup);
   });
-  after(() => {
-    store.close();
-    removeDir(home);
-    removeDir(workspace);
-  });
+  after(() => setup.close());
 
   async function storedSession(): Promise<string> {
     const id = randomUUID();

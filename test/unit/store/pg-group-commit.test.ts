@@ -5,6 +5,7 @@ import { LeaseKeeper } from '../../../src/cluster/leases.js';
 import { silentLogger } from '../../../src/log.js';
 import { LeaseLostError, PgDb } from '../../../src/store/pg/db.js';
 import { PgLeaseRepository } from '../../../src/store/pg/leases.js';
+import { PgTranscriptRepository } from '../../../src/store/pg/transcript.js';
 import { queriesOf } from '../../support/pg-queries.js';
 import { postgresMissing, startPostgres, type PostgresServer } from '../../support/postgres.js';
 
@@ -30,7 +31,9 @@ describe('group commit of the PostgreSQL write connection', { skip: missing, tim
     db = await PgDb.connect(url);
     leaseDb = await PgDb.connect(url, { readers: 0 });
     await db.script(`CREATE TABLE session_leases (session_id TEXT PRIMARY KEY, node_id TEXT NOT NULL, token BIGINT NOT NULL, expires_at BIGINT NOT NULL);
-      CREATE TABLE t (k TEXT PRIMARY KEY)`);
+      CREATE TABLE t (k TEXT PRIMARY KEY);
+      CREATE TABLE transcript (session_id TEXT NOT NULL, seq BIGINT NOT NULL, record_id TEXT NOT NULL UNIQUE, kind TEXT NOT NULL,
+        prompt_id TEXT, at BIGINT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (session_id, seq))`);
     db.fenceWith(currentFence);
     repo = new PgLeaseRepository(leaseDb);
     node = new LeaseKeeper({ repo, nodeId: 'a', leaseMs: 60_000, log: silentLogger(), onLost: (id) => lost.push(id) });
@@ -88,5 +91,41 @@ describe('group commit of the PostgreSQL write connection', { skip: missing, tim
       assert.equal(node.fence(id).token(), row?.token);
     }
     assert.equal((await Promise.all(ids.map((id) => insert(id, `new-${id}-3`)))).length, 3);
+  });
+
+  it("transcript batches join the other sessions' writes; two of one session are numbered one after the other", async () => {
+    const transcript = new PgTranscriptRepository(db);
+    const ids = Array.from({ length: 3 }, sid);
+    for (const id of ids) await node.acquire(id);
+    const record = (sessionId: string, kind: string) => ({ sessionId, recordId: `${kind}-${sessionId}`, kind, promptId: null, at: 1, data: {} });
+    const append = (sessionId: string, kind: string) => runFenced(node.fence(sessionId), () => transcript.append([record(sessionId, kind)]));
+    // Each session's seq read once (not yet cached: a unit of its own).
+    for (const id of ids) await append(id, 'first');
+    const { count, result } = await queriesOf(() =>
+      Promise.all([append(ids[0]!, 'a'), insert(ids[1]!, `tr-${ids[1]}`), append(ids[1]!, 'b'), append(ids[0]!, 'c'), append(ids[2]!, 'd')]),
+    );
+    // The second append of ids[0] waits for the next batch, numbered after the first one committed.
+    assert.equal(count, 2);
+    assert.deepEqual(
+      result.map((r) => (typeof r === 'number' ? r : r.map((x) => [x.kind, x.seq]))),
+      [[['a', 2]], 1, [['b', 2]], [['c', 3]], [['d', 2]]],
+    );
+    assert.deepEqual((await transcript.all(ids[0]!)).map((r) => [r.kind, r.seq]), [['first', 1], ['a', 2], ['c', 3]]);
+    assert.equal(await transcript.count(ids[2]!), 2);
+  });
+
+  it('a transcript batch whose group commit failed is numbered the same when it runs alone', async () => {
+    const transcript = new PgTranscriptRepository(db);
+    const ids = Array.from({ length: 2 }, sid);
+    for (const id of ids) await node.acquire(id);
+    await insert(ids[0]!, `fail-${ids[1]}`);
+    const append = (sessionId: string, kind: string) =>
+      runFenced(node.fence(sessionId), () => transcript.append([{ sessionId, recordId: `${kind}-${sessionId}`, kind, promptId: null, at: 1, data: {} }]));
+    await append(ids[0]!, 'first');
+    const outcomes = await Promise.allSettled([append(ids[0]!, 'kept'), insert(ids[1]!, `fail-${ids[1]}`)]);
+    assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected']);
+    assert.deepEqual((await transcript.all(ids[0]!)).map((r) => [r.kind, r.seq]), [['first', 1], ['kept', 2]]);
+    await append(ids[0]!, 'next');
+    assert.deepEqual((await transcript.all(ids[0]!)).map((r) => r.seq), [1, 2, 3]);
   });
 });

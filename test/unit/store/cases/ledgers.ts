@@ -26,6 +26,19 @@ export function ledgerCases(h: Current): void {
     assert.deepEqual(await p.settled('s2'), []);
   });
 
+  it('prompts: a row admitted with its start mark is stored as started, and a refused one is not', async () => {
+    await withSessions(h(), 's1');
+    const p = h().repos.prompts;
+    await p.admit({ id: 'at-once', sessionId: 's1', content: [], originatorClientId: null, queuedAt: NOW, startedAt: NOW });
+    await p.admit({ id: 'queued', sessionId: 's1', content: [], originatorClientId: null, queuedAt: NOW + 1 });
+    assert.deepEqual((await p.unsettled('s1')).map((r) => [r.id, r.startedAt]), [['at-once', NOW], ['queued', null]]);
+    // Refused after its row was stored (its session went away meanwhile): it never started.
+    await p.refused('at-once', NOW + 2, 'removed');
+    await p.refused('at-once', NOW + 3, 'late');
+    const [refused] = await p.settled('s1');
+    assert.deepEqual([refused?.startedAt, refused?.settledAt, refused?.terminal], [null, NOW + 2, 'removed']);
+  });
+
   it('receipts: begin claims once, complete stores the outcome as JSON once, prune drops old completed ones', async () => {
     const r = h().repos.receipts;
     const start = { namespace: 'n', callId: 'c1', toolName: 'write', argsDigest: 'd1', startedAt: NOW };
