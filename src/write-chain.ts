@@ -18,9 +18,6 @@ export class WriteChain {
   private lastOrdered: Made | undefined;
   private inFlight = 0;
   private count = 0;
-  /** `submitAfterTurn` writes not in the chain yet, and when they join it. */
-  private readonly later: Array<{ readonly what: string; readonly write: () => Promise<unknown> }> = [];
-  private laterJoined: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly log: Logger,
@@ -44,22 +41,6 @@ export class WriteChain {
    */
   submitOrdered(what: string, write: () => Promise<unknown>, afterIo = false): void {
     this.chain(write, true, afterIo).catch((err: unknown) => this.log.error({ err, ...this.context }, `${what} failed`));
-  }
-
-  /**
-   * Like `submitAfterIo`, without holding back what is submitted meanwhile: `write` joins the chain
-   * only after this turn of the event loop's I/O, behind whatever was submitted before it joins.
-   * For a record nothing waits on and nothing submitted meanwhile depends on. `flush()` includes it.
-   */
-  submitAfterTurn(what: string, write: () => Promise<unknown>): void {
-    this.later.push({ what, write });
-    if (this.later.length > 1) return;
-    this.laterJoined = new Promise<void>((resolve) =>
-      setImmediate(() => {
-        for (const w of this.later.splice(0)) this.submit(w.what, w.write);
-        resolve();
-      }),
-    );
   }
 
   /** Whether no write is queued or running: something submitted now would start at once. */
@@ -112,7 +93,7 @@ export class WriteChain {
 
   /** Resolves once every write submitted so far has settled (failed ones included: they were logged). */
   flush(): Promise<void> {
-    return this.later.length === 0 ? this.tail : this.laterJoined.then(() => this.tail);
+    return this.tail;
   }
 }
 

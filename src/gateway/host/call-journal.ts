@@ -26,6 +26,13 @@ export interface GatewayCallRecord {
 
 export type GatewayCallStart = Pick<GatewayCallRecord, 'id' | 'workspaceId' | 'sessionId' | 'tool' | 'args' | 'tokenId' | 'sentAt'>;
 
+/** A's result for one call, and when it came. */
+export interface GatewayCallAnswer {
+  readonly id: string;
+  readonly result: string;
+  readonly at: number;
+}
+
 /** Where outgoing calls are journalled. */
 export interface GatewayCallRepository {
   /** Writes a `sent` row; throws when the id exists (ids are fresh per call). */
@@ -44,6 +51,8 @@ export interface GatewayCallRepository {
    * result is kept for audit but reaches nobody.
    */
   answer(id: string, result: string, at: number): Promise<boolean>;
+  /** Records several calls' results in one write, each as `answer` would. */
+  answerAll(answers: readonly GatewayCallAnswer[]): Promise<void>;
   /** Marks a call nobody waits for any more; false when it had already settled. */
   abandon(id: string, at: number): Promise<boolean>;
   find(id: string): Promise<GatewayCallRecord | undefined>;

@@ -12,6 +12,7 @@ import { claimAcrossNodes, type FleetChannels } from './fleet-admission.js';
 import type { WorkspaceLine } from './workspace-line.js';
 import type { ChannelState } from '../../workspace/channel-states.js';
 import { WriteChain } from '../../write-chain.js';
+import { AnsweredRows } from './answered-rows.js';
 
 /** The bounds of docs/gateway.md `limits` (Config: maxChannels, maxChannelsPerToken, maxInflightCallsPerWorkspace, maxFrameBytes). */
 export interface HubLimits {
@@ -85,10 +86,12 @@ export class ChannelHub {
   private fleet: FleetChannels | undefined;
   /** Every journal write, in order: the previous run's calls are abandoned before any new one is written. */
   private readonly writes: WriteChain;
+  private readonly answered: AnsweredRows;
 
   constructor(private readonly deps: ChannelHubDeps) {
     this.newId = deps.newId ?? randomUUID;
     this.writes = new WriteChain(deps.log, { component: 'gateway' });
+    this.answered = new AnsweredRows(deps.journal, this.writes);
     const now = deps.clock.now();
     this.writes.submit('gateway journal recovery', async () => {
       const abandoned = await deps.journal.abandonAllSent(now);
@@ -101,6 +104,7 @@ export class ChannelHub {
         new HandoverLine(workspaceId, {
           journal: deps.journal,
           writes: this.writes,
+          answered: this.answered,
           clock: deps.clock,
           log: deps.log,
           maxInflight: deps.limits.maxInflightCallsPerWorkspace,
@@ -271,8 +275,7 @@ export class ChannelHub {
 
   /** Deep-health counters (`GET /health?deep=1`). */
   counters(): Record<string, number> {
-    let inflight = 0;
-    let waiting = 0;
+    let [inflight, waiting] = [0, 0];
     for (const line of this.lines.values()) {
       inflight += line.inflightCount;
       waiting += line.waitingCount;
@@ -280,8 +283,9 @@ export class ChannelHub {
     return { gatewayChannels: this.total, gatewayCallsInFlight: inflight, gatewayCallsWaiting: waiting };
   }
 
-  /** Resolves once every journal write submitted so far has settled. */
+  /** Resolves once every journal write submitted so far has settled, the rows of answered calls written at once. */
   written(): Promise<void> {
+    this.answered.flush();
     return this.writes.flush();
   }
 
@@ -291,6 +295,6 @@ export class ChannelHub {
       this.stopped = true;
       for (const line of this.lines.values()) line.shutdown();
     }
-    return this.writes.flush();
+    return this.written();
   }
 }

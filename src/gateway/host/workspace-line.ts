@@ -7,11 +7,14 @@ import { sentAndLost } from './lost-call.js';
 import { recordStrayResult } from './stray-result.js';
 import type { Channel, OutgoingCall } from './outgoing-call.js';
 import type { WriteChain } from '../../write-chain.js';
+import type { AnsweredRows } from './answered-rows.js';
 
 export interface LineDeps {
   readonly journal: GatewayCallRepository;
   /** The hub's journal writes, in order (a restart's abandonment first). */
   readonly writes: WriteChain;
+  /** Where the rows closing answered write/critical calls gather until they are written together. */
+  readonly answered: AnsweredRows;
   readonly clock: Clock;
   readonly log: Logger;
   /** docs/gateway.md `limits.inFlightCallsPerWorkspace`. */
@@ -115,12 +118,11 @@ export class WorkspaceLine {
       if (!call.abandoned) call.settle({ ok: true, result: frame.result });
       return this.pump();
     }
-    // The caller is told at once and the row follows once this turn's I/O is out (docs/gateway.md,
+    // The caller is told at once and the row follows with the others of its batch (docs/gateway.md,
     // B's journal): the caller's own receipt, written before its outcome goes anywhere, is what keeps
     // the effect once-only; this row only closes the channel's record of the call.
     if (!call.abandoned) call.settle({ ok: true, result: frame.result });
-    const at = this.deps.clock.now();
-    this.deps.writes.submitAfterTurn('gateway journal write', () => this.deps.journal.answer(call.id, frame.result, at));
+    this.deps.answered.add({ id: call.id, result: frame.result, at: this.deps.clock.now() });
     this.pump();
   }
 

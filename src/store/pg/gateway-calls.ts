@@ -1,6 +1,6 @@
 import type { Async } from '../async.js';
-import type { SqliteGatewayCallRepository, StoredGatewayCall, StoredGatewayCallStart } from '../repos/gateway-calls.js';
-import type { PgDb } from './db.js';
+import type { SqliteGatewayCallRepository, StoredGatewayCall, StoredGatewayCallAnswer, StoredGatewayCallStart } from '../repos/gateway-calls.js';
+import type { PgDb, Queryer } from './db.js';
 import { type Raw, fromRaw } from '../repos/gateway-calls.js';
 
 /**
@@ -37,14 +37,13 @@ export class PgGatewayCallRepository implements Async<SqliteGatewayCallRepositor
 
   /** True when this answer settled the call; a late answer to an abandoned call is kept beside it. */
   answer(id: string, result: string, at: number): Promise<boolean> {
-    return this.db.unit(async (q) => {
-      const answered = await q.run(
-        `UPDATE gateway_calls SET state = 'answered', result = $1, settled_at = $2 WHERE id = $3 AND state = 'sent'`,
-        [result, at, id],
-      );
-      if (answered === 1) return true;
-      await q.run(`UPDATE gateway_calls SET result = $1 WHERE id = $2 AND state = 'abandoned' AND result IS NULL`, [result, id]);
-      return false;
+    return this.db.unit((q) => answerRow(q, id, result, at));
+  }
+
+  /** One transaction: one commit for the batch instead of one per row. */
+  async answerAll(answers: readonly StoredGatewayCallAnswer[]): Promise<void> {
+    await this.db.transaction(async (q) => {
+      for (const a of answers) await answerRow(q, a.id, a.result, a.at);
     });
   }
 
@@ -72,4 +71,15 @@ export class PgGatewayCallRepository implements Async<SqliteGatewayCallRepositor
       [time, this.nodeId],
     );
   }
+}
+
+async function answerRow(q: Queryer, id: string, result: string, at: number): Promise<boolean> {
+  const answered = await q.run(`UPDATE gateway_calls SET state = 'answered', result = $1, settled_at = $2 WHERE id = $3 AND state = 'sent'`, [
+    result,
+    at,
+    id,
+  ]);
+  if (answered === 1) return true;
+  await q.run(`UPDATE gateway_calls SET result = $1 WHERE id = $2 AND state = 'abandoned' AND result IS NULL`, [result, id]);
+  return false;
 }

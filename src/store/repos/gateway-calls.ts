@@ -23,6 +23,12 @@ export interface StoredGatewayCall {
 
 export type StoredGatewayCallStart = Pick<StoredGatewayCall, 'id' | 'workspaceId' | 'sessionId' | 'tool' | 'args' | 'tokenId' | 'sentAt'>;
 
+export interface StoredGatewayCallAnswer {
+  readonly id: string;
+  readonly result: string;
+  readonly at: number;
+}
+
 /** A row as the driver returns it: the same columns and types on SQLite and PostgreSQL (BIGINT read as a number). */
 export interface Raw {
   id: string;
@@ -62,6 +68,7 @@ export class SqliteGatewayCallRepository {
   private readonly findStmt;
   private readonly abandonAllStmt;
   private readonly pruneStmt;
+  private readonly answerAllTx: (answers: readonly StoredGatewayCallAnswer[]) => void;
 
   constructor(db: Db) {
     this.insertStmt = db.prepare(
@@ -81,6 +88,9 @@ export class SqliteGatewayCallRepository {
     this.findStmt = db.prepare('SELECT * FROM gateway_calls WHERE id = ?');
     this.abandonAllStmt = db.prepare(`UPDATE gateway_calls SET state = 'abandoned', settled_at = ? WHERE state = 'sent'`);
     this.pruneStmt = db.prepare(`DELETE FROM gateway_calls WHERE state != 'sent' AND settled_at < ?`);
+    this.answerAllTx = db.transaction((answers: readonly StoredGatewayCallAnswer[]) => {
+      for (const a of answers) this.answerRow(a.id, a.result, a.at);
+    });
   }
 
   async insert(s: StoredGatewayCallStart): Promise<void> {
@@ -97,13 +107,22 @@ export class SqliteGatewayCallRepository {
   }
 
   async answer(id: string, result: string, at: number): Promise<boolean> {
-    if (this.answerStmt.run(result, at, id).changes === 1) return true;
-    this.lateAnswerStmt.run(result, id);
-    return false;
+    return this.answerRow(id, result, at);
+  }
+
+  /** One transaction: one commit for the batch instead of one per row. */
+  async answerAll(answers: readonly StoredGatewayCallAnswer[]): Promise<void> {
+    this.answerAllTx(answers);
   }
 
   async abandon(id: string, at: number): Promise<boolean> {
     return this.abandonStmt.run(at, id).changes === 1;
+  }
+
+  private answerRow(id: string, result: string, at: number): boolean {
+    if (this.answerStmt.run(result, at, id).changes === 1) return true;
+    this.lateAnswerStmt.run(result, id);
+    return false;
   }
 
   async find(id: string): Promise<StoredGatewayCall | undefined> {

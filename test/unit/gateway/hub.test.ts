@@ -121,7 +121,7 @@ describe('ChannelHub', () => {
     const frame = a.link.sent[0];
     answer(a, frame, { done: true });
     assert.equal(await pending, JSON.stringify({ done: true }));
-    assert.equal((await journal.find(frame.id))?.state, 'sent', 'recorded after this turn, off the caller\'s path');
+    assert.equal((await journal.find(frame.id))?.state, 'sent', 'recorded with its batch, off the caller\'s path');
     await hub.written();
     const row = await journal.find(frame.id);
     assert.deepEqual({ state: row?.state, result: row?.result }, { state: 'answered', result: JSON.stringify({ done: true }) });
@@ -254,6 +254,23 @@ describe('ChannelHub', () => {
     r3.release();
     assert.equal(hub.counters().gatewayChannels, 1);
     assert.throws(() => hub.reserve({ tokenId: 't1', workspaceId: 'not-remote' }), (e: BerthError) => e.code === 'workspace_not_remote');
+  });
+
+  test('answered rows not yet written when B dies are abandoned by the next B, and the calls are not sent again', async () => {
+    const a = openChannel();
+    const calls = [call(), call()];
+    await hub.written();
+    for (const frame of a.link.sent) answer(a, frame, { done: frame.id });
+    await Promise.all(calls);
+    // The next B starts on the same journal before this one wrote its batch: what a crash leaves.
+    const next = make();
+    const again = new RecordingLink();
+    const b = next.reserve({ tokenId: 'tok-1', workspaceId: WS }).open(again);
+    await next.written();
+    for (const frame of a.link.sent) assert.equal((await journal.find(frame.id))?.state, 'abandoned');
+    assert.deepEqual(again.sent, [], 'nothing is sent again');
+    b.closed();
+    await next.shutdown();
   });
 
   test('a restarted hub abandons the calls its journal still holds as sent', async () => {

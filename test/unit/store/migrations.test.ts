@@ -149,4 +149,20 @@ describe('opening the SQLite store', () => {
       removeDir(home);
     }
   });
+
+  it('keeps only finished rows in the indexes by finishing time, and pruning still searches them', () => {
+    const home = tempDir('berth-store-settled-');
+    const store = openStore(home);
+    try {
+      const db = store.db;
+      const plan = (sql: string) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(1) as Array<{ detail: string }>).map((r) => r.detail).join(' ');
+      assert.match(plan(`DELETE FROM receipts WHERE status = 'completed' AND finished_at < ?`), /USING INDEX receipts_finished_at/);
+      assert.match(plan(`DELETE FROM gateway_calls WHERE state != 'sent' AND settled_at < ?`), /USING INDEX gateway_calls_settled_at/);
+      const partial = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND sql LIKE '%WHERE%IS NOT NULL%' ORDER BY name`).all();
+      assert.deepEqual(partial, [{ name: 'gateway_calls_settled_at' }, { name: 'receipts_finished_at' }]);
+    } finally {
+      store.close();
+      removeDir(home);
+    }
+  });
 });

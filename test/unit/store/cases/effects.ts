@@ -26,6 +26,21 @@ export function effectCases(h: Current): void {
     assert.equal(await g.find('none'), undefined);
   });
 
+  it('gateway calls: answerAll answers each call as answer would, in one write', async () => {
+    const g = h().repos.gatewayCalls;
+    for (const id of ['a', 'b', 'gone']) await g.insert(call(id));
+    await g.abandon('gone', NOW + 1);
+    await g.answerAll([
+      { id: 'a', result: 'ra', at: NOW + 2 },
+      { id: 'gone', result: 'late', at: NOW + 2 },
+      { id: 'b', result: 'rb', at: NOW + 3 },
+    ]);
+    assert.deepEqual(await g.find('a'), { ...call('a'), state: 'answered', result: 'ra', sends: 1, settledAt: NOW + 2 });
+    assert.deepEqual(await g.find('b'), { ...call('b'), state: 'answered', result: 'rb', sends: 1, settledAt: NOW + 3 });
+    assert.deepEqual(await g.find('gone'), { ...call('gone'), state: 'abandoned', result: 'late', sends: 1, settledAt: NOW + 1 });
+    await g.answerAll([]);
+  });
+
   it('gateway calls: abandonAllSent and pruneSettledBefore count what they touch', async () => {
     const g = h().repos.gatewayCalls;
     for (const id of ['a', 'b', 'c']) await g.insert(call(id));
