@@ -7,19 +7,23 @@ import { execFileSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { descendants } from './proctree.mjs';
 
-/** Why the machine cannot pin (no taskset, one CPU), or undefined when it can. */
+/** Every CPU this machine has, as a taskset list. */
+export const ALL_CPUS = `0-${availableParallelism() - 1}`;
+
+/**
+ * Why this machine cannot pin (one CPU, no taskset, CPUs numbered otherwise, affinity not settable
+ * in this container), or undefined when it can. Tried by setting this process to every CPU, which
+ * is what it has unless something pinned it already.
+ */
 export function pinningUnavailable() {
   if (availableParallelism() < 2) return 'one CPU only';
   try {
-    execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
+    execFileSync('taskset', ['-a', '-p', '-c', ALL_CPUS, String(process.pid)], { stdio: 'ignore' });
     return undefined;
   } catch {
-    return 'no taskset (util-linux)';
+    return `taskset could not set this process to CPUs ${ALL_CPUS}`;
   }
 }
-
-/** Every CPU this machine has, as a taskset list. */
-export const ALL_CPUS = `0-${availableParallelism() - 1}`;
 
 /**
  * Sets the CPUs of every thread of `pid`, and with `tree` of its descendants too; threads and
