@@ -105,6 +105,8 @@ describe('an external agent’s write through a channel cut before B has its res
     assert.equal(dropped, 1, 'the proxy lost the write result once');
     assert.equal(readFileSync(join(dirs.project, 'once.txt'), 'utf8'), 'written once');
     const short = sessionId.slice(0, 8);
+    // A prints a call's status line after its result has left, so the turn can end before the line arrives.
+    await owner.waitForLines(new RegExp(`workspace_write · session ${short} · (ok|replayed)`), 2);
     assert.equal(owner.stderr().match(new RegExp(`workspace_write · session ${short} · ok`, 'g'))?.length, 1, 'A wrote once');
     assert.equal(owner.stderr().match(new RegExp(`workspace_write · session ${short} · replayed`, 'g'))?.length, 1, 'and replayed its result');
     events.close();

@@ -96,6 +96,8 @@ describe('qwen --acp on a remote workspace', { timeout: 600_000 }, () => {
     const count = (owner: OwnerProcess, what: string) => owner.stderr().match(new RegExp(`workspace_write · session ${short} · ${what}`, 'g'))?.length ?? 0;
     // The file is there and the restarted A did not write it: the first A did. Its own `ok` line may be lost,
     // since A prints a call's status line after the result has left, and this A is killed at that moment.
+    // The restarted A answers the resent call before the turn ends, but prints its line after that.
+    await second.waitForLines(new RegExp(`workspace_write · session ${short} · (ok|replayed)`));
     assert.ok(count(first, 'ok') <= 1, 'the first A wrote the file at most once');
     assert.equal(count(second, 'ok'), 0, 'the restarted A did not write it again');
     assert.equal(count(second, 'replayed'), 1, `it answered the resent call from its receipt:\n${first.stderr()}\n---\n${second.stderr()}`);

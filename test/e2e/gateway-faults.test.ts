@@ -97,6 +97,8 @@ describe('effects happen once or are reported uncertain when A dies or the socke
     // The second A never started the watcher, so the other unanswered inputs name a command it does not know.
     assert.deepEqual(new Set(failed.filter((c) => c.code !== 'uncertain_effect').map((c) => c.code)), new Set(['unknown_command']));
     const short = sessionId.slice(0, 8);
+    // A prints a call's status line after its result has left, so the turn can end before the line arrives.
+    await second.waitForLines(new RegExp(`workspace_input · session ${short} · uncertain_effect`));
     assert.equal(second.stderr().match(new RegExp(`workspace_input · session ${short} · uncertain_effect`, 'g'))?.length, 1);
     assert.doesNotMatch(second.stderr(), new RegExp(`workspace_input · session ${short} · ok`), 'the second A ran no input again');
     const row = sqliteDb(host.b.daemon)
@@ -140,6 +142,8 @@ describe('effects happen once or are reported uncertain when A dies or the socke
     const polls = settled.calls.filter((c) => c.tool === 'workspace_poll');
     assert.equal(polls[polls.length - 1]!.rawOutput.exitCode, 0, 'the replayed command id names the command that ran');
     const short = sessionId.slice(0, 8);
+    // A prints a call's status line after its result has left, so the turn can end before the line arrives.
+    await a.waitForLines(new RegExp(`workspace_exec · session ${short} · (ok|replayed)`), 2);
     assert.equal(a.stderr().match(new RegExp(`workspace_exec · session ${short} · ok`, 'g'))?.length, 1);
     assert.equal(a.stderr().match(new RegExp(`workspace_exec · session ${short} · replayed`, 'g'))?.length, 1);
     assert.equal(readFileSync(join(dirs.project, 'effects.log'), 'utf8'), 'once\n');

@@ -70,7 +70,8 @@ describe('berth connect checks every call before it runs', { timeout: 180_000 },
     assert.equal((await channel.call({ tool: 'workspace_exec', args: { command: 'touch made.txt' } })).code, 'policy_denied');
     assert.equal((await channel.call({ tool: 'workspace_ask', args: { question: 'Which branch?' } })).code, 'question_unanswered');
     assert.equal(existsSync(join(dirs.project, 'made.txt')), false);
-    assert.match(owner.stderr(), new RegExp(`workspace_write · session ${SESSION.slice(0, 8)} · permission_rejected`));
+    // Printed after the refusal has left: wait for it rather than read stderr at once.
+    await owner.waitForLines(new RegExp(`workspace_write · session ${SESSION.slice(0, 8)} · permission_rejected`));
   });
 
   test('application tools: workspace_tools lists none and workspace_tool names an unknown one', async () => {

@@ -76,7 +76,8 @@ describe('a remote host uses the owner MCP server through the gateway channel', 
     assert.equal(used.status, 'completed', JSON.stringify(used.rawOutput));
     assert.equal(readFileSync(join(dirs.home, 'fromb.note'), 'utf8'), 'hello A');
     assert.deepEqual(readFileSync(join(dirs.home, 'calls.log'), 'utf8').split('\n').filter(Boolean), ['write_note'], 'run once');
-    assert.match(owner.stderr(), new RegExp(`workspace_tool · session ${sessionId.slice(0, 8)} · ok`));
+    // A prints a call's status line after its result has left, so the turn can end before the line arrives.
+    await owner.waitForLines(new RegExp(`workspace_tool · session ${sessionId.slice(0, 8)} · ok`));
     const receipts = new Database(join(dirs.home, STORE_FILE), { readonly: true, fileMustExist: true });
     try {
       // The receipt is the channel call's (workspace_tool, named by B's call id): a re-sent call replays it.

@@ -58,8 +58,8 @@ export interface OwnerProcess {
   readonly child: ChildProcess;
   readonly home: string;
   stderr(): string;
-  /** Resolves once stderr holds at least `count` lines matching `pattern`. */
-  waitForLines(pattern: RegExp, count?: number): Promise<string[]>;
+  /** Resolves once stderr holds at least `count` lines matching `pattern`; rejects after `timeoutMs` (60 s, above the longest reconnect backoff) or when A exits first. */
+  waitForLines(pattern: RegExp, count?: number, timeoutMs?: number): Promise<string[]>;
   readonly exited: Promise<number | null>;
   kill(signal?: NodeJS.Signals): Promise<number | null>;
 }
@@ -109,12 +109,18 @@ export function spawnOwner(o: OwnerSpawn): OwnerProcess {
     child,
     home: o.home,
     stderr: () => err,
-    waitForLines(pattern, count = 1) {
+    waitForLines(pattern, count = 1, timeoutMs = 60_000) {
       return new Promise((resolve, reject) => {
+        // A line that never comes fails the test with what A did print, rather than hanging it.
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`no ${count}× ${pattern} from berth connect within ${timeoutMs} ms:\n${err}`));
+        }, timeoutMs);
         const check = () => {
           const lines = err.split('\n').filter((l) => pattern.test(l));
           if (lines.length >= count) {
             waiters.delete(check);
+            clearTimeout(timer);
             resolve(lines);
           }
         };
@@ -122,6 +128,7 @@ export function spawnOwner(o: OwnerSpawn): OwnerProcess {
         void exited.then((code) => {
           if (waiters.has(check)) {
             waiters.delete(check);
+            clearTimeout(timer);
             reject(new Error(`berth connect exited (${code}) before ${count}× ${pattern}:\n${err}`));
           }
         });
