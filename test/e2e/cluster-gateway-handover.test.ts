@@ -98,7 +98,11 @@ test('a channel drops with a write in flight and A dials another node: the call 
     assert.deepEqual(readFileSync(effects, 'utf8').split('\n').filter(Boolean), ['once'], 'the write ran once');
     const db = await PgDb.connect(cluster.storeUrl);
     try {
-      const rows = await db.rows<{ state: string; node_id: string }>('SELECT state, node_id FROM gateway_calls WHERE id = $1', [sent.id]);
+      // The node writes the row that closes an answered call in a batch shortly after the answer: wait for it to leave `sent`.
+      const rows = await until(async () => {
+        const r = await db.rows<{ state: string; node_id: string }>('SELECT state, node_id FROM gateway_calls WHERE id = $1', [sent.id]);
+        return r.every((row) => row.state !== 'sent') && r;
+      });
       assert.deepEqual(rows, [{ state: 'answered', node_id: 'n3' }], 'the journal row moved to the node that sent it again');
     } finally {
       await db.close();

@@ -101,9 +101,12 @@ describe('effects happen once or are reported uncertain when A dies or the socke
     await second.waitForLines(new RegExp(`workspace_input · session ${short} · uncertain_effect`));
     assert.equal(second.stderr().match(new RegExp(`workspace_input · session ${short} · uncertain_effect`, 'g'))?.length, 1);
     assert.doesNotMatch(second.stderr(), new RegExp(`workspace_input · session ${short} · ok`), 'the second A ran no input again');
-    const row = sqliteDb(host.b.daemon)
-      .prepare(`SELECT state, sends, result FROM gateway_calls WHERE id = ?`)
-      .get(stuck.callId) as { state: string; sends: number; result: string };
+    // B writes the row that closes an answered call in a batch shortly after the answer: wait for it to leave `sent`.
+    const db = sqliteDb(host.b.daemon);
+    const row = await until(() => {
+      const r = db.prepare(`SELECT state, sends, result FROM gateway_calls WHERE id = ?`).get(stuck.callId) as { state: string; sends: number; result: string };
+      return r.state !== 'sent' && r;
+    });
     assert.deepEqual({ state: row.state, sends: row.sends }, { state: 'answered', sends: 2 }, 'B sent the same call again after A came back');
     assert.match(row.result, /uncertain_effect/, 'the call A held executing is the one answered uncertain');
   });
@@ -147,9 +150,12 @@ describe('effects happen once or are reported uncertain when A dies or the socke
     assert.equal(a.stderr().match(new RegExp(`workspace_exec · session ${short} · ok`, 'g'))?.length, 1);
     assert.equal(a.stderr().match(new RegExp(`workspace_exec · session ${short} · replayed`, 'g'))?.length, 1);
     assert.equal(readFileSync(join(dirs.project, 'effects.log'), 'utf8'), 'once\n');
-    const row = sqliteDb(host.b.daemon)
-      .prepare(`SELECT state, sends FROM gateway_calls WHERE session_id = ? AND tool = 'workspace_exec'`)
-      .get(sessionId) as { state: string; sends: number };
+    // B writes the row that closes an answered call in a batch shortly after the answer: wait for it to leave `sent`.
+    const db = sqliteDb(host.b.daemon);
+    const row = await until(() => {
+      const r = db.prepare(`SELECT state, sends FROM gateway_calls WHERE session_id = ? AND tool = 'workspace_exec'`).get(sessionId) as { state: string; sends: number };
+      return r.state !== 'sent' && r;
+    });
     assert.deepEqual(row, { state: 'answered', sends: 2 });
   });
 });
