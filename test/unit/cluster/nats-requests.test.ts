@@ -35,6 +35,15 @@ describe('request/reply on the NATS transport', { skip: natsMissing() }, () => {
     await assert.rejects(asker.request('silent', 'x', 50), failedWith('timeout'));
   });
 
+  it('fails a request the client refuses to publish (here one above the server’s max payload) at once, and the next request is answered', async () => {
+    const tooLarge = Buffer.alloc(asker.maxPayload + 1);
+    const started = Date.now();
+    // A long timeout: only a rejection from the refused publish itself settles it before the test's end.
+    await assert.rejects(asker.request('echo', tooLarge, 60_000), (err: unknown) => failedWith('unreachable')(err) && /payload/i.test((err as Error).message));
+    assert.ok(Date.now() - started < 30_000, 'refused, not timed out');
+    assert.equal(Buffer.from(await asker.request('echo', 'after', 2_000)).toString('utf8'), 'echo:after');
+  });
+
   it('fails a request waiting for its answer with unreachable when the connection closes', async () => {
     const lone = await connectNats(nats.url, 'lone');
     const waiting = lone.request('silent', 'x', 10_000);
