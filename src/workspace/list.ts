@@ -1,3 +1,4 @@
+import { opendirSync, type Dirent } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { MAX_LIST_ENTRIES } from './limits.js';
 import { openInside } from './handle.js';
@@ -37,8 +38,10 @@ export async function listDirectory(root: string, userPath: string, options: Lis
   const handle = await openInside(root, userPath, { directory: true });
   const target = { rel: toRel(root, handle.real) };
   const dirRel = target.rel === '.' ? '' : target.rel;
-  // The thread pool reads the directory while this thread checks its ignore files (inline lstats).
-  const reading = readdir(handle.via, { withFileTypes: true });
+  // A large directory is read by the thread pool while this thread checks its ignore files
+  // (inline lstats); a small one is read inline (see readSmallDirectory).
+  const small = (await handle.stat()).size <= SMALL_DIRECTORY_BYTES ? readSmallDirectory(handle.via) : undefined;
+  const reading = small ? Promise.resolve(small) : readdir(handle.via, { withFileTypes: true });
   const [listed, rules] = await Promise.allSettled([reading, preparedRules(root, dirRel)]);
   // Only now: the read goes through the descriptor's /proc path.
   await handle.close();
@@ -66,4 +69,35 @@ async function preparedRules(root: string, dirRel: string): Promise<IgnoreRules>
   const ignore = await loadIgnoreRules(root);
   await ignore.prepare(dirRel);
   return ignore;
+}
+
+/**
+ * A directory whose size is at most one block is likely small: a size hint that
+ * costs no read. ext4 and btrfs grow a directory by its names, tmpfs by its
+ * entries, so a few hundred short names fit; the entry bound below still holds
+ * when a file system reports sizes some other way.
+ */
+const SMALL_DIRECTORY_BYTES = 4096;
+/** Entries a directory may have and still be read inline. */
+const INLINE_DIRECTORY_ENTRIES = 256;
+
+/**
+ * The directory's entries read on this thread, or undefined when it has more
+ * than INLINE_DIRECTORY_ENTRIES (the caller then reads it on the thread pool).
+ * A thread-pool hop wakes another thread, which costs more on a virtual machine
+ * than reading a few hundred cached entries; the bound keeps a huge directory
+ * from stalling every other request.
+ */
+function readSmallDirectory(path: string): Dirent[] | undefined {
+  const dir = opendirSync(path, { bufferSize: INLINE_DIRECTORY_ENTRIES });
+  try {
+    const entries: Dirent[] = [];
+    for (let entry = dir.readSync(); entry !== null; entry = dir.readSync()) {
+      if (entries.length === INLINE_DIRECTORY_ENTRIES) return undefined;
+      entries.push(entry);
+    }
+    return entries;
+  } finally {
+    dir.closeSync();
+  }
 }

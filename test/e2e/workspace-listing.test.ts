@@ -178,6 +178,23 @@ describe('GET /file/bytes, /stat and /list', () => {
       assert.equal(r.body.truncated, true);
     });
 
+    it('lists every entry of a directory around the size read inline, whichever way it is read', async () => {
+      // Short names keep 300 entries inside one 4 KiB block on ext4: a directory that looks small
+      // by its size but has more entries than are read inline, so the read starts over on the pool.
+      const sizes = { 'n255': 255, 'n256': 256, 'n257': 257, 'n300': 300 };
+      for (const [dir, count] of Object.entries(sizes)) {
+        const expected: string[] = [];
+        for (let i = 0; i < count; i++) {
+          writeFile(d.workspace, `${dir}/${i.toString(36)}`, '');
+          expected.push(i.toString(36));
+        }
+        const r = await d.json('GET', `/list?path=${dir}`);
+        assert.equal(r.status, 200);
+        assert.deepEqual(names(r.body.entries), expected.sort(), `${dir} is ${statSync(join(d.workspace, dir)).size} bytes`);
+        assert.equal(r.body.truncated, false);
+      }
+    });
+
     it('refuses a file with 400 parse_error and a missing path with 404', async () => {
       const file = await d.json('GET', '/list?path=README.md');
       assert.equal(file.status, 400);
