@@ -91,6 +91,9 @@ async function walk(dir, rules, match, out) {
   return out;
 }
 
+/** The root rules for GET /list, read on its first request. */
+let listRules;
+
 const routes = {
   'GET /health': (_req, res) => send(res, 200, { status: 'ok' }),
   'GET /file': async (_req, res, url) => {
@@ -98,8 +101,17 @@ const routes = {
     send(res, 200, { path, content: await readFile(join(workspace, path), 'utf8'), truncated: false });
   },
   'GET /list': async (_req, res, url) => {
-    const entries = await readdir(join(workspace, url.searchParams.get('path') ?? '.'), { withFileTypes: true });
-    send(res, 200, { entries: entries.map((e) => ({ name: e.name, kind: e.isDirectory() ? 'directory' : 'file' })), truncated: false });
+    // Berth hides what the ignore rules hide, so the floor does too, or its answer would be
+    // smaller than the one it is compared with. The root rules are read once and kept (an
+    // edited .gitignore is missed): the least the hiding can cost, so still a floor.
+    const dir = url.searchParams.get('path') ?? '.';
+    listRules ??= rootIgnore();
+    const [entries, rules] = await Promise.all([readdir(join(workspace, dir), { withFileTypes: true }), listRules]);
+    const shown = entries.filter((e) => {
+      const path = relative(workspace, join(workspace, dir, e.name));
+      return !rules.ignores(e.isDirectory() ? `${path}/` : path);
+    });
+    send(res, 200, { entries: shown.map((e) => ({ name: e.name, kind: e.isDirectory() ? 'directory' : 'file' })), truncated: false });
   },
   'GET /glob': async (_req, res, url) => {
     const matches = await walk(workspace, await rootIgnore(), picomatch(url.searchParams.get('pattern'), { dot: true }), []);

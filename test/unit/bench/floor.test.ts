@@ -50,6 +50,9 @@ describe('the floor daemon of the benchmarks', () => {
     const [fList, bList] = await both('/list?path=src');
     const names = (body: any) => body.entries.map((e: any) => `${e.name}:${e.kind}`).sort();
     assert.deepEqual(names(fList), names(bList));
+    const [fRoot, bRoot] = await both('/list?path=.');
+    assert.deepEqual(names(fRoot), names(bRoot));
+    assert.ok(!names(fRoot).includes('notes.log:file'), 'the floor hides what the root rules ignore');
     const [fGlob, bGlob] = await both(`/glob?pattern=${encodeURIComponent('**/*.ts')}`);
     assert.deepEqual([...fGlob.matches].sort(), [...bGlob.matches].sort());
     assert.deepEqual([...fGlob.matches].sort(), ['src/a.ts', 'src/deep/b.ts'], 'ignored files are not matched');
