@@ -16,6 +16,9 @@ import { registerMounts } from './mounts.js';
 import type { HttpMount } from '../net/http-mount.js';
 import { httpModules } from './routes/index.js';
 
+/** Headers on every answer of the client API: no browser guesses a type other than the one given. */
+export const EVERY_ANSWER_HEADERS: Readonly<Record<string, string>> = { 'x-content-type-options': 'nosniff' };
+
 /** Builds the client API (contract/openapi.json) on fastify: security checks, JSON parsing, error mapping, routes. */
 export function createHttpServer(core: Core, boundPort: () => number, mounts: readonly HttpMount[] = []): FastifyInstance {
   const app = Fastify({
@@ -60,7 +63,7 @@ export function createHttpServer(core: Core, boundPort: () => number, mounts: re
   });
 
   app.addHook('onSend', async (_request, reply, payload) => {
-    reply.header('X-Content-Type-Options', 'nosniff');
+    reply.headers(EVERY_ANSWER_HEADERS);
     return payload;
   });
 

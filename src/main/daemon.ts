@@ -4,6 +4,7 @@ import type { Config } from '../config/config.js';
 import type { Core } from '../core.js';
 import { createGatewayHost, remoteWorkspaceTools } from '../gateway/host/index.js';
 import { createHttpServer } from '../http/server.js';
+import { directForwardedAnswers } from '../http/forwarded-answers.js';
 import { createLogger, type Logger } from '../log.js';
 import { mcpEndpoint } from '../mcpserve/endpoint.js';
 import { startModuleSockets } from '../modules/index.js';
@@ -120,7 +121,7 @@ async function startOnLockedHome(options: DaemonOptions, lock: HomeLock): Promis
   const host = config.hostname.includes(':') ? `[${config.hostname}]` : config.hostname;
   const url = `http://${host}:${boundPort}`;
   // Only once the port is known: a forwarded request runs with the Host this node answers to.
-  bus?.serve(clusterServices(bus, app, core.sessions, clock, () => `${host}:${boundPort}`));
+  bus?.serve(clusterServices(bus, app, core.sessions, clock, () => `${host}:${boundPort}`, directForwardedAnswers(core, () => boundPort)));
   lock.announce(url);
   log.info({ url, workspaces: core.workspaces.list().map((w) => w.id), home: config.home }, 'berth listening');
   const swept = sweepWorkspaceTemps(core, clock, log);
