@@ -6,6 +6,7 @@ import { checkOrigin, type SecurityContext } from '../net/security.js';
 import type { BerthError } from '../protocol/errors/index.js';
 import { JSON_TYPE, errorHeaders, routeError } from './errors.js';
 import { sessionStatus } from './routes/sessions.js';
+import type { RateLimiter } from './rate-limit.js';
 import { refusalOf } from './security.js';
 import { EVERY_ANSWER_HEADERS } from './server.js';
 
@@ -25,47 +26,59 @@ const SESSION_PATH = /^\/session\/([A-Za-z0-9_-]{1,128})\/([a-z-]+)$/;
 /**
  * Returns the answer to `request`, or `undefined` for a request this cannot answer exactly as
  * fastify would, which then runs through `app.inject` as before: another route, an Origin (this
- * node would add CORS headers), rate limits (their windows live in the hook), or an anonymous
- * daemon (its local-user check needs the client's socket, which a forwarded request has none of).
+ * node would add CORS headers), or an anonymous daemon (its local-user check needs the client's
+ * socket, which a forwarded request has none of). `limiter` is the one the app's hook counts with.
  */
-export function directForwardedAnswers(core: Core, boundPort: () => number) {
+export function directForwardedAnswers(core: Core, boundPort: () => number, limiter: RateLimiter | undefined) {
   const security: SecurityContext = { config: core.config, tokens: core.tokens, port: boundPort };
   return (request: ForwardedRequest, host: string): Promise<ForwardedResponse> | undefined => {
-    if (core.config.rateLimits.length > 0 || !core.tokens.hasOwnerToken) return undefined;
+    if (!core.tokens.hasOwnerToken) return undefined;
     const q = request.url.indexOf('?');
     const match = SESSION_PATH.exec(q < 0 ? request.url : request.url.slice(0, q));
     const operation = match && DIRECT[`${request.method} ${match[2]}`];
     if (!operation) return undefined;
     const headers: IncomingHttpHeaders = { ...request.headers, host };
     if (checkOrigin(headers, security).kind !== 'none') return undefined;
-    return answer(request.method, request.url, headers, security, core, () => operation(core, match[1]!));
+    const checked = { method: request.method, url: request.url, headers, ip: request.remoteAddress ?? INJECTED_ADDRESS };
+    return answer(checked, { security, limiter, core }, () => operation(core, match[1]!));
   };
 }
 
+/** The address light-my-request gives a request that names none, which `inject` would have counted it under. */
+const INJECTED_ADDRESS = '127.0.0.1';
+
+interface Checked {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly ip: string;
+}
+
+/** The hooks' order: the security checks, then the rate limit (whose headers every later answer carries), then the route. */
 async function answer(
-  method: string,
-  url: string,
-  headers: IncomingHttpHeaders,
-  security: SecurityContext,
-  core: Core,
+  request: Checked,
+  ctx: { readonly security: SecurityContext; readonly limiter: RateLimiter | undefined; readonly core: Core },
   operation: () => Promise<unknown>,
 ): Promise<ForwardedResponse> {
-  const refused = await refusalOf({ method, url, headers }, security, core.config.web, false);
-  if (refused) return errorAnswer(refused);
+  const refused = await refusalOf(request, ctx.security, ctx.core.config.web, false);
+  if (refused) return errorAnswer(refused, {});
+  const rate = ctx.limiter?.(request.method, request.url, request.headers, request.ip);
+  const rateHeaders = rate?.headers ?? {};
+  if (rate?.refusal) return errorAnswer(rate.refusal, rateHeaders);
   let value: unknown;
   try {
     value = await operation();
   } catch (err) {
-    return errorAnswer(routeError(err, { method, url }, core.log));
+    return errorAnswer(routeError(err, request, ctx.core.log), rateHeaders);
   }
-  return jsonAnswer(200, {}, value);
+  return jsonAnswer(200, rateHeaders, value);
 }
 
-function errorAnswer(err: BerthError): ForwardedResponse {
-  return jsonAnswer(err.status, errorHeaders(err), errorBody(err));
+function errorAnswer(err: BerthError, headers: Readonly<Record<string, string>>): ForwardedResponse {
+  return jsonAnswer(err.status, { ...headers, ...errorHeaders(err) }, errorBody(err));
 }
 
-function jsonAnswer(status: number, headers: Record<string, string>, value: unknown): ForwardedResponse {
+function jsonAnswer(status: number, headers: Readonly<Record<string, string>>, value: unknown): ForwardedResponse {
   const body = Buffer.from(JSON.stringify(value));
   return {
     status,

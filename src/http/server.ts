@@ -10,7 +10,7 @@ import { createBoundedServer } from './connection-limits.js';
 import { installErrorHandlers, sendError } from './errors.js';
 import { installForwarding } from './forwarding.js';
 import { installLocalUserCheck } from './local-peer.js';
-import { installRateLimit } from './rate-limit.js';
+import { httpRateLimiter, installRateLimit, type RateLimiter } from './rate-limit.js';
 import { installSecurity } from './security.js';
 import { registerMounts } from './mounts.js';
 import type { HttpMount } from '../net/http-mount.js';
@@ -20,7 +20,12 @@ import { httpModules } from './routes/index.js';
 export const EVERY_ANSWER_HEADERS: Readonly<Record<string, string>> = { 'x-content-type-options': 'nosniff' };
 
 /** Builds the client API (contract/openapi.json) on fastify: security checks, JSON parsing, error mapping, routes. */
-export function createHttpServer(core: Core, boundPort: () => number, mounts: readonly HttpMount[] = []): FastifyInstance {
+export function createHttpServer(
+  core: Core,
+  boundPort: () => number,
+  mounts: readonly HttpMount[] = [],
+  limiter: RateLimiter | undefined = httpRateLimiter(core),
+): FastifyInstance {
   const app = Fastify({
     logger: false,
     bodyLimit: MAX_BODY_BYTES,
@@ -72,7 +77,7 @@ export function createHttpServer(core: Core, boundPort: () => number, mounts: re
   // Anonymous loopback mode trusts this user's processes, not every local user's (issue 16, finding 7).
   installLocalUserCheck(app, { config: core.config, tokens: core.tokens });
   // After the security hook: refused requests are not counted against anyone's window.
-  installRateLimit(app, { tiers: core.config.rateLimits, clock: core.clock, health: core.health });
+  installRateLimit(app, limiter);
   // After the checks above, which this node makes for the connection the client opened to it.
   installForwarding(app, core.cluster);
   for (const m of httpModules) m.register(app, core);
