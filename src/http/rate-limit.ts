@@ -1,5 +1,7 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../clock.js';
+import type { Core } from '../core.js';
 import type { RateLimitTier } from '../config/config.js';
 import { CLIENT_ID_PATTERN, MAX_RATE_LIMIT_KEYS } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
@@ -90,47 +92,67 @@ export interface RateLimitOptions {
   readonly maxKeys?: number;
 }
 
-function callerKey(request: FastifyRequest): string {
-  const raw = request.headers['x-qwen-client-id'];
+function callerKey(headers: IncomingHttpHeaders, ip: string): string {
+  const raw = headers['x-qwen-client-id'];
   const id = Array.isArray(raw) ? raw[0] : raw;
-  return id !== undefined && CLIENT_ID_PATTERN.test(id) ? `client:${id}` : `addr:${request.ip}`;
+  return id !== undefined && CLIENT_ID_PATTERN.test(id) ? `client:${id}` : `addr:${ip}`;
 }
 
-/** Installs the limiter as an onRequest hook; call it after the security checks, so only authorised requests count. */
-export function installRateLimit(app: FastifyInstance, options: RateLimitOptions): void {
-  if (options.tiers.length === 0) return;
+/** What the limiter says of one request: the `X-RateLimit-*` headers it carries, and its refusal when over the limit. */
+export interface RateVerdict {
+  readonly headers: Readonly<Record<string, string>>;
+  readonly refusal: BerthError | null;
+}
+
+/** Counts a request in its tier's window; `undefined` for one no tier limits. */
+export type RateLimiter = (method: string, url: string, headers: IncomingHttpHeaders, ip: string) => RateVerdict | undefined;
+
+/** The limiter of `options.tiers`, or `undefined` when none is configured. */
+export function rateLimiter(options: RateLimitOptions): RateLimiter | undefined {
+  if (options.tiers.length === 0) return undefined;
   const byTier = new Map<TierName, RateWindows>();
   for (const t of options.tiers) byTier.set(t.tier, new RateWindows(t, options.maxKeys));
   let hits = 0;
   options.health?.contribute(() => ({ rateLimitHits: hits }));
 
-  app.addHook('onRequest', async (request, reply) => {
-    const path = request.url.split('?')[0]!;
+  return (method, url, headers, ip) => {
+    const path = url.split('?')[0]!;
     if (path === '/health') return undefined;
-    const tier = tiersOf(request.method, path)
+    const tier = tiersOf(method, path)
       .map((name) => byTier.get(name))
       .find((w) => w !== undefined);
     if (!tier) return undefined;
     const now = options.clock.now();
-    const verdict = tier.hit(callerKey(request), now);
-    reply.header('X-RateLimit-Limit', String(tier.limit.max));
-    reply.header('X-RateLimit-Reset', String(Math.ceil(verdict.resetAt / 1000)));
-    if (verdict.allowed) {
-      reply.header('X-RateLimit-Remaining', String(verdict.remaining));
-      return undefined;
-    }
+    const verdict = tier.hit(callerKey(headers, ip), now);
+    const limit = { 'x-ratelimit-limit': String(tier.limit.max), 'x-ratelimit-reset': String(Math.ceil(verdict.resetAt / 1000)) };
+    if (verdict.allowed) return { headers: { ...limit, 'x-ratelimit-remaining': String(verdict.remaining) }, refusal: null };
     hits += 1;
-    reply.header('X-RateLimit-Remaining', '0');
     const retryAfterSeconds = Math.max(1, Math.ceil(verdict.retryAfterMs / 1000));
-    return sendError(
-      reply,
-      new BerthError('rate_limit_exceeded', 'Rate limit exceeded', {
+    return {
+      headers: { ...limit, 'x-ratelimit-remaining': '0' },
+      refusal: new BerthError('rate_limit_exceeded', 'Rate limit exceeded', {
         tier: tier.limit.tier,
         retryAfterMs: verdict.retryAfterMs,
         retryAfterSeconds,
         limit: tier.limit.max,
         windowMs: tier.limit.windowMs,
       }),
-    );
+    };
+  };
+}
+
+/** The daemon's limiter (`--rate-limit`), one per daemon: the hook and forwarded requests count in the same windows. */
+export function httpRateLimiter(core: Pick<Core, 'config' | 'clock' | 'health'>): RateLimiter | undefined {
+  return rateLimiter({ tiers: core.config.rateLimits, clock: core.clock, health: core.health });
+}
+
+/** Installs the limiter as an onRequest hook; call it after the security checks, so only authorised requests count. */
+export function installRateLimit(app: FastifyInstance, limiter: RateLimiter | undefined): void {
+  if (limiter === undefined) return;
+  app.addHook('onRequest', async (request, reply) => {
+    const verdict = limiter(request.method, request.url, request.headers, request.ip);
+    if (verdict === undefined) return undefined;
+    reply.headers(verdict.headers);
+    return verdict.refusal ? sendError(reply, verdict.refusal) : undefined;
   });
 }

@@ -68,13 +68,23 @@ export function installSecurity(app: FastifyInstance, ctx: SecurityContext, webA
           request.headers['access-control-request-headers'] !== undefined);
       if (preflight) return reply.code(204).send();
     }
-    const failure =
-      checkHost(request.headers, ctx) ??
-      queryCredentials(request.url) ??
-      ((webApp && isPublicWebRequest(request.method, request.url.split('?')[0]!, request.headers.accept)) || ownsBearer(request.routeOptions.config)
-        ? null
-        : await authorizeClientApi(request.headers, request.url.split('?')[0]!, ctx));
+    const failure = await refusalOf(request, ctx, webApp, ownsBearer(request.routeOptions.config));
     if (failure) return sendError(reply, failure);
     return undefined;
   });
+}
+
+/** The checks after Origin, in their order: Host, query credentials, bearer (skipped for the web app's public files and an endpoint that checks its own). */
+export async function refusalOf(
+  request: { readonly method: string; readonly url: string; readonly headers: IncomingHttpHeaders },
+  ctx: SecurityContext,
+  webApp: boolean,
+  ownBearer: boolean,
+): Promise<BerthError | null> {
+  const path = request.url.split('?')[0]!;
+  return (
+    checkHost(request.headers, ctx) ??
+    queryCredentials(request.url) ??
+    ((webApp && isPublicWebRequest(request.method, path, request.headers.accept)) || ownBearer ? null : await authorizeClientApi(request.headers, path, ctx))
+  );
 }

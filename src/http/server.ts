@@ -10,14 +10,22 @@ import { createBoundedServer } from './connection-limits.js';
 import { installErrorHandlers, sendError } from './errors.js';
 import { installForwarding } from './forwarding.js';
 import { installLocalUserCheck } from './local-peer.js';
-import { installRateLimit } from './rate-limit.js';
+import { httpRateLimiter, installRateLimit, type RateLimiter } from './rate-limit.js';
 import { installSecurity } from './security.js';
 import { registerMounts } from './mounts.js';
 import type { HttpMount } from '../net/http-mount.js';
 import { httpModules } from './routes/index.js';
 
+/** Headers on every answer of the client API: no browser guesses a type other than the one given. */
+export const EVERY_ANSWER_HEADERS: Readonly<Record<string, string>> = { 'x-content-type-options': 'nosniff' };
+
 /** Builds the client API (contract/openapi.json) on fastify: security checks, JSON parsing, error mapping, routes. */
-export function createHttpServer(core: Core, boundPort: () => number, mounts: readonly HttpMount[] = []): FastifyInstance {
+export function createHttpServer(
+  core: Core,
+  boundPort: () => number,
+  mounts: readonly HttpMount[] = [],
+  limiter: RateLimiter | undefined = httpRateLimiter(core),
+): FastifyInstance {
   const app = Fastify({
     logger: false,
     bodyLimit: MAX_BODY_BYTES,
@@ -60,7 +68,7 @@ export function createHttpServer(core: Core, boundPort: () => number, mounts: re
   });
 
   app.addHook('onSend', async (_request, reply, payload) => {
-    reply.header('X-Content-Type-Options', 'nosniff');
+    reply.headers(EVERY_ANSWER_HEADERS);
     return payload;
   });
 
@@ -69,7 +77,7 @@ export function createHttpServer(core: Core, boundPort: () => number, mounts: re
   // Anonymous loopback mode trusts this user's processes, not every local user's (issue 16, finding 7).
   installLocalUserCheck(app, { config: core.config, tokens: core.tokens });
   // After the security hook: refused requests are not counted against anyone's window.
-  installRateLimit(app, { tiers: core.config.rateLimits, clock: core.clock, health: core.health });
+  installRateLimit(app, limiter);
   // After the checks above, which this node makes for the connection the client opened to it.
   installForwarding(app, core.cluster);
   for (const m of httpModules) m.register(app, core);

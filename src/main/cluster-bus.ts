@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { BusNode, ClusterServices } from '../cluster/bus-node.js';
+import type { ForwardedRequest, ForwardedResponse } from '../cluster/port.js';
 import type { SessionPlacement } from '../cluster/placement.js';
 import { redactBusUrl } from '../config/bus.js';
 import type { Config } from '../config/config.js';
@@ -46,9 +47,16 @@ function soleNode(nodeId: string): SessionPlacement {
  * fastify stack (auth, validation and status codes exactly its own), with the Host
  * this node answers to — the node the client reached already checked the client's.
  */
-export function clusterServices(cluster: BusNode, app: FastifyInstance, sessions: SessionManager, clock: Clock, host: () => string): ClusterServices {
+export function clusterServices(
+  cluster: BusNode,
+  app: FastifyInstance,
+  sessions: SessionManager,
+  clock: Clock,
+  host: () => string,
+  direct?: DirectAnswers,
+): ClusterServices {
   return {
-    handle: runForwarded(cluster, app, host),
+    handle: runForwarded(cluster, app, host, direct),
     open: async (sessionId) => {
       const session = await sessions.open(sessionId);
       session.touch();
@@ -63,9 +71,17 @@ export function clusterServices(cluster: BusNode, app: FastifyInstance, sessions
   };
 }
 
-/** Runs each forwarded request through `app` as if its client had called this node, and hands back the whole answer. */
-export function runForwarded(cluster: BusNode, app: FastifyInstance, host: () => string): ClusterServices['handle'] {
+/** Answers a forwarded request as `app` would, without its pipeline, or gives `undefined` for one only `app` answers exactly. */
+export type DirectAnswers = (request: ForwardedRequest, host: string) => Promise<ForwardedResponse> | undefined;
+
+/**
+ * Runs each forwarded request through `app` as if its client had called this node, and hands back the whole
+ * answer; one that `direct` answers (the same checks, operation and encoding) skips the pass through `app`.
+ */
+export function runForwarded(cluster: BusNode, app: FastifyInstance, host: () => string, direct?: DirectAnswers): ClusterServices['handle'] {
   return async (request) => {
+    const answered = direct?.(request, host());
+    if (answered !== undefined) return answered;
     const res = await app.inject({
       method: request.method as 'GET',
       url: request.url,

@@ -4,6 +4,8 @@ import type { Config } from '../config/config.js';
 import type { Core } from '../core.js';
 import { createGatewayHost, remoteWorkspaceTools } from '../gateway/host/index.js';
 import { createHttpServer } from '../http/server.js';
+import { directForwardedAnswers } from '../http/forwarded-answers.js';
+import { httpRateLimiter } from '../http/rate-limit.js';
 import { createLogger, type Logger } from '../log.js';
 import { mcpEndpoint } from '../mcpserve/endpoint.js';
 import { startModuleSockets } from '../modules/index.js';
@@ -82,7 +84,9 @@ async function startOnLockedHome(options: DaemonOptions, lock: HomeLock): Promis
   let boundPort = config.port;
   // Berth as an MCP server (docs/mcp-server.md): a tab token of a session reaches its tools over streamable HTTP.
   const mcp = mcpEndpoint({ messaging: core.messaging, applications: core.tools.applications, sessions: core.sessions, log });
-  const app = createHttpServer(core, () => boundPort, [mcp]);
+  // One limiter: forwarded requests the owner answers without fastify count in the windows its hook keeps.
+  const limiter = httpRateLimiter(core);
+  const app = createHttpServer(core, () => boundPort, [mcp], limiter);
   const upgradeRoutes: UpgradeRoute[] = [];
   // The gateway channel: remote workspaces run their tools through the channels their owners dial in.
   const gateway = createGatewayHost(core, {
@@ -120,7 +124,7 @@ async function startOnLockedHome(options: DaemonOptions, lock: HomeLock): Promis
   const host = config.hostname.includes(':') ? `[${config.hostname}]` : config.hostname;
   const url = `http://${host}:${boundPort}`;
   // Only once the port is known: a forwarded request runs with the Host this node answers to.
-  bus?.serve(clusterServices(bus, app, core.sessions, clock, () => `${host}:${boundPort}`));
+  bus?.serve(clusterServices(bus, app, core.sessions, clock, () => `${host}:${boundPort}`, directForwardedAnswers(core, () => boundPort, limiter)));
   lock.announce(url);
   log.info({ url, workspaces: core.workspaces.list().map((w) => w.id), home: config.home }, 'berth listening');
   const swept = sweepWorkspaceTemps(core, clock, log);

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { connectNats } from '../../src/cluster/nats-transport.js';
 import type { SessionLocation, SessionPlacement } from '../../src/cluster/placement.js';
+import { httpSubject } from '../../src/cluster/subjects.js';
 import { natsMissing, startNats, type NatsServer } from '../support/nats.js';
 import { postgresMissing, startPostgres, type PostgresServer } from '../support/postgres.js';
 import { EventReader, newSession, submit } from '../support/session-client.js';
@@ -88,6 +90,29 @@ describe('two nodes on one NATS bus', { skip: missing, timeout: 180_000 }, () =>
     assert.equal(badMidTurn.body.code, 'invalid_mid_turn_message');
     const noToken = await fetch(`${b.daemon.url}/session/${sessionId}/status`);
     assert.equal(noToken.status, 401);
+  });
+
+  test('a request put on the bus straight to the owner is refused there without the owner token', async () => {
+    const { sessionId } = await newSession(a.daemon);
+    const intruder = await connectNats(nats.url, 'not-a-node');
+    const { token: channelToken } = await a.daemon.daemon.core.tokens.createChannelToken(a.daemon.daemon.core.workspaces.list()[0]!.id);
+    const ask = async (headers: Record<string, string>) => {
+      const request = { method: 'GET', url: `/session/${sessionId}/status`, headers };
+      const data = await intruder.request(httpSubject('a'), JSON.stringify(request), 5_000);
+      const answer = JSON.parse(Buffer.from(data).toString('utf8')) as { status: number; body: string };
+      return { status: answer.status, body: JSON.parse(Buffer.from(answer.body, 'base64').toString('utf8')) };
+    };
+    try {
+      assert.equal((await ask({})).status, 401);
+      assert.equal((await ask({ authorization: 'Bearer not-the-token' })).status, 401);
+      const channel = await ask({ authorization: `Bearer ${channelToken}` });
+      assert.deepEqual([channel.status, channel.body.code], [403, 'token_scope_denied']);
+      const owner = await ask({ authorization: `Bearer ${TOKEN}` });
+      assert.equal(owner.status, 200);
+      assert.equal(owner.body.sessionId, sessionId);
+    } finally {
+      await intruder.close();
+    }
   });
 
   test('a client resuming on the other node with an old epoch is told to resync', async () => {

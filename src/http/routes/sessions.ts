@@ -10,8 +10,13 @@ import { sessionSummary } from '../views/status.js';
 import { clientIdOf } from '../client-id.js';
 import { parseBody } from '../contract.js';
 import type { HttpModule } from '../module.js';
-import type { SessionRewindRequest, SessionRewindResult } from '../openapi.gen.js';
+import type { SessionRewindRequest, SessionRewindResult, SessionSummary } from '../openapi.gen.js';
 import { objectBody, param } from '../params.js';
+
+/** `GET /session/{id}/status`, also answered for other nodes without a pass through fastify (http/forwarded-answers.ts). */
+export async function sessionStatus(core: Core, sessionId: string): Promise<SessionSummary> {
+  return sessionSummary(await core.sessions.open(sessionId));
+}
 
 /**
  * OpenAPI tag "Sessions": create/attach, close, heartbeat, metadata, model,
@@ -134,7 +139,7 @@ export const sessionsModule: HttpModule = {
     // Status and context take no X-Qwen-Client-Id in the seed OpenAPI (it lists no 400 for them), though the
     // SDK sends one (docs/client-api.md §5.8, §5.9): the header is accepted and not read. Where docs/client-api.md §2.6 names status among
     // the routes that check the id, the seed wins on the wire (docs/architecture.md).
-    app.get('/session/:id/status', async (request) => sessionSummary(await sessions.open(param(request, 'id'))));
+    app.get('/session/:id/status', async (request) => sessionStatus(core, param(request, 'id')));
 
     app.get('/session/:id/context', async (request) => {
       return sessionContext(await sessions.open(param(request, 'id')));
