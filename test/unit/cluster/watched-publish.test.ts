@@ -7,10 +7,10 @@ import { eventsSubject } from '../../../src/cluster/subjects.js';
 import type { BusTransport } from '../../../src/cluster/transport.js';
 import { WatchedSessions } from '../../../src/cluster/watched-sessions.js';
 import { EventBus } from '../../../src/events/bus.js';
-import type { EventEnvelope, Subscription } from '../../../src/events/types.js';
+import type { EventEnvelope } from '../../../src/events/types.js';
 import { silentLogger } from '../../../src/log.js';
 import { BerthError } from '../../../src/protocol/errors/index.js';
-import { ManualClock } from '../../support/events.js';
+import { ManualClock, readFrames as read } from '../../support/events.js';
 import { natsMissing, startNats, type NatsServer } from '../../support/nats.js';
 
 const NOTICE_MS = 60_000;
@@ -32,17 +32,6 @@ describe('WatchedSessions', () => {
     assert.equal(watched.has('other'), false);
   });
 });
-
-/** Reads frames until `count` have come or the stream ended. */
-async function read(sub: Subscription, count: number): Promise<EventEnvelope[]> {
-  const out: EventEnvelope[] = [];
-  while (out.length < count) {
-    const next = await sub.next();
-    if (next === null) break;
-    out.push(next);
-  }
-  return out;
-}
 
 describe('an owner publishes a session’s events only while another node follows it', { skip: natsMissing() }, () => {
   let nats: NatsServer;
