@@ -22,6 +22,7 @@ import { RemoteLocations } from './remote-locations.js';
 import { serveReplays, type ReplaySource } from './replay-server.js';
 import { downSubject, followedSubject, isSubjectToken } from './subjects.js';
 import { BusTabPeers, serveTabs } from './tab-peers.js';
+import { WatchedSessions } from './watched-sessions.js';
 import type { TabPeers, TabsHere } from '../messaging/peers.js';
 import type { BusSubscription, BusTransport } from './transport.js';
 
@@ -68,10 +69,14 @@ export class BusNode implements ClusterPort {
   private readonly mark = randomUUID();
   /** Other nodes' sessions, so a run of requests for one reads its lease row once, not each time. */
   private readonly remotes: RemoteLocations;
+  /** This node's sessions that other nodes stream: the only ones whose events go on the bus. */
+  private readonly watched: WatchedSessions;
 
   constructor(private readonly options: BusNodeOptions) {
     if (!isSubjectToken(options.placement.nodeId)) throw new RangeError('a node id must match [A-Za-z0-9_-]{1,128}');
     this.remotes = new RemoteLocations(() => options.clock.now(), options.remoteLocationTtlMs);
+    // Three notice intervals: a follower's notices come one interval apart, so a late one does not silence its stream.
+    this.watched = new WatchedSessions(() => options.clock.now(), 3 * (options.followedNoticeMs ?? FOLLOWED_NOTICE_MS));
   }
 
   get nodeId(): string {
@@ -160,18 +165,28 @@ export class BusNode implements ClusterPort {
     return this.options.transport.reachable();
   }
 
-  /** The tap of a session this node runs: its events go out on the session's subject. */
+  /** The tap of a session this node runs: its events go out on the session's subject while another node streams it. */
   tapFor(sessionId: string): EventTap | undefined {
-    return isSubjectToken(sessionId) ? clusterEventTap(this.options.transport, sessionId, this.options.log) : undefined;
+    if (!isSubjectToken(sessionId)) return undefined;
+    return clusterEventTap(this.options.transport, sessionId, this.options.log, () => this.watched.has(sessionId));
   }
 
   /** Starts answering the other nodes: forwarded requests and replay questions. */
   serve(services: ClusterServices): void {
     const { transport, log } = this.options;
     this.served.push(serveForwarded(transport, this.nodeId, services.handle, log));
-    this.served.push(serveReplays(transport, this.nodeId, services.open, log));
+    // Marked before the replay is cut: the events after it go out on the bus, so the follower misses none.
+    const open = (sessionId: string) => {
+      if (isSubjectToken(sessionId)) this.watched.mark(sessionId);
+      return services.open(sessionId);
+    };
+    this.served.push(serveReplays(transport, this.nodeId, open, log));
     this.served.push(transport.subscribe(followedSubject(this.nodeId), (data) => {
-      for (const sessionId of Buffer.from(data).toString('utf8').split(',')) if (isSubjectToken(sessionId)) services.followed(sessionId);
+      for (const sessionId of Buffer.from(data).toString('utf8').split(',')) {
+        if (!isSubjectToken(sessionId)) continue;
+        this.watched.mark(sessionId);
+        services.followed(sessionId);
+      }
     }));
     this.notices = setInterval(() => this.noticeFollowed(), this.options.followedNoticeMs ?? FOLLOWED_NOTICE_MS);
     this.notices.unref();

@@ -28,10 +28,14 @@ export function offerLater(ctx: MessagingContext, tab: Tab, now: number): void {
 
 async function offerOnce(ctx: MessagingContext, tab: Tab, now: number): Promise<InboxMessage | undefined> {
   const { session } = tab;
+  // Until this offer reads the inbox empty, a message may wait there for the session's next idle.
+  tab.mayHaveMail = true;
   if (tab.delivery !== 'prompt' || session.closed || session.hasActivePrompt) return undefined;
   const message = await ctx.inbox.oldest(session.id);
   if (session.closed || session.hasActivePrompt) return undefined;
   if (!message) {
+    // A message stored during the read is offered by its own offer, queued behind this one.
+    tab.mayHaveMail = false;
     tab.trouble = null;
     return undefined;
   }

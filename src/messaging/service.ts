@@ -78,10 +78,14 @@ export class MessagingService {
     });
   }
 
-  /** A session finished its queued prompts: offer it the next waiting message. */
+  /**
+   * A session finished its queued prompts: offer it the next waiting message. Its inbox is
+   * read only when something may wait there: a message that came while it worked, or one
+   * left by the offer before (on PostgreSQL a read saved on every prompt).
+   */
   idle(session: Session): void {
     const tab = this.directory.get(session.id);
-    if (tab) offerLater(this.ctx, tab, this.deps.clock.now());
+    if (tab?.mayHaveMail) offerLater(this.ctx, tab, this.deps.clock.now());
   }
 
   /** A session closed: it leaves the tab list; its inbox stays in the store. */

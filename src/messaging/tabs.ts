@@ -21,6 +21,11 @@ export interface Tab {
   trouble: string | null;
   /** The offer of its next message under way (delivery.ts keeps one at a time). */
   offering: Promise<void>;
+  /**
+   * Whether its inbox may hold a message no offer has handed over: false only after an offer
+   * read it empty and none has come since (every message stored for it is offered at once).
+   */
+  mayHaveMail: boolean;
 }
 
 /** What a driver says about itself when it knows better than the defaults. */
@@ -56,6 +61,7 @@ export class TabDirectory {
       delivery: 'prompt',
       trouble: null,
       offering: Promise.resolve(),
+      mayHaveMail: true,
     };
     this.live.set(session.id, tab);
     const inWorkspace = this.numbered.get(session.workspace.id) ?? new Map<number, Tab>();

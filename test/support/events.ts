@@ -42,3 +42,14 @@ export class SubscriptionReader {
 
 /** Types and ids of frames, compact for deepEqual. */
 export const brief = (frames: readonly EventEnvelope[]) => frames.map((f) => (f.id === undefined ? f.type : f.id));
+
+/** Reads frames until `count` have come or the stream ended. */
+export async function readFrames(sub: Subscription, count: number): Promise<EventEnvelope[]> {
+  const out: EventEnvelope[] = [];
+  while (out.length < count) {
+    const next = await sub.next();
+    if (next === null) break;
+    out.push(next);
+  }
+  return out;
+}

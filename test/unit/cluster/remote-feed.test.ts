@@ -8,25 +8,14 @@ import { serveReplays } from '../../../src/cluster/replay-server.js';
 import { downSubject, eventsSubject } from '../../../src/cluster/subjects.js';
 import type { BusTransport } from '../../../src/cluster/transport.js';
 import { EventBus } from '../../../src/events/bus.js';
-import type { EventEnvelope, SubscribeOptions, Subscription } from '../../../src/events/types.js';
+import type { EventEnvelope, SubscribeOptions } from '../../../src/events/types.js';
 import { silentLogger } from '../../../src/log.js';
 import { BerthError } from '../../../src/protocol/errors/index.js';
-import { ManualClock } from '../../support/events.js';
+import { ManualClock, readFrames as read } from '../../support/events.js';
 import { natsMissing, startNats, type NatsServer } from '../../support/nats.js';
 
 const skip = natsMissing();
 const chunk = (text: string) => ({ type: 'session_update', data: { text } });
-
-/** Reads frames until `count` have come or the stream ended. */
-async function read(sub: Subscription, count: number): Promise<EventEnvelope[]> {
-  const out: EventEnvelope[] = [];
-  while (out.length < count) {
-    const next = await sub.next();
-    if (next === null) break;
-    out.push(next);
-  }
-  return out;
-}
 
 const brief = (frames: EventEnvelope[]) => frames.map((f) => (f.id === undefined ? f.type : `${f.id}`));
 
