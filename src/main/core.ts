@@ -157,8 +157,8 @@ export async function buildCore(config: Config, log: Logger, clock: Clock, sandb
         messaging.closed(sessionId);
         void commands.releaseSession(sessionId);
       },
-      sessionOpened: async (session) => {
-        await messaging.opened(session);
+      sessionOpened: async (session, fresh) => {
+        await messaging.opened(session, fresh);
         // Seed 004's network rule: a tab reaches the network only if its commands' sandbox does.
         messaging.declare(session.id, { network: confinement.networkOf(session.workspace.id) });
       },

@@ -69,9 +69,15 @@ export class MessagingService {
 
   // ── session life (hooks the session manager calls) ─────────────────────────
 
-  /** A session became live: it is a tab now, and what waited for it is offered once it is idle. */
-  async opened(session: Session): Promise<void> {
+  /**
+   * A session became live: it is a tab now, and what waited for it is offered once it is idle.
+   * A fresh one (never stored before) has nothing waiting, so its inbox is not read: a message
+   * can only be sent to a tab some node has open, and one sent to an open tab is offered as it
+   * arrives (here, or woken by its sender's node through `peers`).
+   */
+  async opened(session: Session, fresh = false): Promise<void> {
     const tab = await this.directory.open(session, this.deps.clock.now());
+    if (fresh) return;
     // After the creating request has its answer; the session may have work queued by then.
     setImmediate(() => {
       if (this.directory.get(session.id) === tab) offerLater(this.ctx, tab, this.deps.clock.now());

@@ -43,8 +43,8 @@ export interface SessionFactories {
   createDriver(request: DriverRequest): Promise<DriverResult>;
   /** Told when a live session has closed (e.g. to stop the commands it started). */
   sessionClosed?(sessionId: string): void;
-  /** Told when a session has become live (fresh or restored), e.g. to give it a module tab. */
-  sessionOpened?(session: Session): Promise<void> | void;
+  /** Told when a session has become live, `fresh` (never stored before) or restored, e.g. to give it a module tab. */
+  sessionOpened?(session: Session, fresh: boolean): Promise<void> | void;
   /** Told when a live session has run all its queued prompts, e.g. to offer it a waiting module message. */
   sessionIdle?(session: Session): void;
   /** The tool layer for this session; `workspace` is where tools run (a worktree has its own root). */

@@ -259,7 +259,7 @@ export class SessionManager {
     // A single-scope session (fresh, or restored after a restart) is its workspace's shared one
     // unless another already took that place.
     if (init.scope === 'single' && !this.shared.has(init.workspace.id)) this.shared.set(init.workspace.id, init.id);
-    await factories.sessionOpened?.(session);
+    await factories.sessionOpened?.(session, options.persisted !== true);
     return spawned;
   }
 
