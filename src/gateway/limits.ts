@@ -18,11 +18,11 @@ export const GATEWAY_SHUTDOWN_GRACE_MS = 10_000;
 /** Settled rows of B's outgoing-call journal are kept this long (for audit), then pruned at start-up. */
 export const GATEWAY_JOURNAL_RETENTION_MS = 7 * 24 * 3600 * 1000;
 /**
- * B writes the `answered` rows of its journal together, at most this long after the first of them
- * came: one commit for all the calls answered meanwhile, instead of one per call competing with the
- * next call's work. Nothing waits for these rows (docs/gateway.md, Receipts); `written()` and
- * shutdown write them at once.
+ * B writes the `sent` and `answered` rows of its journal together, at most this long after the
+ * first of them came: one commit for all the calls sent and answered meanwhile, instead of one per
+ * call on the call's path or competing with the next call's work. Nothing waits for these rows
+ * (docs/gateway.md, Receipts); a re-send, `written()` and shutdown write them at once.
  */
-export const GATEWAY_ANSWERED_ROWS_DELAY_MS = 25;
+export const GATEWAY_JOURNAL_ROWS_DELAY_MS = 25;
 /** …and at once when this many are waiting, so one batch stays one short transaction. */
-export const GATEWAY_ANSWERED_ROWS_MAX = 256;
+export const GATEWAY_JOURNAL_ROWS_MAX = 256;

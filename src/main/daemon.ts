@@ -93,6 +93,7 @@ async function startOnLockedHome(options: DaemonOptions, lock: HomeLock): Promis
     workspaceTools: localTools,
     journal: repos.gatewayCalls,
     boundPort: () => boundPort,
+    clustered: bus !== undefined,
   });
   upgradeRoutes.push(gateway.route);
   core.onShutdown(() => gateway.shutdown());

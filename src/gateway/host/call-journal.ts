@@ -37,6 +37,8 @@ export interface GatewayCallAnswer {
 export interface GatewayCallRepository {
   /** Writes a `sent` row; throws when the id exists (ids are fresh per call). */
   insert(start: GatewayCallStart): Promise<void>;
+  /** Writes several `sent` rows in one write, each as `insert` would. */
+  insertAll(starts: readonly GatewayCallStart[]): Promise<void>;
   /** Counts one more frame sent for a call still `sent`. */
   resent(id: string): Promise<void>;
   /**

@@ -26,6 +26,8 @@ export interface GatewayHostDeps {
   readonly journal: GatewayCallRepository;
   /** The port actually bound, for the Host check. */
   readonly boundPort: () => number;
+  /** In a cluster, another node may carry on this node's sent calls (ChannelHubDeps.otherNodesAdopt). */
+  readonly clustered?: boolean;
 }
 
 export function createGatewayHost(core: Core, deps: GatewayHostDeps): GatewayHost {
@@ -47,6 +49,7 @@ export function createGatewayHost(core: Core, deps: GatewayHostDeps): GatewayHos
     journal,
     clock: core.clock,
     log: core.log,
+    otherNodesAdopt: deps.clustered === true,
   });
   core.tools.setHostTools('remote', remoteWorkspaceTools(workspaceTools, hub));
   core.health.contribute(() => hub.counters());

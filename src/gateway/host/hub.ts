@@ -9,10 +9,10 @@ import { callFrame, pendingCall } from './call-making.js';
 import { adoptCall, HandoverLine, takeOrphans, type HandedCall, type OrphanCall } from './handover.js';
 import type { Channel, ChannelLink } from './outgoing-call.js';
 import { claimAcrossNodes, type FleetChannels } from './fleet-admission.js';
-import type { WorkspaceLine } from './workspace-line.js';
+import type { LineDeps, WorkspaceLine } from './workspace-line.js';
 import type { ChannelState } from '../../workspace/channel-states.js';
 import { WriteChain } from '../../write-chain.js';
-import { AnsweredRows } from './answered-rows.js';
+import { JournalRows, type Delay } from './journal-rows.js';
 
 /** The bounds of docs/gateway.md `limits` (Config: maxChannels, maxChannelsPerToken, maxInflightCallsPerWorkspace, maxFrameBytes). */
 export interface HubLimits {
@@ -32,6 +32,10 @@ export interface ChannelHubDeps {
   readonly clock: Clock;
   readonly log: Logger;
   readonly newId?: () => string;
+  /** Other nodes of a cluster may adopt this node's sent calls (handover.ts) and need their `sent` rows: stored before the frame leaves, not batched. */
+  readonly otherNodesAdopt?: boolean;
+  /** How batched journal rows are put off (a test holds them to play a crash before they are written). */
+  readonly rowsDelay?: Delay;
 }
 
 /** Who opens a channel: a channel token (its id) for one workspace. */
@@ -86,32 +90,25 @@ export class ChannelHub {
   private fleet: FleetChannels | undefined;
   /** Every journal write, in order: the previous run's calls are abandoned before any new one is written. */
   private readonly writes: WriteChain;
-  private readonly answered: AnsweredRows;
+  private readonly rows: JournalRows;
 
   constructor(private readonly deps: ChannelHubDeps) {
     this.newId = deps.newId ?? randomUUID;
     this.writes = new WriteChain(deps.log, { component: 'gateway' });
-    this.answered = new AnsweredRows(deps.journal, this.writes);
+    this.rows = new JournalRows(deps.journal, this.writes, deps.rowsDelay);
     const now = deps.clock.now();
     this.writes.submit('gateway journal recovery', async () => {
       const abandoned = await deps.journal.abandonAllSent(now);
       if (abandoned > 0) deps.log.warn({ abandoned }, 'gateway calls left unanswered by the previous run are abandoned');
       await deps.journal.pruneSettledBefore(now - GATEWAY_JOURNAL_RETENTION_MS);
     });
-    for (const workspaceId of deps.intentions.keys()) {
-      this.lines.set(
-        workspaceId,
-        new HandoverLine(workspaceId, {
-          journal: deps.journal,
-          writes: this.writes,
-          answered: this.answered,
-          clock: deps.clock,
-          log: deps.log,
-          maxInflight: deps.limits.maxInflightCallsPerWorkspace,
-          waitMs: deps.limits.channelWaitMs,
-        }),
-      );
-    }
+    const lineDeps: LineDeps = {
+      journal: deps.journal, writes: this.writes, rows: this.rows, clock: deps.clock, log: deps.log,
+      rowBeforeFrame: deps.otherNodesAdopt === true,
+      maxInflight: deps.limits.maxInflightCallsPerWorkspace,
+      waitMs: deps.limits.channelWaitMs,
+    };
+    for (const workspaceId of deps.intentions.keys()) this.lines.set(workspaceId, new HandoverLine(workspaceId, lineDeps));
   }
 
   /**
@@ -283,9 +280,9 @@ export class ChannelHub {
     return { gatewayChannels: this.total, gatewayCallsInFlight: inflight, gatewayCallsWaiting: waiting };
   }
 
-  /** Resolves once every journal write submitted so far has settled, the rows of answered calls written at once. */
+  /** Resolves once every journal write submitted so far has settled, the batched rows written at once. */
   written(): Promise<void> {
-    this.answered.flush();
+    this.rows.flush();
     return this.writes.flush();
   }
 

@@ -1,20 +1,22 @@
 import type { Clock } from '../../clock.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import type { Logger } from '../../log.js';
-import type { GatewayCallRepository } from './call-journal.js';
+import type { GatewayCallRepository, GatewayCallStart } from './call-journal.js';
 import { CLOSE, type ResultFrame } from '../../protocol/gateway/frames.js';
 import { sentAndLost } from './lost-call.js';
 import { recordStrayResult } from './stray-result.js';
 import type { Channel, OutgoingCall } from './outgoing-call.js';
 import type { WriteChain } from '../../write-chain.js';
-import type { AnsweredRows } from './answered-rows.js';
+import type { JournalRows } from './journal-rows.js';
 
 export interface LineDeps {
   readonly journal: GatewayCallRepository;
   /** The hub's journal writes, in order (a restart's abandonment first). */
   readonly writes: WriteChain;
-  /** Where the rows closing answered write/critical calls gather until they are written together. */
-  readonly answered: AnsweredRows;
+  /** Where the rows of sent and answered write/critical calls gather until they are written together. */
+  readonly rows: JournalRows;
+  /** A write/critical call's `sent` row is stored before its frame leaves (a cluster: another node may adopt it), else batched. */
+  readonly rowBeforeFrame: boolean;
   readonly clock: Clock;
   readonly log: Logger;
   /** docs/gateway.md `limits.inFlightCallsPerWorkspace`. */
@@ -30,7 +32,9 @@ export interface LineDeps {
  *   wait in submission order (docs/gateway.md limits).
  * - A new call goes to the open channel with the fewest unanswered calls
  *   (ties: the longest open), so parallel channels share the work.
- * - A call is journaled (`sent`) before its first frame leaves. When its
+ * - A write/critical call is journaled (`sent`): in a cluster before its
+ *   first frame leaves, else with the batch its frame is in (docs/gateway.md,
+ *   B's journal), and before any re-send. When its
  *   channel closes it stays in flight and is sent again, same id, on the next
  *   channel of the same token — only that owner's receipts can tell whether
  *   it ran, so it never goes to another owner.
@@ -104,6 +108,8 @@ export class WorkspaceLine {
   answer(channel: Channel, frame: ResultFrame): void {
     const call = this.inflight.get(frame.id);
     if (!call || call.channel !== channel) {
+      // Its rows first, so the stray is told from a duplicate by what they say.
+      this.deps.rows.flush();
       recordStrayResult(this.deps, this.workspaceId, channel, frame);
       return;
     }
@@ -122,7 +128,7 @@ export class WorkspaceLine {
     // B's journal): the caller's own receipt, written before its outcome goes anywhere, is what keeps
     // the effect once-only; this row only closes the channel's record of the call.
     if (!call.abandoned) call.settle({ ok: true, result: frame.result });
-    this.deps.answered.add({ id: call.id, result: frame.result, at: this.deps.clock.now() });
+    this.deps.rows.answered({ id: call.id, result: frame.result, at: this.deps.clock.now() });
     this.pump();
   }
 
@@ -176,19 +182,15 @@ export class WorkspaceLine {
       const channel = this.pickChannel();
       call.tokenId = channel.tokenId;
       this.bind(call, channel);
-      // A read has no effect to settle after a crash, so it is not journaled. It still leaves behind
-      // the frames before it: while a journaled call waits for its row, the read queues behind it;
-      // with nothing queued it goes now, without a round of promises for an empty write. Straight to
-      // the link, not through sendOnce: a call still waiting cannot have been given up (cancel takes
-      // it out of the queue), and sendOnce's release-and-pump must not run inside this loop.
-      if (!call.effectful) {
-        if (this.deps.writes.idle) channel.link.send(call.frame);
-        else void this.deps.writes.run(async () => undefined).then(() => this.sendOnce(call, channel));
+      // A read has no effect to settle after a crash, so it is not journaled; on a daemon alone, a
+      // write/critical call's `sent` row goes with the batch its frame is in (docs/gateway.md, B's journal).
+      if (!call.effectful || !this.deps.rowBeforeFrame) {
+        this.sendInOrder(call, channel);
+        if (call.effectful) this.deps.rows.sent(this.startOf(call, channel));
         continue;
       }
-      // Journaled before the frame leaves, so a restart knows it may have been sent.
-      const row = { id: call.id, workspaceId: this.workspaceId, sessionId: call.sessionId, tool: call.tool, args: call.args };
-      this.deps.writes.run(() => this.deps.journal.insert({ ...row, tokenId: channel.tokenId, sentAt: this.deps.clock.now() })).then(
+      // Journaled before the frame leaves, so another node of the cluster can adopt it.
+      this.deps.writes.run(() => this.deps.journal.insert(this.startOf(call, channel))).then(
         () => this.sendOnce(call, channel),
         (err: unknown) => {
           this.deps.log.error({ err, callId: call.id }, 'gateway journal write failed');
@@ -200,7 +202,21 @@ export class WorkspaceLine {
     }
   }
 
-  /** Sends a journaled call unless, while its row was written, it moved to another channel, was given up or shut down. */
+  /**
+   * Sends a call without a row of its own to wait for, yet behind the frames before it (a call waiting
+   * for its row); with nothing queued, now, without a round of promises. Straight to the link, not through
+   * sendOnce: a waiting call cannot have been given up, and sendOnce's pump must not run inside pump's loop.
+   */
+  private sendInOrder(call: OutgoingCall, channel: Channel): void {
+    if (this.deps.writes.idle) channel.link.send(call.frame);
+    else void this.deps.writes.run(async () => undefined).then(() => this.sendOnce(call, channel));
+  }
+
+  private startOf(call: OutgoingCall, channel: Channel): GatewayCallStart {
+    return { id: call.id, workspaceId: this.workspaceId, sessionId: call.sessionId, tool: call.tool, args: call.args, tokenId: channel.tokenId, sentAt: this.deps.clock.now() };
+  }
+
+  /** Sends a call that waited for the journal unless, meanwhile, it moved to another channel, was given up or shut down. */
   protected sendOnce(call: OutgoingCall, channel: Channel): void {
     if (this.inflight.get(call.id) !== call || call.channel !== channel) return;
     if (!call.abandoned) return channel.link.send(call.frame);
@@ -214,6 +230,7 @@ export class WorkspaceLine {
     this.bind(call, channel);
     if (!call.effectful) return channel.link.send(call.frame);
     // Behind the call's own `sent` row in the journal's order, so the frame never leaves before it.
+    this.deps.rows.flush();
     const send = () => this.sendOnce(call, channel);
     this.deps.writes.run(() => this.deps.journal.resent(call.id)).then(send, (err: unknown) => {
       this.deps.log.error({ err, callId: call.id }, 'gateway journal write failed');
@@ -223,6 +240,7 @@ export class WorkspaceLine {
 
   /** Records that nobody waits for a call any more (in the journal's order; a failure is logged). */
   private abandon(id: string, at: number): void {
+    this.deps.rows.flush();
     this.deps.writes.submit('gateway journal write', () => this.deps.journal.abandon(id, at));
   }
 

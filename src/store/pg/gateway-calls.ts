@@ -3,6 +3,9 @@ import type { SqliteGatewayCallRepository, StoredGatewayCall, StoredGatewayCallA
 import type { PgDb, Queryer } from './db.js';
 import { type Raw, fromRaw } from '../repos/gateway-calls.js';
 
+const INSERT_SQL = `INSERT INTO gateway_calls (id, workspace_id, session_id, tool, args, token_id, state, sent_at, node_id)
+  VALUES ($1, $2, $3, $4, $5, $6, 'sent', $7, $8)`;
+
 /**
  * The outgoing-call journal in PostgreSQL. On a node of a cluster (`nodeId`), each call row
  * names its node, and a restart abandons only that node's calls (migration 14).
@@ -15,11 +18,18 @@ export class PgGatewayCallRepository implements Async<SqliteGatewayCallRepositor
 
   async insert(s: StoredGatewayCallStart): Promise<void> {
     // Promised: the frame leaves only once the journal row is durable.
-    await this.db.promised.run(
-      `INSERT INTO gateway_calls (id, workspace_id, session_id, tool, args, token_id, state, sent_at, node_id)
-       VALUES ($1, $2, $3, $4, $5, $6, 'sent', $7, $8)`,
-      [s.id, s.workspaceId, s.sessionId, s.tool, s.args, s.tokenId, s.sentAt, this.nodeId],
-    );
+    await this.db.promised.run(INSERT_SQL, this.insertParams(s));
+  }
+
+  /** One transaction: one commit for the batch instead of one per row. */
+  async insertAll(starts: readonly StoredGatewayCallStart[]): Promise<void> {
+    await this.db.transaction(async (q) => {
+      for (const s of starts) await q.run(INSERT_SQL, this.insertParams(s));
+    });
+  }
+
+  private insertParams(s: StoredGatewayCallStart): unknown[] {
+    return [s.id, s.workspaceId, s.sessionId, s.tool, s.args, s.tokenId, s.sentAt, this.nodeId];
   }
 
   async resent(id: string): Promise<void> {

@@ -69,6 +69,7 @@ export class SqliteGatewayCallRepository {
   private readonly abandonAllStmt;
   private readonly pruneStmt;
   private readonly answerAllTx: (answers: readonly StoredGatewayCallAnswer[]) => void;
+  private readonly insertAllTx: (starts: readonly StoredGatewayCallStart[]) => void;
 
   constructor(db: Db) {
     this.insertStmt = db.prepare(
@@ -91,9 +92,21 @@ export class SqliteGatewayCallRepository {
     this.answerAllTx = db.transaction((answers: readonly StoredGatewayCallAnswer[]) => {
       for (const a of answers) this.answerRow(a.id, a.result, a.at);
     });
+    this.insertAllTx = db.transaction((starts: readonly StoredGatewayCallStart[]) => {
+      for (const start of starts) this.insertRow(start);
+    });
   }
 
   async insert(s: StoredGatewayCallStart): Promise<void> {
+    this.insertRow(s);
+  }
+
+  /** One transaction: one commit for the batch instead of one per row. */
+  async insertAll(starts: readonly StoredGatewayCallStart[]): Promise<void> {
+    this.insertAllTx(starts);
+  }
+
+  private insertRow(s: StoredGatewayCallStart): void {
     this.insertStmt.run(s.id, s.workspaceId, s.sessionId, s.tool, s.args, s.tokenId, s.sentAt);
   }
 

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import { BerthError } from '../../../src/protocol/errors/index.js';
 import { ChannelHub, type HubLimits } from '../../../src/gateway/host/hub.js';
 import type { ChannelLink } from '../../../src/gateway/host/outgoing-call.js';
+import type { Delay } from '../../../src/gateway/host/journal-rows.js';
 import { silentLogger } from '../../../src/log.js';
 import { SqliteGatewayCallRepository } from '../../../src/store/repos/gateway-calls.js';
 import { fixedClock, tempStore } from '../../support/tools.js';
@@ -31,7 +32,9 @@ describe('ChannelHub', () => {
   let journal: SqliteGatewayCallRepository;
   let hub: ChannelHub;
   let ids = 0;
-  const make = (limits: Partial<HubLimits> = {}) =>
+  /** Batched journal rows are written only by written() and shutdown: a crash can come before them. */
+  const heldRows: Delay = () => ({ cancel: () => undefined });
+  const make = (limits: Partial<HubLimits> = {}, otherNodesAdopt = false) =>
     new ChannelHub({
       limits: { maxChannels: 20, maxChannelsPerToken: 4, maxInflightCallsPerWorkspace: 4, maxFrameBytes: 2 * 1024 * 1024, channelWaitMs: 50, ...limits },
       intentions: new Map([[WS, 'the intention']]),
@@ -39,6 +42,8 @@ describe('ChannelHub', () => {
       clock: fixedClock(),
       log: silentLogger(),
       newId: () => `id-${++ids}`,
+      otherNodesAdopt,
+      rowsDelay: heldRows,
     });
   const openChannel = (tokenId = 'tok-1') => {
     const link = new RecordingLink();
@@ -68,14 +73,16 @@ describe('ChannelHub', () => {
     store.close();
   });
 
-  test('a call is journaled as sent before its frame leaves, and its result settles it once', async () => {
+  test('on a daemon alone a write leaves at once, its sent row follows with its batch, and its result settles it once', async () => {
     const a = openChannel();
-    const pending = call();
-    assert.equal(a.link.sent.length, 0, 'the frame waits for its journal row');
     await hub.written();
+    const pending = call();
+    assert.equal(a.link.sent.length, 1, 'sent in the same turn, without waiting for a row');
     const frame = a.link.sent[0];
     assert.equal(frame.type, 'call');
     assert.equal(frame.intention, 'the intention');
+    assert.equal(await journal.find(frame.id), undefined, 'the row waits for its batch');
+    await hub.written();
     assert.equal((await journal.find(frame.id))?.state, 'sent');
     answer(a, frame, { first: true });
     answer(a, frame, { second: true });
@@ -99,7 +106,23 @@ describe('ChannelHub', () => {
     assert.equal(await journal.find(frame.id), undefined);
   });
 
-  test('a read leaves at once when no journal row is being written, and behind a write whose row is', async () => {
+  test('in a cluster a write is journaled as sent before its frame leaves, since another node may adopt it', async () => {
+    await hub.shutdown();
+    hub = make({}, true);
+    const a = openChannel();
+    await hub.written();
+    const pending = call();
+    assert.equal(a.link.sent.length, 0, 'the frame waits for its journal row');
+    await hub.written();
+    const frame = a.link.sent[0];
+    assert.equal((await journal.find(frame.id))?.state, 'sent');
+    answer(a, frame, { done: true });
+    assert.equal(await pending, JSON.stringify({ done: true }));
+  });
+
+  test('in a cluster a read leaves at once when no journal row is being written, and behind a write whose row is', async () => {
+    await hub.shutdown();
+    hub = make({}, true);
     const a = openChannel();
     await hub.written();
     void call('workspace_read', false).catch(() => undefined);
@@ -268,6 +291,22 @@ describe('ChannelHub', () => {
     const b = next.reserve({ tokenId: 'tok-1', workspaceId: WS }).open(again);
     await next.written();
     for (const frame of a.link.sent) assert.equal((await journal.find(frame.id))?.state, 'abandoned');
+    assert.deepEqual(again.sent, [], 'nothing is sent again');
+    b.closed();
+    await next.shutdown();
+  });
+
+  test('a write whose sent row was not yet written when B dies is neither abandoned nor sent again by the next B', async () => {
+    const a = openChannel();
+    await hub.written();
+    void call().catch(() => undefined);
+    const id = a.link.sent[0].id;
+    // The next B starts on the same journal before this one wrote its batch: what a crash leaves.
+    const next = make();
+    const again = new RecordingLink();
+    const b = next.reserve({ tokenId: 'tok-1', workspaceId: WS }).open(again);
+    await next.written();
+    assert.equal(await journal.find(id), undefined, 'no row: nothing for the next B to settle');
     assert.deepEqual(again.sent, [], 'nothing is sent again');
     b.closed();
     await next.shutdown();

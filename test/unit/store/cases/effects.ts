@@ -41,6 +41,16 @@ export function effectCases(h: Current): void {
     await g.answerAll([]);
   });
 
+  it('gateway calls: insertAll writes each sent row as insert would, in one write', async () => {
+    const g = h().repos.gatewayCalls;
+    await g.insertAll([call('a'), call('b', NOW + 1)]);
+    assert.deepEqual(await g.find('a'), { ...call('a'), state: 'sent', result: null, sends: 1, settledAt: null });
+    assert.deepEqual(await g.find('b'), { ...call('b', NOW + 1), state: 'sent', result: null, sends: 1, settledAt: null });
+    await g.insertAll([]);
+    await assert.rejects(g.insertAll([call('c'), call('a')]), 'an id that exists fails the batch');
+    assert.equal(await g.find('c'), undefined, 'and nothing of it is written');
+  });
+
   it('gateway calls: abandonAllSent and pruneSettledBefore count what they touch', async () => {
     const g = h().repos.gatewayCalls;
     for (const id of ['a', 'b', 'c']) await g.insert(call(id));

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, test } from 'node:test';
-import { AnsweredRows, type Delay } from '../../../src/gateway/host/answered-rows.js';
-import { GATEWAY_ANSWERED_ROWS_MAX } from '../../../src/gateway/limits.js';
+import { JournalRows, type Delay } from '../../../src/gateway/host/journal-rows.js';
+import { GATEWAY_JOURNAL_ROWS_MAX } from '../../../src/gateway/limits.js';
 import { silentLogger } from '../../../src/log.js';
 import { SqliteGatewayCallRepository } from '../../../src/store/repos/gateway-calls.js';
 import { WriteChain } from '../../../src/write-chain.js';
 import { tempStore } from '../../support/tools.js';
 
-/** The journal rows that close answered calls, written together: a real SQLite journal, a delay the test runs by hand. */
-describe('AnsweredRows', () => {
+/** The journal rows that open and close calls, written together: a real SQLite journal, a delay the test runs by hand. */
+describe('JournalRows', () => {
   let store: ReturnType<typeof tempStore>;
   let journal: SqliteGatewayCallRepository;
   let batches: number;
@@ -17,7 +17,8 @@ describe('AnsweredRows', () => {
     due.push(run);
     return { cancel: () => (due = due.filter((r) => r !== run)) };
   };
-  const sent = (id: string) => journal.insert({ id, workspaceId: 'w', sessionId: 's', tool: 'workspace_write', args: '{}', tokenId: 't', sentAt: 1 });
+  const start = (id: string) => ({ id, workspaceId: 'w', sessionId: 's', tool: 'workspace_write', args: '{}', tokenId: 't', sentAt: 1 });
+  const sent = (id: string) => journal.insert(start(id));
 
   beforeEach(() => {
     store = tempStore();
@@ -31,9 +32,9 @@ describe('AnsweredRows', () => {
 
   test('rows answered within one delay are written in one batch once it is due, not before', async () => {
     const writes = new WriteChain(silentLogger(), {});
-    const rows = new AnsweredRows(journal, writes, heldDelay);
+    const rows = new JournalRows(journal, writes, heldDelay);
     for (const id of ['a', 'b', 'c']) await sent(id);
-    for (const id of ['a', 'b', 'c']) rows.add({ id, result: `r-${id}`, at: 5 });
+    for (const id of ['a', 'b', 'c']) rows.answered({ id, result: `r-${id}`, at: 5 });
     await writes.flush();
     assert.equal((await journal.find('a'))?.state, 'sent', 'nothing is written before the delay ends');
     assert.equal(due.length, 1, 'one delay for the whole batch');
@@ -46,9 +47,9 @@ describe('AnsweredRows', () => {
 
   test('flush() writes the waiting rows at once and cancels the delay', async () => {
     const writes = new WriteChain(silentLogger(), {});
-    const rows = new AnsweredRows(journal, writes, heldDelay);
+    const rows = new JournalRows(journal, writes, heldDelay);
     await sent('a');
-    rows.add({ id: 'a', result: 'r', at: 5 });
+    rows.answered({ id: 'a', result: 'r', at: 5 });
     rows.flush();
     await writes.flush();
     assert.equal((await journal.find('a'))?.state, 'answered');
@@ -60,8 +61,8 @@ describe('AnsweredRows', () => {
 
   test('a full batch is written without waiting for the delay', async () => {
     const writes = new WriteChain(silentLogger(), {});
-    const rows = new AnsweredRows(journal, writes, heldDelay);
-    for (let i = 0; i < GATEWAY_ANSWERED_ROWS_MAX; i++) rows.add({ id: `c${i}`, result: 'r', at: 5 });
+    const rows = new JournalRows(journal, writes, heldDelay);
+    for (let i = 0; i < GATEWAY_JOURNAL_ROWS_MAX; i++) rows.answered({ id: `c${i}`, result: 'r', at: 5 });
     await writes.flush();
     assert.equal(batches, 1);
     assert.equal(due.length, 0);
@@ -69,15 +70,44 @@ describe('AnsweredRows', () => {
 
   test('a late answer to an abandoned call in a batch is kept beside it, as a single answer would', async () => {
     const writes = new WriteChain(silentLogger(), {});
-    const rows = new AnsweredRows(journal, writes, heldDelay);
+    const rows = new JournalRows(journal, writes, heldDelay);
     await sent('gone');
     await journal.abandon('gone', 3);
     await sent('ok');
-    rows.add({ id: 'gone', result: 'late', at: 5 });
-    rows.add({ id: 'ok', result: 'fine', at: 5 });
+    rows.answered({ id: 'gone', result: 'late', at: 5 });
+    rows.answered({ id: 'ok', result: 'fine', at: 5 });
     rows.flush();
     await writes.flush();
     assert.deepEqual([(await journal.find('gone'))?.state, (await journal.find('gone'))?.result], ['abandoned', 'late']);
     assert.deepEqual([(await journal.find('ok'))?.state, (await journal.find('ok'))?.result], ['answered', 'fine']);
+  });
+
+  test('sent rows join the batch and are written before the answers that close them, in one write each', async () => {
+    const writes = new WriteChain(silentLogger(), {});
+    const rows = new JournalRows(journal, writes, heldDelay);
+    let inserts = 0;
+    const insertAll = journal.insertAll.bind(journal);
+    journal.insertAll = (starts) => (inserts++, insertAll(starts));
+    rows.sent(start('a'));
+    rows.sent(start('b'));
+    rows.answered({ id: 'a', result: 'r-a', at: 5 });
+    await writes.flush();
+    assert.equal(await journal.find('a'), undefined, 'nothing is written before the delay ends');
+    assert.equal(due.length, 1, 'one delay for sent and answered rows alike');
+    due[0]!();
+    await writes.flush();
+    assert.deepEqual([inserts, batches], [1, 1]);
+    assert.deepEqual([(await journal.find('a'))?.state, (await journal.find('a'))?.result], ['answered', 'r-a']);
+    assert.equal((await journal.find('b'))?.state, 'sent');
+  });
+
+  test('a write submitted after flush() finds the rows flushed before it', async () => {
+    const writes = new WriteChain(silentLogger(), {});
+    const rows = new JournalRows(journal, writes, heldDelay);
+    rows.sent(start('a'));
+    rows.flush();
+    writes.submit('abandon', () => journal.abandon('a', 7));
+    await writes.flush();
+    assert.equal((await journal.find('a'))?.state, 'abandoned');
   });
 });
