@@ -3,7 +3,7 @@
 // goes through B's real tool layer: schema, guard, B's receipts, the hub and its journal, the
 // WebSocket); A is `berth connect` from dist/ in a child process on loopback, with its receipts
 // under its own home. Two calls are measured:
-//   read  — workspace_read of a 1 KB file: no receipt on either side (only B's outgoing-call journal);
+//   read  — workspace_read of a 1 KB file: no receipt and no journal row on either side;
 //   write — workspace_write creating a new 1 KB file: B's receipt, B's journal and A's receipt
 //           (SQLite, WAL) around the effect.
 // Each is also run on a local workspace of the same B (no channel), for the channel's own cost.
@@ -37,6 +37,8 @@ const READY_TIMEOUT_MS = 60_000;
 export async function run({ quick = false, profileDir } = {}) {
   const samples = quick ? 200 : 2000;
   const warmup = quick ? 50 : 300;
+  /** Calls of every row before any row is timed. */
+  const settle = quick ? 100 : 3000;
   const throughputCalls = quick ? 400 : 4000;
   const { allowWithoutAsking } = await fromDist('tools/permission.js');
   const kilobyte = 'x'.repeat(1023) + '\n';
@@ -74,6 +76,11 @@ export async function run({ quick = false, profileDir } = {}) {
       if (!outcome.ok) throw new Error(`${kind} failed: ${outcome.error.code} ${outcome.error.message}`);
     };
 
+    // Every row is timed warm: a long-running daemon has compiled its call path long before,
+    // and both processes' CPU per call keeps falling over the first few thousand calls.
+    for (const kind of ['read', 'write']) {
+      for (const where of ['channel', 'local']) for (let i = 0; i < settle; i++) await once(targets[where], kind);
+    }
     const rows = [];
     const profiler = profileDir ? await startProfiler() : undefined;
     for (const kind of ['read', 'write']) {
@@ -90,7 +97,7 @@ export async function run({ quick = false, profileDir } = {}) {
       ['call', 'through', 'median ms', 'p90 ms', 'p99 ms', 'CPU µs/call', 'A CPU µs/call', 'calls/s (4 in flight)', 'samples'],
       rows.map((r) => [r.kind, r.where, round(r.median), round(r.p90), round(r.p99), round(r.cpuUs), r.ownerCpuUs === null ? '-' : round(r.ownerCpuUs), round(r.callsPerSecond), r.n]),
     );
-    return { text, json: { samples, warmup, throughputCalls, rows: rows.map(roundNumbers) } };
+    return { text, json: { samples, warmup, settle, throughputCalls, rows: rows.map(roundNumbers) } };
   } finally {
     await owner?.stop();
     await berth.close();
