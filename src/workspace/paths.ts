@@ -11,6 +11,8 @@ export interface ConfinedPath {
   readonly rel: string;
   /** False when nothing exists at the path yet (only with `allowMissing`). */
   readonly exists: boolean;
+  /** True when the path's parent directory exists (always, when the path itself does). */
+  readonly parentExists: boolean;
 }
 
 export interface ConfineOptions {
@@ -72,7 +74,7 @@ export async function confine(root: string, userPath: string, options: ConfineOp
   if (!isInside(root, real)) {
     throw new BerthError('symlink_escape', `a symlink leads outside the workspace: ${userPath}`);
   }
-  return { abs: real, rel: toRel(root, real), exists: true };
+  return { abs: real, rel: toRel(root, real), exists: true, parentExists: true };
 }
 
 /**
@@ -133,7 +135,7 @@ async function confineMissing(
     throw new BerthError('path_not_found', `path does not exist: ${userPath}`);
   }
   const abs = resolve(realAncestor, relative(probe, lexical));
-  return { abs, rel: toRel(root, abs), exists: false };
+  return { abs, rel: toRel(root, abs), exists: false, parentExists: probe === dirname(lexical) };
 }
 
 /**
