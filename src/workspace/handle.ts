@@ -2,6 +2,7 @@ import { closeSync, constants, fstatSync, openSync, readlinkSync, type Stats } f
 import { lstat, open, readlink, realpath, type FileHandle } from 'node:fs/promises';
 import { BerthError } from '../protocol/errors/index.js';
 import { confine, isInside, lexicalInside } from './paths.js';
+import { hasProcFd, O_PATH, PROC_FD } from './proc-fd.js';
 
 /**
  * A confined path opened, then proven to still be inside the workspace.
@@ -21,19 +22,6 @@ export interface VerifiedHandle {
   readonly via: string;
   stat(): Promise<Stats>;
   close(): Promise<void>;
-}
-
-/** Linux's O_PATH: a handle for naming and fstat only — no read access needed, a FIFO does not block. */
-const O_PATH = 0o10000000;
-const PROC_FD = '/proc/self/fd';
-
-let procFdWorks: boolean | undefined;
-
-export async function hasProcFd(): Promise<boolean> {
-  if (procFdWorks === undefined) {
-    procFdWorks = process.platform === 'linux' && (await lstat(PROC_FD).then(() => true, () => false));
-  }
-  return procFdWorks;
 }
 
 /**

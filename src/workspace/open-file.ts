@@ -1,7 +1,8 @@
 import { closeSync, constants, fstatSync, openSync, read as readFd, readSync, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { BerthError } from '../protocol/errors/index.js';
-import { hasProcFd, openInside } from './handle.js';
+import { openInside } from './handle.js';
+import { hasProcFd } from './proc-fd.js';
 import { INLINE_READ_MAX_BYTES } from './limits.js';
 import { confine, toRel } from './paths.js';
 

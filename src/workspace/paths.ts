@@ -1,7 +1,8 @@
-import { lstat, realpath } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { MAX_NAME_BYTES, MAX_PATH_CHARS } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
+import { realPath } from './proc-fd.js';
 
 /** A path proven to lie inside a workspace root. */
 export interface ConfinedPath {
@@ -63,7 +64,7 @@ export async function confine(root: string, userPath: string, options: ConfineOp
   const lexical = lexicalInside(root, userPath);
   let real: string;
   try {
-    real = await realpath(lexical);
+    real = await realPath(lexical);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ELOOP') throw new BerthError('symlink_escape', `symlink loop at ${userPath}`);
@@ -118,7 +119,7 @@ async function confineMissing(
   let realAncestor: string | undefined;
   while (isInside(root, probe)) {
     try {
-      realAncestor = await realpath(probe);
+      realAncestor = await realPath(probe);
       break;
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
