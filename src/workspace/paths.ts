@@ -1,4 +1,4 @@
-import { lstat } from 'node:fs/promises';
+import { lstatSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { MAX_NAME_BYTES, MAX_PATH_CHARS } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
@@ -145,7 +145,8 @@ async function confineMissing(
  */
 async function refuseDanglingLink(path: string, userPath: string): Promise<void> {
   try {
-    await lstat(path);
+    // Inline: an lstat reads only the name's inode, like the O_PATH open that resolved the path.
+    lstatSync(path);
   } catch {
     return;
   }
