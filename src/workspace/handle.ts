@@ -1,7 +1,8 @@
 import { closeSync, constants, fstatSync, openSync, readlinkSync, type Stats } from 'node:fs';
-import { lstat, open, readlink, realpath, type FileHandle } from 'node:fs/promises';
+import { lstat, open, realpath, type FileHandle } from 'node:fs/promises';
 import { BerthError } from '../protocol/errors/index.js';
 import { confine, isInside, lexicalInside } from './paths.js';
+import { hasProcFd, O_PATH, PROC_FD } from './proc-fd.js';
 
 /**
  * A confined path opened, then proven to still be inside the workspace.
@@ -23,19 +24,6 @@ export interface VerifiedHandle {
   close(): Promise<void>;
 }
 
-/** Linux's O_PATH: a handle for naming and fstat only — no read access needed, a FIFO does not block. */
-const O_PATH = 0o10000000;
-const PROC_FD = '/proc/self/fd';
-
-let procFdWorks: boolean | undefined;
-
-export async function hasProcFd(): Promise<boolean> {
-  if (procFdWorks === undefined) {
-    procFdWorks = process.platform === 'linux' && (await lstat(PROC_FD).then(() => true, () => false));
-  }
-  return procFdWorks;
-}
-
 /**
  * Opens `abs` (a path `confine()` returned) without following a final link,
  * and refuses with `symlink_escape` if the opened object lies outside `root`.
@@ -49,6 +37,8 @@ export async function openVerified(root: string, abs: string, options: { directo
     (options.directory ? constants.O_DIRECTORY : 0);
   let fh: FileHandle;
   try {
+    // Inline on Linux, like openInside: an O_PATH open only resolves names.
+    if (linux) return procHandle(root, openSync(abs, flags));
     fh = await open(abs, flags);
   } catch (err) {
     // A final component swapped for a link since it was confined.
@@ -56,10 +46,9 @@ export async function openVerified(root: string, abs: string, options: { directo
     throw err;
   }
   try {
-    const via = linux ? `${PROC_FD}/${fh.fd}` : abs;
-    const real = linux ? await readlink(via) : await stillHere(abs, fh);
+    const real = await stillHere(abs, fh);
     if (!isInside(root, real)) throw escape();
-    return { real, via, stat: () => fh.stat(), close: () => fh.close() };
+    return { real, via: abs, stat: () => fh.stat(), close: () => fh.close() };
   } catch (err) {
     await fh.close().catch(() => undefined);
     throw err;
@@ -90,6 +79,11 @@ export async function openInside(root: string, userPath: string, options: { dire
     await confine(root, userPath);
     throw err;
   }
+  return procHandle(root, fd);
+}
+
+/** The handle of an O_PATH descriptor, once /proc says the object lies inside `root`; the descriptor is closed if not. */
+function procHandle(root: string, fd: number): VerifiedHandle {
   try {
     const via = `${PROC_FD}/${fd}`;
     // procfs is in memory: inline, like the fstat of an open file.

@@ -36,6 +36,13 @@ export const BINARY_SNIFF_BYTES = 4096;
 export const BINARY_CONTROL_RATIO = 0.3;
 /** Large text files are streamed in reads of this size, so a window costs memory in proportion to itself. */
 export const TEXT_READ_CHUNK_BYTES = 64 * 1024;
+/**
+ * A file no larger than this by its fstat at open is read inline rather than through the thread
+ * pool: a pool round trip (hand-off, wake-up, completion) costs several times a page-cache read
+ * of this size, while a read of a file this small blocks the event loop for at most one small I/O.
+ * Larger files keep every read in the pool, so a big scan never holds the loop.
+ */
+export const INLINE_READ_MAX_BYTES = 64 * 1024;
 /** docs/client-api.md §11.2: a read cursor is at most this long; a longer one is refused before any decoding. */
 export const MAX_CURSOR_CHARS = 1024;
 /** A read cursor fingerprints this many bytes before its offset, so an in-place rewrite invalidates it (409). */

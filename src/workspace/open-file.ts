@@ -1,7 +1,9 @@
-import { closeSync, constants, fstatSync, openSync, read as readFd, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, read as readFd, readSync, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { BerthError } from '../protocol/errors/index.js';
-import { hasProcFd, openInside } from './handle.js';
+import { openInside } from './handle.js';
+import { hasProcFd } from './proc-fd.js';
+import { INLINE_READ_MAX_BYTES } from './limits.js';
 import { confine, toRel } from './paths.js';
 
 /** A file opened by name where /proc is missing. The caller closes `handle`. */
@@ -21,7 +23,7 @@ export interface PositionalFile {
   read(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
 }
 
-/** A file opened for reading: read through the thread pool, closed by `close()`. */
+/** A file opened for reading, closed by `close()`. */
 export interface OpenedForRead {
   readonly handle: PositionalFile;
   readonly stat: Stats;
@@ -40,7 +42,8 @@ export interface OpenedForRead {
  * The reopen is inline and the file kept as a bare descriptor: reopening
  * `/proc/self/fd/N` follows no names (the object is already resolved) and
  * closing a descriptor nothing was written through flushes nothing, so neither
- * needs a thread-pool hop; only the reads of the file's bytes go through the pool.
+ * needs a thread-pool hop. The bytes of a small file (INLINE_READ_MAX_BYTES by
+ * the fstat taken at open) are read inline too; a larger file's go through the pool.
  */
 export async function openConfinedRead(root: string, userPath: string): Promise<OpenedForRead> {
   if (!(await hasProcFd())) {
@@ -48,11 +51,23 @@ export async function openConfinedRead(root: string, userPath: string): Promise<
     return { handle, stat, rel, close: () => closeSoon(handle) };
   }
   const { fd, stat, rel } = await reopenInside(root, userPath);
-  const read = (buffer: Buffer, offset: number, length: number, position: number) =>
-    new Promise<{ bytesRead: number }>((resolve, reject) =>
+  const inline = stat.size <= INLINE_READ_MAX_BYTES;
+  const read = (buffer: Buffer, offset: number, length: number, position: number) => {
+    // Only reads that start within the size fstat saw: a small file that grew since is read on through the pool.
+    if (inline && length <= INLINE_READ_MAX_BYTES && position <= stat.size) return readInline(fd, buffer, offset, length, position);
+    return new Promise<{ bytesRead: number }>((resolve, reject) =>
       readFd(fd, buffer, offset, length, position, (err, bytesRead) => (err ? reject(err) : resolve({ bytesRead }))),
     );
+  };
   return { handle: { fd, read }, stat, rel, close: () => closeSync(fd) };
+}
+
+function readInline(fd: number, buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }> {
+  try {
+    return Promise.resolve({ bytesRead: readSync(fd, buffer, offset, length, position) });
+  } catch (err) {
+    return Promise.reject(err as Error);
+  }
 }
 
 /** Opens `userPath` by name only (O_PATH, handle.ts `openInside`), proves it a regular file, and reopens that very object for reading. */
@@ -60,9 +75,10 @@ async function reopenInside(root: string, userPath: string): Promise<{ fd: numbe
   const target = await openInside(root, userPath);
   try {
     const rel = toRel(root, target.real);
-    if (!(await target.stat()).isFile()) throw new BerthError('not_regular_file', `path is not a regular file: ${rel}`);
-    const fd = openSync(target.via, READ_FLAGS);
-    return { fd, stat: fstatSync(fd), rel };
+    // The O_PATH descriptor and the reopened one are the same inode: its fstat is the snapshot.
+    const stat = await target.stat();
+    if (!stat.isFile()) throw new BerthError('not_regular_file', `path is not a regular file: ${rel}`);
+    return { fd: openSync(target.via, READ_FLAGS), stat, rel };
   } finally {
     await target.close();
   }

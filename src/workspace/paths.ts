@@ -1,7 +1,8 @@
-import { lstat, realpath } from 'node:fs/promises';
+import { lstatSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { MAX_NAME_BYTES, MAX_PATH_CHARS } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
+import { realPath } from './proc-fd.js';
 
 /** A path proven to lie inside a workspace root. */
 export interface ConfinedPath {
@@ -11,6 +12,8 @@ export interface ConfinedPath {
   readonly rel: string;
   /** False when nothing exists at the path yet (only with `allowMissing`). */
   readonly exists: boolean;
+  /** True when the path's parent directory exists (always, when the path itself does). */
+  readonly parentExists: boolean;
 }
 
 export interface ConfineOptions {
@@ -61,7 +64,7 @@ export async function confine(root: string, userPath: string, options: ConfineOp
   const lexical = lexicalInside(root, userPath);
   let real: string;
   try {
-    real = await realpath(lexical);
+    real = await realPath(lexical);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ELOOP') throw new BerthError('symlink_escape', `symlink loop at ${userPath}`);
@@ -72,7 +75,7 @@ export async function confine(root: string, userPath: string, options: ConfineOp
   if (!isInside(root, real)) {
     throw new BerthError('symlink_escape', `a symlink leads outside the workspace: ${userPath}`);
   }
-  return { abs: real, rel: toRel(root, real), exists: true };
+  return { abs: real, rel: toRel(root, real), exists: true, parentExists: true };
 }
 
 /**
@@ -116,7 +119,7 @@ async function confineMissing(
   let realAncestor: string | undefined;
   while (isInside(root, probe)) {
     try {
-      realAncestor = await realpath(probe);
+      realAncestor = await realPath(probe);
       break;
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
@@ -133,7 +136,7 @@ async function confineMissing(
     throw new BerthError('path_not_found', `path does not exist: ${userPath}`);
   }
   const abs = resolve(realAncestor, relative(probe, lexical));
-  return { abs, rel: toRel(root, abs), exists: false };
+  return { abs, rel: toRel(root, abs), exists: false, parentExists: probe === dirname(lexical) };
 }
 
 /**
@@ -142,7 +145,8 @@ async function confineMissing(
  */
 async function refuseDanglingLink(path: string, userPath: string): Promise<void> {
   try {
-    await lstat(path);
+    // Inline: an lstat reads only the name's inode, like the O_PATH open that resolved the path.
+    lstatSync(path);
   } catch {
     return;
   }

@@ -45,7 +45,7 @@ async function readFileWindow(args: Record<string, unknown>, ctx: ToolContext): 
         limit: MAX_HASHED_FILE_BYTES,
       });
     }
-    scan = await scanFile(handle, rel, captureFrom, offset + limit + MAX_CHAR_SHIFT, ctx.signal);
+    scan = await scanFile(handle, rel, captureFrom, offset + limit + MAX_CHAR_SHIFT, st.size, ctx.signal);
   } finally {
     close();
   }
@@ -92,14 +92,24 @@ interface FileScan {
  * binary check and the bytes of [from, to). One pass means the window and the
  * revision describe the same bytes even if the file is being rewritten.
  */
-async function scanFile(handle: PositionalFile, rel: string, from: number, to: number, signal: AbortSignal): Promise<FileScan> {
+async function scanFile(
+  handle: PositionalFile,
+  rel: string,
+  from: number,
+  to: number,
+  statSize: number,
+  signal: AbortSignal,
+): Promise<FileScan> {
   const hash = createHash('sha256');
   const head: Buffer[] = [];
   const captured: Buffer[] = [];
   let pos = 0;
   for (;;) {
     signal.throwIfAborted();
-    const chunk = await readAt(handle, SCAN_CHUNK_BYTES, pos).catch((err: unknown) => {
+    // Up to the size fstat saw and one byte more, which tells whether the file grew since: a small
+    // file then costs a buffer of its own size, not a whole chunk.
+    const want = pos < statSize ? Math.min(SCAN_CHUNK_BYTES, statSize - pos + 1) : SCAN_CHUNK_BYTES;
+    const chunk = await readAt(handle, want, pos).catch((err: unknown) => {
       throw mapWorkspaceError(err, rel);
     });
     if (chunk.length === 0) break;
@@ -112,7 +122,7 @@ async function scanFile(handle: PositionalFile, rel: string, from: number, to: n
     if (chunkEnd > from && pos < to) captured.push(chunk.subarray(Math.max(0, from - pos), Math.min(chunk.length, to - pos)));
     pos = chunkEnd;
     // A short read is the file's end (readAt): no read more to find it.
-    if (chunk.length < SCAN_CHUNK_BYTES) break;
+    if (chunk.length < want) break;
   }
   return { sha256: hash.digest('hex'), size: pos, head: Buffer.concat(head), captured: Buffer.concat(captured) };
 }

@@ -44,6 +44,7 @@ export async function replaceFile(req: ReplaceRequest): Promise<void> {
     dir = await openVerified(req.root, dirname(req.abs), { directory: true });
   } catch (err) {
     if (err instanceof BerthError) throw err;
+    if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') throw parentNotDirectory(req.rel);
     throw mapWorkspaceError(err, req.rel);
   }
   const name = basename(req.abs);
@@ -134,4 +135,8 @@ export function fileExists(rel: string): BerthError {
     { path: rel },
     'read it with workspace_read and pass its sha256 to replace it',
   );
+}
+
+export function parentNotDirectory(rel: string): BerthError {
+  return new BerthError('not_regular_file', `a parent of ${rel} is a file, not a directory`);
 }

@@ -6,7 +6,7 @@ import type { LocalWorkspace } from '../../workspace/types.js';
 import type { Tool, ToolContext, ToolResult } from '../types.js';
 import { expectedSha256, requiredString } from './args.js';
 import { mapWorkspaceError } from '../../workspace/fs-errors.js';
-import { fileExists, replaceFile } from './replace-file.js';
+import { fileExists, parentNotDirectory, replaceFile } from './replace-file.js';
 import { seedToolDefinition } from './seed-tools.js';
 import { sha256Hex } from '../../protocol/tools/sha256.js';
 import { confineToolPath, localWorkspaceOf, regularFileStats, staleHash } from './workspace-files.js';
@@ -41,7 +41,8 @@ async function writeWorkspaceFile(args: Record<string, unknown>, ctx: ToolContex
   } else if (expected !== null) {
     throw staleHash(target.rel);
   }
-  const abs = target.exists ? target.abs : await makeParentDirectories(ws, target.abs, target.rel);
+  // A parent that already existed was proven inside by confine, like an existing file's path.
+  const abs = target.parentExists ? target.abs : await makeParentDirectories(ws, target.abs, target.rel);
   const bytes = Buffer.from(content, 'utf8');
   await replaceFile({ root: ws.root, abs, rel: target.rel, content: bytes, expectedSha256: expected });
   return {
@@ -60,7 +61,7 @@ async function makeParentDirectories(ws: LocalWorkspace, abs: string, rel: strin
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EEXIST' || code === 'ENOTDIR') {
-      throw new BerthError('not_regular_file', `a parent of ${rel} is a file, not a directory`);
+      throw parentNotDirectory(rel);
     }
     throw mapWorkspaceError(err, rel);
   }

@@ -57,6 +57,20 @@ describe('every path-taking workspace tool stays inside the workspace', () => {
     await refusedWith(f.call('workspace_write', { path: 'out-dir/new.txt', content: 'x', expectedSha256: null }), 'symlink_escape');
   });
 
+  it('a new file under a link to a directory inside the workspace is created in the directory it points to', async () => {
+    symlinkSync(join(f.root, 'sub'), join(f.root, 'sub-link'));
+    const written = await f.call('workspace_write', { path: 'sub-link/made.txt', content: 'made', expectedSha256: null });
+    assert.equal(written.path, 'sub/made.txt');
+    assert.equal(readFileSync(join(f.root, 'sub', 'made.txt'), 'utf8'), 'made');
+  });
+
+  it('a read or write through a link loop is refused as an escape', async () => {
+    symlinkSync('loop-b', join(f.root, 'loop-a'));
+    symlinkSync('loop-a', join(f.root, 'loop-b'));
+    await refusedWith(f.call('workspace_read', { path: 'loop-a' }), 'symlink_escape');
+    await refusedWith(f.call('workspace_write', { path: 'loop-a/x.txt', content: 'x', expectedSha256: null }), 'symlink_escape');
+  });
+
   it('the secret outside is unchanged after all of it', () => {
     assert.equal(readFileSync(join(outside, 'secret.txt'), 'utf8'), 'secret');
   });
