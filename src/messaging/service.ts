@@ -3,8 +3,7 @@ import type { Clock } from '../clock.js';
 import { BerthError } from '../protocol/errors/index.js';
 import type { Logger } from '../log.js';
 import type { Session } from '../sessions/session.js';
-import type { InboxMessage, ModuleInboxRepository } from './records.js';
-import type { ModuleTabRepository } from './records.js';
+import type { InboxMessage, ModuleInboxRepository, ModuleTabRepository } from './records.js';
 import { moduleEnvironment } from './agent-env.js';
 import { AgentTokens } from './agent-tokens.js';
 import { refused } from './answer.js';
@@ -71,9 +70,7 @@ export class MessagingService {
 
   /**
    * A session became live: it is a tab now, and what waited for it is offered once it is idle.
-   * A fresh one (never stored before) has nothing waiting, so its inbox is not read: a message
-   * can only be sent to a tab some node has open, and one sent to an open tab is offered as it
-   * arrives (here, or woken by its sender's node through `peers`).
+   * A fresh one (never stored) has nothing waiting: messages go only to open tabs, offered on arrival.
    */
   async opened(session: Session, fresh = false): Promise<void> {
     const tab = await this.directory.open(session, this.deps.clock.now());
