@@ -43,6 +43,13 @@ export const TEXT_READ_CHUNK_BYTES = 64 * 1024;
  * Larger files keep every read in the pool, so a big scan never holds the loop.
  */
 export const INLINE_READ_MAX_BYTES = 64 * 1024;
+/**
+ * A directory no larger than one block by its fstat is read inline, for the same reason: ext4 and
+ * btrfs grow a directory by its names, tmpfs by its entries, so a few hundred short names fit.
+ */
+export const INLINE_DIRECTORY_MAX_BYTES = 4096;
+/** An inline directory read stops past this many entries (a file system that reports sizes some other way) and goes to the pool. */
+export const INLINE_DIRECTORY_ENTRIES = 256;
 /** docs/client-api.md §11.2: a read cursor is at most this long; a longer one is refused before any decoding. */
 export const MAX_CURSOR_CHARS = 1024;
 /** A read cursor fingerprints this many bytes before its offset, so an in-place rewrite invalidates it (409). */

@@ -1,6 +1,6 @@
 import { opendirSync, type Dirent } from 'node:fs';
 import { readdir } from 'node:fs/promises';
-import { MAX_LIST_ENTRIES } from './limits.js';
+import { INLINE_DIRECTORY_ENTRIES, INLINE_DIRECTORY_MAX_BYTES, MAX_LIST_ENTRIES } from './limits.js';
 import { openInside } from './handle.js';
 import { loadIgnoreRules, type IgnoreRules } from './ignore.js';
 import { toRel } from './paths.js';
@@ -40,10 +40,12 @@ export async function listDirectory(root: string, userPath: string, options: Lis
   const dirRel = target.rel === '.' ? '' : target.rel;
   // A large directory is read by the thread pool while this thread checks its ignore files
   // (inline lstats); a small one is read inline (see readSmallDirectory).
-  const small = (await handle.stat()).size <= SMALL_DIRECTORY_BYTES ? readSmallDirectory(handle.via) : undefined;
-  const reading = small ? Promise.resolve(small) : readdir(handle.via, { withFileTypes: true });
+  const reading = handle.stat().then((st) => {
+    const small = st.size <= INLINE_DIRECTORY_MAX_BYTES ? readSmallDirectory(handle.via) : undefined;
+    return small ?? readdir(handle.via, { withFileTypes: true });
+  });
   const [listed, rules] = await Promise.allSettled([reading, preparedRules(root, dirRel)]);
-  // Only now: the read goes through the descriptor's /proc path.
+  // Only now, whether the read failed or not: the read goes through the descriptor's /proc path.
   await handle.close();
   if (listed.status === 'rejected') throw listed.reason;
   if (rules.status === 'rejected') throw rules.reason;
@@ -70,16 +72,6 @@ async function preparedRules(root: string, dirRel: string): Promise<IgnoreRules>
   await ignore.prepare(dirRel);
   return ignore;
 }
-
-/**
- * A directory whose size is at most one block is likely small: a size hint that
- * costs no read. ext4 and btrfs grow a directory by its names, tmpfs by its
- * entries, so a few hundred short names fit; the entry bound below still holds
- * when a file system reports sizes some other way.
- */
-const SMALL_DIRECTORY_BYTES = 4096;
-/** Entries a directory may have and still be read inline. */
-const INLINE_DIRECTORY_ENTRIES = 256;
 
 /**
  * The directory's entries read on this thread, or undefined when it has more
