@@ -1,11 +1,12 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { constants, type Stats } from 'node:fs';
-import { chmod, link, lstat, open, rename, unlink, writeFile } from 'node:fs/promises';
+import { createHash, randomUUID, type Hash } from 'node:crypto';
+import { closeSync, constants, createReadStream, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { MAX_HASHED_FILE_BYTES } from '../limits.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import { mapWorkspaceError } from '../../workspace/fs-errors.js';
 import { openVerified, type VerifiedHandle } from '../../workspace/handle.js';
+import { INLINE_READ_MAX_BYTES } from '../../workspace/limits.js';
+import { replaceOps, type ReplaceOps } from './replace-ops.js';
 import { staleHash } from './workspace-files.js';
 
 export interface ReplaceRequest {
@@ -50,69 +51,93 @@ export async function replaceFile(req: ReplaceRequest): Promise<void> {
   const name = basename(req.abs);
   const target = join(dir.via, name);
   const temp = join(dir.via, `.${name}.berth-${randomUUID()}.tmp`);
+  const fs = replaceOps(req.content.length);
   try {
-    const mode = req.expectedSha256 === null ? 0o666 : (await currentFile(target, req.rel)).mode & 0o7777;
-    await writeFile(temp, req.content, { flag: 'wx', mode });
+    const mode = req.expectedSha256 === null ? 0o666 : (await currentFile(fs, target, req.rel)).mode & 0o7777;
+    await fs.writeNew(temp, req.content, mode);
     if (req.expectedSha256 === null) {
-      await linkIntoPlace(temp, target, req.rel);
+      await linkIntoPlace(fs, temp, target, req.rel);
     } else {
       // Keep the replaced file's permissions exactly (the umask trimmed them at creation).
-      await chmod(temp, mode);
+      await fs.chmod(temp, mode);
       const current = await hashWithoutFollowing(target, req.rel).catch((err: unknown) => {
         if (err instanceof BerthError && err.code === 'path_not_found') throw staleHash(req.rel);
         throw err;
       });
       if (current !== req.expectedSha256) throw staleHash(req.rel);
-      await rename(temp, target);
+      await fs.rename(temp, target);
     }
   } catch (err) {
     if (err instanceof BerthError) throw err;
     throw mapWorkspaceError(err, req.rel);
   } finally {
-    await unlink(temp).catch(() => undefined);
+    await fs.unlink(temp).catch(() => undefined);
     await dir.close();
   }
 }
 
 /** The file being replaced, not followed: a link in its place is refused. */
-async function currentFile(target: string, rel: string): Promise<Stats> {
-  const st = await lstat(target);
+async function currentFile(fs: ReplaceOps, target: string, rel: string): Promise<Stats> {
+  const st = await fs.lstat(target);
   if (st.isSymbolicLink()) throw new BerthError('symlink_escape', `${rel} became a symlink`);
   return st;
 }
 
-/** SHA-256 of the file at `target`, opened without following a link, bounded like every hash. */
+/**
+ * SHA-256 of the file at `target`, opened without following a link, bounded like every hash.
+ * The open is inline (the name is one lookup in a directory already open); a small file's bytes
+ * are read inline too, and a large one's, or what a small one grew by since, are streamed.
+ */
 async function hashWithoutFollowing(target: string, rel: string): Promise<string> {
-  let fh;
+  let fd: number;
   try {
-    fh = await open(target, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    fd = openSync(target, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new BerthError('symlink_escape', `${rel} became a symlink`);
     throw mapWorkspaceError(err, rel);
   }
   const hash = createHash('sha256');
-  let seen = 0;
   try {
-    for await (const chunk of fh.createReadStream({ autoClose: false, start: 0 }) as AsyncIterable<Buffer>) {
-      seen += chunk.length;
-      if (seen > MAX_HASHED_FILE_BYTES) {
-        throw new BerthError('file_too_large', `${rel} is larger than ${MAX_HASHED_FILE_BYTES} bytes`, { limit: MAX_HASHED_FILE_BYTES });
-      }
-      hash.update(chunk);
-    }
+    const more = hashSmallInline(fd, hash);
+    if (more !== undefined) await hashStreamed(fd, more, hash, rel);
   } catch (err) {
     if (err instanceof BerthError) throw err;
     throw mapWorkspaceError(err, rel);
   } finally {
-    await fh.close();
+    closeSync(fd);
   }
   return hash.digest('hex');
 }
 
+/** Hashes a small file whole, inline; returns the offset to stream on from, or `undefined` when it is all read. */
+function hashSmallInline(fd: number, hash: Hash): number | undefined {
+  if (fstatSync(fd).size > INLINE_READ_MAX_BYTES) return 0;
+  const buffer = Buffer.allocUnsafe(INLINE_READ_MAX_BYTES);
+  let seen = 0;
+  while (seen < buffer.length) {
+    const n = readSync(fd, buffer, seen, buffer.length - seen, seen);
+    if (n === 0) break;
+    seen += n;
+  }
+  hash.update(buffer.subarray(0, seen));
+  return seen === buffer.length ? seen : undefined;
+}
+
+async function hashStreamed(fd: number, start: number, hash: Hash, rel: string): Promise<void> {
+  let seen = start;
+  for await (const chunk of createReadStream('', { fd, start, autoClose: false }) as AsyncIterable<Buffer>) {
+    seen += chunk.length;
+    if (seen > MAX_HASHED_FILE_BYTES) {
+      throw new BerthError('file_too_large', `${rel} is larger than ${MAX_HASHED_FILE_BYTES} bytes`, { limit: MAX_HASHED_FILE_BYTES });
+    }
+    hash.update(chunk);
+  }
+}
+
 /** Gives the temp file the target name only if nothing holds that name yet. */
-async function linkIntoPlace(temp: string, abs: string, rel: string): Promise<void> {
+async function linkIntoPlace(fs: ReplaceOps, temp: string, abs: string, rel: string): Promise<void> {
   try {
-    await link(temp, abs);
+    await fs.link(temp, abs);
     return;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
@@ -120,12 +145,12 @@ async function linkIntoPlace(temp: string, abs: string, rel: string): Promise<vo
     // Filesystems without hard links: fall back to a checked rename (a narrow window remains).
     if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw err;
   }
-  const taken = await lstat(abs).then(
+  const taken = await fs.lstat(abs).then(
     () => true,
     () => false,
   );
   if (taken) throw fileExists(rel);
-  await rename(temp, abs);
+  await fs.rename(temp, abs);
 }
 
 export function fileExists(rel: string): BerthError {

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, symlinkSync, chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { INLINE_WRITE_MAX_BYTES } from '../../../../src/workspace/limits.js';
 import { refusedWith, toolFixture, type ToolFixture } from './fixture.js';
 
 const sha = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
@@ -34,6 +35,28 @@ describe('workspace_write', () => {
     chmodSync(p, 0o750);
     await f.call('workspace_write', { path: 'script.sh', content: 'echo 2\n', expectedSha256: sha('echo 1\n') });
     assert.equal(statSync(p).mode & 0o777, 0o750);
+  });
+
+  it('creates and replaces files on both sides of the inline size bound, and checks their revisions', async () => {
+    const bound = INLINE_WRITE_MAX_BYTES;
+    const sizes = [bound - 1, bound, bound + 1, 5 * bound];
+    for (const [i, size] of sizes.entries()) {
+      const first = Buffer.alloc(size, 97 + i).toString();
+      const made = await f.call('workspace_write', { path: `bound/${size}.txt`, content: first, expectedSha256: null });
+      assert.equal(made.sha256, sha(first));
+      for (const next of sizes) {
+        const before = readFileSync(join(f.root, `bound/${size}.txt`));
+        const content = Buffer.alloc(next, 65 + (next % 26)).toString();
+        // A hash one byte off is refused and changes nothing, whichever side of the bound either file is on.
+        const stale = sha(Buffer.concat([before, Buffer.from('x')]));
+        await refusedWith(f.call('workspace_write', { path: `bound/${size}.txt`, content, expectedSha256: stale }), 'stale_hash');
+        assert.deepEqual(readFileSync(join(f.root, `bound/${size}.txt`)), before);
+        const r = await f.call('workspace_write', { path: `bound/${size}.txt`, content, expectedSha256: sha(before) });
+        assert.equal(r.sha256, sha(content));
+        assert.equal(readFileSync(join(f.root, `bound/${size}.txt`), 'utf8'), content);
+        await f.call('workspace_write', { path: `bound/${size}.txt`, content: before.toString(), expectedSha256: sha(content) });
+      }
+    }
   });
 
   it('refuses to create over an existing file', async () => {
