@@ -71,7 +71,8 @@ async function readWithRules(handle: VerifiedHandle, root: string, dirRel: strin
   }
   if (small !== undefined) {
     await handle.close();
-    return { dirents: small, ignore: await preparedRules(root, dirRel) };
+    const names = { has: (name: string) => small.some((d) => d.name === name) };
+    return { dirents: small, ignore: await loadIgnoreRules(root, { dirRel, names }) };
   }
   const [listed, rules] = await Promise.allSettled([readdir(handle.via, { withFileTypes: true }), preparedRules(root, dirRel)]);
   // Only now, whether the read failed or not: the pool reads through the descriptor's /proc path.
