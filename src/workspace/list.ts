@@ -29,7 +29,7 @@ export interface DirectoryList {
 
 /**
  * Lists one workspace directory (docs/client-api.md §11.5): at most MAX_LIST_ENTRIES
- * entries in directory order, kinds not resolved (a link is `symlink`),
+ * entries in the order the read gives them (readdir sorts by name), kinds not resolved (a link is `symlink`),
  * ignored entries hidden unless asked for. Everything inside an ignored
  * directory counts as ignored. A path that is not a directory is ENOTDIR
  * (400 `parse_error`). The directory read is the one opened and proven
