@@ -24,6 +24,9 @@ import { scopedPatterns } from './ignore-patterns.js';
 
 export type IgnoreMatch = 'file' | 'directory' | null;
 
+/** The entry names of a directory a caller has already read. */
+export type Names = Pick<ReadonlySet<string>, 'has'>;
+
 export interface IgnoreRules {
   /**
    * Whether `rel` (workspace-relative, `/` separators, `.` for the root) is
@@ -39,7 +42,7 @@ export interface IgnoreRules {
    * Like `prepare` for one directory whose entry names a walker already read:
    * absent ignore files then cost no system call.
    */
-  prepareListed(dirRel: string, names: ReadonlySet<string>): Promise<void>;
+  prepareListed(dirRel: string, names: Names): Promise<void>;
   /**
    * For walkers: tests the entries directly inside `dirRel`, a prepared
    * directory known not to be ignored itself.
@@ -195,7 +198,7 @@ class IgnoreSnapshot implements IgnoreRules {
     await Promise.all(unchecked.slice(SYNC_CHECK_MAX_DIRS).map((dir) => this.check(dir)));
   }
 
-  async prepareListed(dirRel: string, names: ReadonlySet<string>): Promise<void> {
+  async prepareListed(dirRel: string, names: Names): Promise<void> {
     const dir = dirRel === '.' ? '' : dirRel;
     if (this.checked.has(dir)) return;
     await this.check(dir, names);
@@ -221,7 +224,7 @@ class IgnoreSnapshot implements IgnoreRules {
     };
   }
 
-  private check(dir: string, names?: ReadonlySet<string>): Promise<void> {
+  private check(dir: string, names?: Names): Promise<void> {
     if (this.checked.has(dir)) return Promise.resolve();
     let p = this.pending.get(dir);
     if (!p) {
@@ -234,7 +237,7 @@ class IgnoreSnapshot implements IgnoreRules {
     return p;
   }
 
-  private async load(dir: string, names?: ReadonlySet<string>): Promise<void> {
+  private async load(dir: string, names?: Names): Promise<void> {
     const base = join(this.rules.root, dir);
     const sources = sourcesOf(dir);
     const stats = await Promise.all(
@@ -253,10 +256,12 @@ class IgnoreSnapshot implements IgnoreRules {
     this.rules.update(dir, signature, decode(texts, dir));
   }
 
-  private checkSync(dir: string): void {
+  /** Checks `dir` on this thread; with `names` (its entries, just read) an ignore file absent from them costs no lstat. */
+  checkSync(dir: string, names?: Names): void {
     const base = join(this.rules.root, dir);
     const sources = sourcesOf(dir);
     const stats = sources.map((s) => {
+      if (names && !names.has(s.split('/')[0]!)) return undefined;
       try {
         return usable(lstatSync(join(base, s), { throwIfNoEntry: false }));
       } catch {
@@ -282,11 +287,14 @@ class IgnoreSnapshot implements IgnoreRules {
 /**
  * The ignore rules of a workspace root (a canonical, realpath'd root), as of
  * now. Cheap: the root's ignore files are revalidated by lstat; deeper
- * directories are checked when first needed.
+ * directories are checked when first needed. `listed` is a directory whose entry
+ * names the caller has just read: it is prepared too, and its own ignore files cost
+ * an lstat only when they are among those names.
  */
-export async function loadIgnoreRules(root: string): Promise<IgnoreRules> {
+export async function loadIgnoreRules(root: string, listed?: { dirRel: string; names: Names }): Promise<IgnoreRules> {
   const snapshot = new IgnoreSnapshot(rootRules(root));
-  await snapshot.prepare('');
+  if (listed) snapshot.checkSync(listed.dirRel, listed.names);
+  await snapshot.prepare(listed?.dirRel ?? '');
   return snapshot;
 }
 

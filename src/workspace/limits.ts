@@ -56,6 +56,8 @@ export const INLINE_WRITE_MAX_BYTES = 64 * 1024;
 export const INLINE_DIRECTORY_MAX_BYTES = 4096;
 /** An inline directory read stops past this many entries (a file system that reports sizes some other way) and goes to the pool. */
 export const INLINE_DIRECTORY_ENTRIES = 256;
+/** Devices whose file system type an inline directory read remembers (small-directory.ts); the table starts over past this. */
+export const MAX_SIZE_CHECKED_DEVICES = 64;
 /** docs/client-api.md §11.2: a read cursor is at most this long; a longer one is refused before any decoding. */
 export const MAX_CURSOR_CHARS = 1024;
 /** A read cursor fingerprints this many bytes before its offset, so an in-place rewrite invalidates it (409). */

@@ -1,9 +1,10 @@
-import { opendirSync, type Dirent } from 'node:fs';
+import type { Dirent } from 'node:fs';
 import { readdir } from 'node:fs/promises';
-import { INLINE_DIRECTORY_ENTRIES, INLINE_DIRECTORY_MAX_BYTES, MAX_LIST_ENTRIES } from './limits.js';
-import { openInside } from './handle.js';
+import { MAX_LIST_ENTRIES } from './limits.js';
+import { openInside, type VerifiedHandle } from './handle.js';
 import { loadIgnoreRules, type IgnoreRules } from './ignore.js';
 import { toRel } from './paths.js';
+import { readSmallDirectory } from './small-directory.js';
 import { kindOf, type EntryKind } from './stat.js';
 
 export interface ListOptions {
@@ -28,7 +29,7 @@ export interface DirectoryList {
 
 /**
  * Lists one workspace directory (docs/client-api.md §11.5): at most MAX_LIST_ENTRIES
- * entries in directory order, kinds not resolved (a link is `symlink`),
+ * entries in the order the read gives them (readdir sorts by name), kinds not resolved (a link is `symlink`),
  * ignored entries hidden unless asked for. Everything inside an ignored
  * directory counts as ignored. A path that is not a directory is ENOTDIR
  * (400 `parse_error`). The directory read is the one opened and proven
@@ -38,19 +39,7 @@ export async function listDirectory(root: string, userPath: string, options: Lis
   const handle = await openInside(root, userPath, { directory: true });
   const target = { rel: toRel(root, handle.real) };
   const dirRel = target.rel === '.' ? '' : target.rel;
-  // A large directory is read by the thread pool while this thread checks its ignore files
-  // (inline lstats); a small one is read inline (see readSmallDirectory).
-  const reading = handle.stat().then((st) => {
-    const small = st.size <= INLINE_DIRECTORY_MAX_BYTES ? readSmallDirectory(handle.via) : undefined;
-    return small ?? readdir(handle.via, { withFileTypes: true });
-  });
-  const [listed, rules] = await Promise.allSettled([reading, preparedRules(root, dirRel)]);
-  // Only now, whether the read failed or not: the read goes through the descriptor's /proc path.
-  await handle.close();
-  if (listed.status === 'rejected') throw listed.reason;
-  if (rules.status === 'rejected') throw rules.reason;
-  const dirents = listed.value;
-  const ignore = rules.value;
+  const { dirents, ignore } = await readWithRules(handle, root, dirRel);
   const insideIgnored = dirRel !== '' && ignore.match(dirRel, true) !== null;
   const ignores = insideIgnored ? () => true : ignore.entryTester(dirRel);
   const entries: ListEntry[] = [];
@@ -67,29 +56,34 @@ export async function listDirectory(root: string, userPath: string, options: Lis
   return { kind: 'list', path: target.rel, entries, truncated, matchedIgnore: null };
 }
 
+/**
+ * The opened directory's entries and the ignore rules that apply to them; the handle is closed
+ * whatever happens. A small directory is read inline (small-directory.ts) and closed at once;
+ * a large one is read by the thread pool while this thread checks the ignore files (inline lstats).
+ */
+async function readWithRules(handle: VerifiedHandle, root: string, dirRel: string): Promise<{ dirents: Dirent[]; ignore: IgnoreRules }> {
+  let small: Dirent[] | undefined;
+  try {
+    small = readSmallDirectory(handle.via, await handle.stat());
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+  if (small !== undefined) {
+    await handle.close();
+    const names = { has: (name: string) => small.some((d) => d.name === name) };
+    return { dirents: small, ignore: await loadIgnoreRules(root, { dirRel, names }) };
+  }
+  const [listed, rules] = await Promise.allSettled([readdir(handle.via, { withFileTypes: true }), preparedRules(root, dirRel)]);
+  // Only now, whether the read failed or not: the pool reads through the descriptor's /proc path.
+  await handle.close();
+  if (listed.status === 'rejected') throw listed.reason;
+  if (rules.status === 'rejected') throw rules.reason;
+  return { dirents: listed.value, ignore: rules.value };
+}
+
 async function preparedRules(root: string, dirRel: string): Promise<IgnoreRules> {
   const ignore = await loadIgnoreRules(root);
   await ignore.prepare(dirRel);
   return ignore;
-}
-
-/**
- * The directory's entries read on this thread, or undefined when it has more
- * than INLINE_DIRECTORY_ENTRIES (the caller then reads it on the thread pool).
- * A thread-pool hop wakes another thread, which costs more on a virtual machine
- * than reading a few hundred cached entries; the bound keeps a huge directory
- * from stalling every other request.
- */
-function readSmallDirectory(path: string): Dirent[] | undefined {
-  const dir = opendirSync(path, { bufferSize: INLINE_DIRECTORY_ENTRIES });
-  try {
-    const entries: Dirent[] = [];
-    for (let entry = dir.readSync(); entry !== null; entry = dir.readSync()) {
-      if (entries.length === INLINE_DIRECTORY_ENTRIES) return undefined;
-      entries.push(entry);
-    }
-    return entries;
-  } finally {
-    dir.closeSync();
-  }
 }

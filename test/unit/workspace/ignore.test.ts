@@ -200,6 +200,15 @@ describe('loadIgnoreRules', () => {
     assert.equal(test('y', false), false);
   });
 
+  it('a listed directory\'s own ignore files are read only when its names show them; the root\'s still are', async () => {
+    const root = workspace({ '.gitignore': '*.log\n', 'd/.gitignore': 'x\n', 'd/.berthignore': 'y\n', 'd/x': '', 'd/y': '', 'd/z.log': '' });
+    const listed = await loadIgnoreRules(root, { dirRel: 'd', names: new Set(['.gitignore', 'x', 'y', 'z.log']) });
+    const test = listed.entryTester('d');
+    assert.deepEqual([test('x', false), test('y', false), test('z.log', false)], [true, false, true]);
+    const both = await loadIgnoreRules(root, { dirRel: 'd', names: new Set(['.gitignore', '.berthignore']) });
+    assert.equal(both.entryTester('d')('y', false), true, 'a name the listing shows is read');
+  });
+
   it('odd names (dots, spaces) are tested without throwing', async () => {
     const root = workspace({ '.gitignore': 'a b\n' });
     mkdirSync(join(root, '...'));
