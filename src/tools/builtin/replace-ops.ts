@@ -1,4 +1,4 @@
-import { chmodSync, linkSync, lstatSync, renameSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
+import { chmodSync, closeSync, linkSync, lstatSync, open as openFd, renameSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
 import { chmod, link, lstat, rename, unlink, writeFile } from 'node:fs/promises';
 import { INLINE_WRITE_MAX_BYTES } from '../../workspace/limits.js';
 
@@ -22,9 +22,22 @@ const pooled: ReplaceOps = {
   lstat,
 };
 
+/** Creates `path` exclusively on the thread pool and hands back its descriptor. */
+const createExclusive = (path: string, mode: number): Promise<number> =>
+  new Promise((resolve, reject) => openFd(path, 'wx', mode, (err, fd) => (err ? reject(err) : resolve(fd))));
+
+/** Writes `data` into a file just created, inline, and closes it whatever happens. */
+function fillAndClose(fd: number, data: Buffer): void {
+  try {
+    writeFileSync(fd, data);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 // `async` so a failing call rejects like its pooled twin instead of throwing where it is called.
 const inline: ReplaceOps = {
-  writeNew: async (path, data, mode) => writeFileSync(path, data, { flag: 'wx', mode }),
+  writeNew: async (path, data, mode) => fillAndClose(await createExclusive(path, mode), data),
   link: async (existing, name) => linkSync(existing, name),
   rename: async (from, to) => renameSync(from, to),
   chmod: async (path, mode) => chmodSync(path, mode),
@@ -36,6 +49,9 @@ const inline: ReplaceOps = {
  * The calls for writing `size` bytes. A small write is a handful of page-cache and
  * directory operations of a few microseconds each, where each thread-pool round trip
  * costs tens (a replacement makes five or six of them); a large one stays in the pool
- * so copying its bytes never holds the event loop.
+ * so copying its bytes never holds the event loop. Creating the file stays in the pool
+ * whatever its size: allocating an inode can wait for the file system's journal to
+ * commit (hundreds of microseconds on an ext4 that another process fsyncs on), which
+ * must hold up this one write, not every session on the event loop.
  */
 export const replaceOps = (size: number): ReplaceOps => (size <= INLINE_WRITE_MAX_BYTES ? inline : pooled);
