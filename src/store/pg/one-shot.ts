@@ -96,7 +96,7 @@ export class OpeningQueryer implements Queryer {
 }
 
 /**
- * What a unit's transaction starts with, one simple query: BEGIN, the flush request, the lease
+ * What a unit's transaction starts with, sent in one round trip: BEGIN, the flush request, the lease
  * check, or the lease taken when the session is new (`leaseMs`), the opening's last statement.
  */
 export function opening(fence: WriteFence | undefined, token: number | undefined, flush: boolean, leaseMs?: number): Statement[] {
