@@ -1,6 +1,9 @@
 // Counts the PostgreSQL round trips of one `POST /session` and one prompt on a one-node
 // PostgreSQL + NATS cluster, from PostgreSQL's own statement log (every query the server
-// received, with its connection's application name), after a warm-up of each.
+// received, with its connection's application name), after a warm-up of each. A transaction sent
+// as one pipeline of prepared statements (docs/store.md, Round trips) logs one `execute` per
+// statement: the executes of one transaction on one connection count as one round trip (a
+// longer transaction that sends more after its first pipeline is then undercounted).
 //
 //   node bench/cluster-trips.mjs [checkout]      (a folder with a built dist/, default: this one)
 import { readdirSync, readFileSync } from 'node:fs';
@@ -57,6 +60,9 @@ await model.close?.();
 const records = lines.split(/\n(?=\d{4}-\d\d-\d\d )/);
 let section;
 const out = new Map();
+/** The leading fields of a csvlog record, up to the virtual transaction id (the 10th). */
+const fieldsOf = (r) => [...r.matchAll(/("(?:[^"]|"")*"|[^,]*),/g)].slice(0, 10).map((m) => m[1].replace(/^"|"$/g, ''));
+let last;
 for (const r of records) {
   const m = /'mark ([a-z-]+)'/.exec(r);
   if (m && r.includes('marker')) { section = m[1].endsWith('-end') ? undefined : m[1]; continue; }
@@ -64,9 +70,14 @@ for (const r of records) {
   const app = /,"?(berth[^,"]*)"?,/.exec(r)?.[1] ?? '?';
   const text = (/(?:statement|execute [^:]*): ([\s\S]*?)",/.exec(r)?.[1] ?? r).replace(/\s+/g, ' ').replace(/SELECT \(CASE WHEN count.*? AS held;/, '<fence>;').slice(0, 200);
   if (!out.has(section)) out.set(section, []);
-  out.get(section).push(`${app}: ${text}`);
+  const [, , , pid, , , , , , vxid] = fieldsOf(r);
+  const trip = /execute [^:]*: /.test(r) ? `${pid} ${vxid}` : undefined;
+  const list = out.get(section);
+  if (trip !== undefined && trip === last) list.at(-1).push(text);
+  else list.push([`${app}: ${text}`]);
+  last = trip;
 }
 for (const [s, list] of out) {
   console.log(`${s}: ${list.length} round trips`);
-  for (const l of list) console.log(`  ${l}`);
+  for (const l of list) console.log(`  ${l.join(' | ')}`);
 }

@@ -1,8 +1,9 @@
 import pg from 'pg';
 import { PgLink, StatementNames, clientQueryer, connectionOptions, isConnectionError, storeUnavailable } from './link.js';
 import { LeaseLostError, type WriteFence, idTaken, leaseOf } from './write-fence.js';
-import { OpeningQueryer, inlineParams, isFenceRefusal, opening, tokenTaken } from './one-shot.js';
+import { COMMIT, OpeningQueryer, isFenceRefusal, opening, tokenTaken } from './one-shot.js';
 import { WriteBatcher } from './group-commit.js';
+import type { Statement } from './pipeline.js';
 import type { DueWrite, PromisedWrites, Queryer } from './queryer.js';
 
 export { LeaseLostError, type WriteFence } from './write-fence.js';
@@ -55,9 +56,9 @@ export class PgDb implements Queryer {
   private readonly readNames = new StatementNames('r');
   private readonly batcher = new WriteBatcher({
     enqueue: (work) => this.enqueue(work),
-    query: (text) => this.guard(this.link.client().query(text)),
+    pipeline: (statements) => this.pipeline(statements),
     rollback: () => this.rollback(),
-    alone: (fence, text, flush) => this.oneShot(fence, text, flush),
+    alone: (fence, statements, flush) => this.oneShot(fence, statements, flush),
   });
   readonly promised: PromisedWrites = {
     run: (sql, params = []) => this.write(sql, params, true),
@@ -112,9 +113,7 @@ export class PgDb implements Queryer {
       return this.enqueue(() => this.direct.rows<R>(sql, params));
     }
     const fence = this.fenceOf();
-    const text = fence && inlineParams(sql, params);
-    if (text) return this.batcher.add(fence, text, false).then((r) => r.rows as R[]);
-    if (fence) return this.enqueue(() => this.atomically(fence, (q) => q.rows<R>(sql, params)));
+    if (fence) return this.batcher.add(fence, [{ sql, params }], false).then((r) => r.rows as R[]);
     return this.enqueue(() => this.direct.rows<R>(sql, params));
   }
 
@@ -125,9 +124,8 @@ export class PgDb implements Queryer {
   private write(sql: string, params: readonly unknown[], sync: boolean): Promise<number> {
     const fence = this.fenceOf();
     const flush = sync && this.link.commitsRelaxed;
-    const text = (fence || flush) && inlineParams(sql, params);
-    if (text) return this.batcher.add(fence, text, flush).then((r) => r.rowCount ?? 0);
-    return this.unitOf((q) => q.run(sql, params), sync);
+    if (fence || flush) return this.batcher.add(fence, [{ sql, params }], flush).then((r) => r.rowCount ?? 0);
+    return this.enqueue(() => this.direct.run(sql, params));
   }
 
   script(sql: string): Promise<void> {
@@ -167,17 +165,15 @@ export class PgDb implements Queryer {
     return this.enqueue(async () => {
       const due = make();
       if (!due) return fence ? this.atomically(fence, fallback) : fallback(this.direct);
-      const text = fence && inlineParams(due.sql, due.params);
-      if (text) return due.done((await this.oneShot(fence, text, false)).rowCount ?? 0);
-      const run = (q: Queryer) => q.run(due.sql, due.params);
-      return due.done(await (fence ? this.atomically(fence, run) : run(this.direct)));
+      if (fence) return due.done((await this.oneShot(fence, [due], false)).rowCount ?? 0);
+      return due.done(await this.direct.run(due.sql, due.params));
     });
   }
 
   /**
    * A write numbered when its turn comes from what committed before it (a transcript batch whose
    * seqs are cached), `make` answering the same until `done` runs. Fenced, it joins the writes
-   * queued with it (docs/store.md, Group commit), its values written in (text, numbers, null).
+   * queued with it (docs/store.md, Group commit).
    */
   writeNumbered<T>(sessions: readonly string[], make: () => DueWrite<T>): Promise<T> {
     const fence = this.fenceOf();
@@ -187,22 +183,14 @@ export class PgDb implements Queryer {
     });
     let due: DueWrite<T> | undefined;
     let answer: T;
-    const text = (): string => {
-      due = make();
-      const written = inlineParams(due.sql, due.params);
-      if (written === undefined) throw new Error('a numbered write whose values cannot be written into its text');
-      return written;
-    };
+    const statement = (): Statement => (due = make());
     const committed = (result: pg.QueryResult) => void (answer = due!.done(result.rowCount ?? 0));
-    return this.batcher.addNumbered(fence, { sessions, text, committed }).then(() => answer);
+    return this.batcher.addNumbered(fence, { sessions, statement, committed }).then(() => answer);
   }
 
-  /** `sql`'s rows, in a transaction that runs the statements `before` (a LOCK, a write) first: one round trip when its values can be written in. */
-  rowsAfter<R>(before: readonly string[], sql: string, params: readonly unknown[]): Promise<R[]> {
-    const text = inlineParams(sql, params);
-    if (!text) return this.transaction(async (q) => (await q.script(before.join(';\n')), q.rows<R>(sql, params)));
-    const fence = this.fenceOf();
-    return this.batcher.add(fence, [...before, text].join(';\n'), false, before.length + 1).then((r) => r.rows as R[]);
+  /** `sql`'s rows, in a transaction that runs the statements `before` (a LOCK, a write) first: one round trip. */
+  rowsAfter<R>(before: readonly Statement[], sql: string, params: readonly unknown[]): Promise<R[]> {
+    return this.batcher.add(this.fenceOf(), [...before, { sql, params }], false).then((r) => r.rows as R[]);
   }
 
   /** BEGIN, the flush request of a promised unit and the lease check travel with the work's first statement. */
@@ -214,7 +202,7 @@ export class PgDb implements Queryer {
   ): Promise<T> {
     const { token, leaseMs } = leaseOf(fence);
     const start = opening(fence, token, flush, leaseMs);
-    const q = new OpeningQueryer(this.direct, (text) => this.guard(this.link.client().query(text)), start);
+    const q = new OpeningQueryer(this.direct, (statements) => this.pipeline(statements), start);
     let result: T;
     try {
       result = await work(q);
@@ -228,15 +216,15 @@ export class PgDb implements Queryer {
     return result;
   }
 
-  /** One statement in a transaction of its own, sent with BEGIN and COMMIT as one simple query: one round trip. */
-  private async oneShot(fence: WriteFence | undefined, text: string, flush: boolean): Promise<pg.QueryResult> {
+  /** A write in a transaction of its own, sent with BEGIN and COMMIT in one round trip. */
+  private async oneShot(fence: WriteFence | undefined, statements: readonly Statement[], flush: boolean): Promise<pg.QueryResult> {
     const { token, leaseMs } = leaseOf(fence);
     const start = opening(fence, token, flush, leaseMs);
     try {
-      const answers = await this.guard(this.link.client().query([...start, text, 'COMMIT'].join(';\n')));
+      const answers = await this.pipeline([...start, ...statements, COMMIT]);
       if (leaseMs !== undefined) fence!.acquired?.(tokenTaken(answers, start.length));
       // One result per statement: the write's is the one before COMMIT's.
-      return (answers as unknown as pg.QueryResult[]).at(-2)!;
+      return answers.at(-2)!;
     } catch (err) {
       throw await this.rolledBack(fence, err, leaseMs);
     }
@@ -266,6 +254,11 @@ export class PgDb implements Queryer {
     const result = this.tail.then(work);
     this.tail = result.catch(() => undefined);
     return result;
+  }
+
+  /** Statements in one round trip on the write connection, each prepared once per connection. */
+  private pipeline(statements: readonly Statement[]): Promise<pg.QueryResult[]> {
+    return this.guard(this.link.pipeline(statements));
   }
 
   /** After the units enqueued so far, on a pooled connection. */

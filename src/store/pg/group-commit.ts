@@ -1,14 +1,13 @@
 import type pg from 'pg';
-import { opening, tokenTaken } from './one-shot.js';
+import { BEGIN, COMMIT, FLUSH, opening, tokenTaken } from './one-shot.js';
+import type { Statement } from './pipeline.js';
 import { type WriteFence, leaseOf } from './write-fence.js';
 
-/** One single-statement write (its values written in) waiting for its turn on the write connection. */
+/** One write (a statement, or a few: a LOCK before it) waiting for its turn on the write connection. */
 interface Shot {
   readonly fence: WriteFence | undefined;
-  /** Its text, written when its turn comes; again if it runs again alone (so it must not change anything). */
-  readonly text: () => string;
-  /** How many statements `text` is (a LOCK before the write makes two): its answer is the last. */
-  readonly statements: number;
+  /** Its statements, made when its turn comes; again if it runs again alone (so making them must not change anything). Its answer is the last one's. */
+  readonly statements: () => readonly Statement[];
   readonly flush: boolean;
   /** The numbered write's sessions (`NumberedShot`); none for a write with fixed text. */
   readonly numbers: readonly string[];
@@ -20,13 +19,13 @@ interface Shot {
 
 /**
  * A write that numbers its rows from what the writes committed before it left (a transcript's
- * next seq): its text is made when its turn comes, and `committed` advances the numbering
+ * next seq): its statement is made when its turn comes, and `committed` advances the numbering
  * right after its COMMIT. Two that number the same session never share a batch: the second
  * would be numbered before the first committed.
  */
 export interface NumberedShot {
   readonly sessions: readonly string[];
-  text(): string;
+  statement(): Statement;
   committed(result: pg.QueryResult): void;
 }
 
@@ -39,18 +38,18 @@ interface Batch {
 export interface ShotRunner {
   /** Puts `work` at the tail of the write connection's queue. */
   enqueue<T>(work: () => Promise<T>): Promise<T>;
-  /** One simple query on the write connection, its failure told as the connection's (no ROLLBACK). */
-  query(text: string): Promise<pg.QueryResult | pg.QueryResult[]>;
+  /** Statements in one round trip on the write connection (`PgLink.pipeline`), its failure told as the connection's (no ROLLBACK). */
+  pipeline(statements: readonly Statement[]): Promise<pg.QueryResult[]>;
   /** After a failed query: its transaction rolled back. */
   rollback(): Promise<void>;
   /** The write alone, in a transaction of its own, as before batching (its refusal told as its own). */
-  alone(fence: WriteFence | undefined, text: string, flush: boolean): Promise<pg.QueryResult>;
+  alone(fence: WriteFence | undefined, statements: readonly Statement[], flush: boolean): Promise<pg.QueryResult>;
 }
 
 /**
  * Group commit (docs/store.md, Round trips): single-statement writes that queue up one after the
  * other while the write connection is busy — typically different sessions' writes made at the
- * same moment — go as one transaction in one simple query when their turn comes: BEGIN, then each
+ * same moment — go as one transaction in one round trip when their turn comes: BEGIN, then each
  * write behind its own lease check, then one COMMIT. No caller is answered before that COMMIT
  * returns. If any statement fails, the whole transaction rolls back and every write of it runs
  * again alone, in its order, so each caller gets its own write's outcome and one failure fails
@@ -64,16 +63,15 @@ export class WriteBatcher {
   constructor(private readonly runner: ShotRunner) {}
 
   /** The write's answer once committed (alone or with the writes queued right before or after it). */
-  add(fence: WriteFence | undefined, text: string, flush: boolean, statements = 1): Promise<pg.QueryResult> {
-    return this.join({ fence, text: () => text, statements, flush, numbers: [] });
+  add(fence: WriteFence | undefined, statements: readonly Statement[], flush: boolean): Promise<pg.QueryResult> {
+    return this.join({ fence, statements: () => statements, flush, numbers: [] });
   }
 
   /** A numbered write's answer once committed, its numbering advanced (`NumberedShot`). */
   addNumbered(fence: WriteFence | undefined, numbered: NumberedShot): Promise<pg.QueryResult> {
     return this.join({
       fence,
-      text: () => numbered.text(),
-      statements: 1,
+      statements: () => [numbered.statement()],
       flush: false,
       numbers: numbered.sessions,
       committed: (result) => numbered.committed(result),
@@ -112,13 +110,13 @@ export class WriteBatcher {
     try {
       plan = planOf(shots);
     } catch {
-      // A lease known lost (or a text that cannot be written): each write runs alone and that one fails as before.
+      // A lease known lost: each write runs alone and that one fails as before.
       for (const shot of shots) await this.runAlone(shot);
       return;
     }
     let answers: pg.QueryResult[];
     try {
-      answers = [(await this.runner.query(plan.text))].flat();
+      answers = await this.runner.pipeline(plan.statements);
     } catch {
       await this.runner.rollback();
       for (const shot of shots) await this.runAlone(shot);
@@ -134,7 +132,7 @@ export class WriteBatcher {
 
   private async runAlone(shot: Shot): Promise<void> {
     try {
-      const result = await this.runner.alone(shot.fence, shot.text(), shot.flush);
+      const result = await this.runner.alone(shot.fence, shot.statements(), shot.flush);
       shot.committed?.(result);
       shot.resolve(result);
     } catch (err) {
@@ -149,14 +147,13 @@ function numbersClash(shots: readonly Shot[], shot: Shot): boolean {
 }
 
 /**
- * The batch as one query: where each write's answer is, and where the token is of a new
+ * The batch as one pipeline: where each write's answer is, and where the token is of a new
  * session's lease a write takes. A session's lease is checked (or taken) once, by its first
  * write: that statement's row lock holds until COMMIT, so its later writes need no check.
  */
-function planOf(shots: readonly Shot[]): { text: string; answerAt: number[]; takenAt: (number | undefined)[] } {
-  const parts = ['BEGIN'];
-  let answers = 1;
-  if (shots.some((s) => s.flush)) (parts.push('SET LOCAL synchronous_commit = on'), answers++);
+function planOf(shots: readonly Shot[]): { statements: Statement[]; answerAt: number[]; takenAt: (number | undefined)[] } {
+  const parts = [BEGIN];
+  if (shots.some((s) => s.flush)) parts.push(FLUSH);
   const checked = new Set<string>();
   const answerAt: number[] = [];
   const takenAt: (number | undefined)[] = [];
@@ -168,14 +165,12 @@ function planOf(shots: readonly Shot[]): { text: string; answerAt: number[]; tak
       const { token, leaseMs } = leaseOf(fence);
       // The lease check (or take) alone: the opening's last statement.
       parts.push(opening(fence, token, false, leaseMs).at(-1)!);
-      if (leaseMs !== undefined) taken = answers;
-      answers++;
+      if (leaseMs !== undefined) taken = parts.length - 1;
     }
-    parts.push(shot.text());
-    answers += shot.statements;
-    answerAt.push(answers - 1);
+    parts.push(...shot.statements());
+    answerAt.push(parts.length - 1);
     takenAt.push(taken);
   }
-  parts.push('COMMIT');
-  return { text: parts.join(';\n'), answerAt, takenAt };
+  parts.push(COMMIT);
+  return { statements: parts, answerAt, takenAt };
 }

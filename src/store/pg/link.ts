@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { BerthError } from '../../protocol/errors/index.js';
 import type { Queryer } from './db.js';
+import { type Statement, StatementsQuery } from './pipeline.js';
 
 /** The first wait before connecting again after the connection dropped: a restart takes about a second. */
 export const RECONNECT_MIN_MS = 100;
@@ -113,6 +114,13 @@ export class PgLink {
   /** The name of `text` as a prepared statement of the current connection: parsed and planned once. */
   statementName(text: string): string {
     return this.names.of(text);
+  }
+
+  /** `statements` in one round trip on the current connection, each a prepared statement of it (`StatementsQuery`): one result each. */
+  pipeline(statements: readonly Statement[]): Promise<pg.QueryResult[]> {
+    const query = new StatementsQuery(statements, (text) => this.names.of(text));
+    this.client().query(query);
+    return query.answers;
   }
 
   /** The connection is broken (a query failed with a connection error): drop it and start reconnecting. */

@@ -1,6 +1,7 @@
 import type { Async } from '../async.js';
 import type { SqliteModuleTabRepository } from '../repos/module-tabs.js';
 import type { PgDb, Queryer } from './db.js';
+import type { Statement } from './pipeline.js';
 
 type Tab = { tab: number; workspaceId: string };
 
@@ -8,7 +9,7 @@ const findTab = async (q: Queryer, sessionId: string): Promise<Tab | undefined> 
   (await q.rows<Tab>('SELECT tab, workspace_id AS "workspaceId" FROM module_tabs WHERE session_id = $1', [sessionId]))[0];
 
 /** SQLite's BEGIN IMMEDIATE: another daemon's assign waits, so MAX(tab) + 1 is not handed out twice. */
-export const LOCK_TABS = 'LOCK TABLE module_tabs IN SHARE ROW EXCLUSIVE MODE';
+export const LOCK_TABS: Statement = { sql: 'LOCK TABLE module_tabs IN SHARE ROW EXCLUSIVE MODE', params: [] };
 
 /**
  * The session's tab if it has one, else the next number of its workspace, inserted: one round

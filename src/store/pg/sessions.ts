@@ -2,7 +2,6 @@ import type { Async } from '../async.js';
 import type { SqliteSessionRepository, StoredSession, StoredSessionPatch } from '../repos/sessions.js';
 import type { PgDb } from './db.js';
 import { ASSIGN_TAB, LOCK_TABS, type TabsWithRows } from './module-tabs.js';
-import { inlineParams } from './one-shot.js';
 import { type Raw, PATCH_COLUMNS, json, fromRaw } from '../repos/sessions.js';
 
 const COLUMNS =
@@ -28,12 +27,12 @@ export class PgSessionRepository implements Async<SqliteSessionRepository> {
       row.modelId, row.approvalMode, row.sourceType, row.sourceId, json(row.worktree), json(row.branch), row.currentCwd,
       row.closedAt, row.closeReason,
     ];
-    const written = this.tabs && inlineParams(INSERT, params);
-    if (!written) {
+    if (!this.tabs) {
       await this.db.run(INSERT, params);
       return;
     }
-    const [given] = await this.db.rowsAfter<{ tab: number }>([written, LOCK_TABS], ASSIGN_TAB, [row.id, row.workspaceId, row.createdAt]);
+    const before = [{ sql: INSERT, params }, LOCK_TABS];
+    const [given] = await this.db.rowsAfter<{ tab: number }>(before, ASSIGN_TAB, [row.id, row.workspaceId, row.createdAt]);
     this.tabs!.gave(row.id, { tab: given!.tab, workspaceId: row.workspaceId });
   }
 

@@ -12,10 +12,12 @@ import { postgresMissing, startPostgres, type PostgresServer } from '../../suppo
 /**
  * docs/store.md, Round trips: fenced single-statement writes queued at the same moment by
  * different sessions go as one transaction; one that fails fails alone, the others commit.
+ * A transaction's statements go in one round trip, each a prepared statement of the write
+ * connection, so PostgreSQL parses and plans a text once per connection.
  */
 const missing = postgresMissing();
 
-describe('group commit of the PostgreSQL write connection', { skip: missing, timeout: 120_000 }, () => {
+describe('group commit and pipelines of the PostgreSQL write connection', { skip: missing, timeout: 120_000 }, () => {
   let server: PostgresServer;
   let db: PgDb;
   let leaseDb: PgDb;
@@ -127,5 +129,36 @@ describe('group commit of the PostgreSQL write connection', { skip: missing, tim
     assert.deepEqual((await transcript.all(ids[0]!)).map((r) => [r.kind, r.seq]), [['first', 1], ['kept', 2]]);
     await append(ids[0]!, 'next');
     assert.deepEqual((await transcript.all(ids[0]!)).map((r) => r.seq), [1, 2, 3]);
+  });
+
+  /** The write connection's prepared statements whose text contains `part`. */
+  const prepared = async (part: string) =>
+    (await db.unit((q) => q.rows<{ statement: string }>('SELECT statement FROM pg_prepared_statements'))).filter((r) => r.statement.includes(part));
+
+  it("a session's writes are one round trip each and prepare their statements once", async () => {
+    const id = sid();
+    node.reserve(id);
+    const write = (k: string) => insert(id, `pp-${k}`);
+    // The first write takes the lease, the others check it.
+    for (const k of ['a', 'b', 'c', 'd']) assert.deepEqual(await queriesOf(() => write(k)), { count: 1, result: 1 });
+    assert.equal((await prepared('INSERT INTO t (k) VALUES ($1)')).length, 1);
+    assert.equal((await prepared('FOR SHARE')).length, 1, 'the lease check');
+    assert.equal((await prepared('WITH taken AS')).length, 1, 'the lease taken');
+  });
+
+  it('a write refused by the database leaves the statements usable', async () => {
+    const id = sid();
+    await node.acquire(id);
+    const write = (k: string) => insert(id, `pp-${k}`);
+    await assert.rejects(write('a'), { code: '23505' });
+    assert.equal(await write('e'), 1);
+  });
+
+  it('a statement that cannot be prepared fails its query, and the statements after it are prepared when next used', async () => {
+    const RETURNING = 'INSERT INTO t (k) VALUES ($1) RETURNING k';
+    await assert.rejects(db.rowsAfter([{ sql: 'INSERT INTO no_such_table VALUES (1)', params: [] }], RETURNING, ['pp-x']), { code: '42P01' });
+    // Its Parse never ran: were it taken as prepared, this would fail with "prepared statement does not exist".
+    assert.deepEqual(await db.rowsAfter([], RETURNING, ['pp-y']), [{ k: 'pp-y' }]);
+    assert.deepEqual(await keys('pp-x'), []);
   });
 });
