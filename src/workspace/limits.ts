@@ -44,9 +44,10 @@ export const TEXT_READ_CHUNK_BYTES = 64 * 1024;
  */
 export const INLINE_READ_MAX_BYTES = 64 * 1024;
 /**
- * A file write of at most this many bytes makes its calls (create, write, link or rename,
- * unlink) inline for the same reason: each is a page-cache or directory operation of a few
- * microseconds, and a replacement makes five or six of them. Larger writes stay in the pool.
+ * A file write of at most this many bytes makes its calls after the create (write, link or
+ * rename, unlink) inline for the same reason: each is a page-cache or directory operation of
+ * a few microseconds, and a replacement makes five or six of them. Larger writes, and every
+ * create (tools/builtin/replace-ops.ts says why), stay in the pool.
  */
 export const INLINE_WRITE_MAX_BYTES = 64 * 1024;
 /**
