@@ -1,13 +1,12 @@
-import { createHash, randomUUID, type Hash } from 'node:crypto';
-import { closeSync, constants, createReadStream, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { closeSync, constants, openSync, type Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { MAX_HASHED_FILE_BYTES } from '../limits.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import { mapWorkspaceError } from '../../workspace/fs-errors.js';
 import { openVerified, type VerifiedHandle } from '../../workspace/handle.js';
-import { INLINE_READ_MAX_BYTES } from '../../workspace/limits.js';
 import { replaceOps, type ReplaceOps } from './replace-ops.js';
-import { staleHash } from './workspace-files.js';
+import { sha256Open, staleHash } from './workspace-files.js';
 
 export interface ReplaceRequest {
   /** The workspace root the file must stay inside. */
@@ -83,11 +82,7 @@ async function currentFile(fs: ReplaceOps, target: string, rel: string): Promise
   return st;
 }
 
-/**
- * SHA-256 of the file at `target`, opened without following a link, bounded like every hash.
- * The open is inline (the name is one lookup in a directory already open); a small file's bytes
- * are read inline too, and a large one's, or what a small one grew by since, are streamed.
- */
+/** SHA-256 of the file at `target`, opened (inline: one name in a directory already open) without following a link. */
 async function hashWithoutFollowing(target: string, rel: string): Promise<string> {
   let fd: number;
   try {
@@ -96,41 +91,10 @@ async function hashWithoutFollowing(target: string, rel: string): Promise<string
     if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new BerthError('symlink_escape', `${rel} became a symlink`);
     throw mapWorkspaceError(err, rel);
   }
-  const hash = createHash('sha256');
   try {
-    const more = hashSmallInline(fd, hash);
-    if (more !== undefined) await hashStreamed(fd, more, hash, rel);
-  } catch (err) {
-    if (err instanceof BerthError) throw err;
-    throw mapWorkspaceError(err, rel);
+    return await sha256Open(fd, rel, MAX_HASHED_FILE_BYTES);
   } finally {
     closeSync(fd);
-  }
-  return hash.digest('hex');
-}
-
-/** Hashes a small file whole, inline; returns the offset to stream on from, or `undefined` when it is all read. */
-function hashSmallInline(fd: number, hash: Hash): number | undefined {
-  if (fstatSync(fd).size > INLINE_READ_MAX_BYTES) return 0;
-  const buffer = Buffer.allocUnsafe(INLINE_READ_MAX_BYTES);
-  let seen = 0;
-  while (seen < buffer.length) {
-    const n = readSync(fd, buffer, seen, buffer.length - seen, seen);
-    if (n === 0) break;
-    seen += n;
-  }
-  hash.update(buffer.subarray(0, seen));
-  return seen === buffer.length ? seen : undefined;
-}
-
-async function hashStreamed(fd: number, start: number, hash: Hash, rel: string): Promise<void> {
-  let seen = start;
-  for await (const chunk of createReadStream('', { fd, start, autoClose: false }) as AsyncIterable<Buffer>) {
-    seen += chunk.length;
-    if (seen > MAX_HASHED_FILE_BYTES) {
-      throw new BerthError('file_too_large', `${rel} is larger than ${MAX_HASHED_FILE_BYTES} bytes`, { limit: MAX_HASHED_FILE_BYTES });
-    }
-    hash.update(chunk);
   }
 }
 

@@ -1,10 +1,12 @@
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createHash, type Hash } from 'node:crypto';
+import { closeSync, constants, fstatSync, openSync, read, readSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { BerthError } from '../../protocol/errors/index.js';
 import { mapWorkspaceError } from '../../workspace/fs-errors.js';
+import { INLINE_READ_MAX_BYTES, TEXT_READ_CHUNK_BYTES } from '../../workspace/limits.js';
 import { openConfinedRead, readAt, type OpenedForRead } from '../../workspace/open-file.js';
 import { confine, type ConfinedPath, type ConfineOptions } from '../../workspace/paths.js';
 import type { LocalWorkspace } from '../../workspace/types.js';
@@ -103,25 +105,71 @@ export async function regularFileStats(abs: string, rel: string): Promise<Stats>
 }
 
 /**
- * SHA-256 (64 lowercase hex) of a whole file, streamed so memory stays flat.
+ * SHA-256 (64 lowercase hex) of a whole file, bounded like `sha256Open`.
  * Files above `maxBytes` are refused rather than hashed for minutes.
  */
 export async function sha256File(abs: string, rel: string, maxBytes: number, signal?: AbortSignal): Promise<string> {
-  const hash = createHash('sha256');
-  let seen = 0;
+  let fd: number;
   try {
-    for await (const chunk of createReadStream(abs, { signal }) as AsyncIterable<Buffer>) {
-      seen += chunk.length;
-      if (seen > maxBytes) {
-        throw new BerthError('file_too_large', `${rel} is larger than ${maxBytes} bytes`, { limit: maxBytes });
-      }
-      hash.update(chunk);
+    fd = openSync(abs, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (err) {
+    throw mapWorkspaceError(err, rel);
+  }
+  try {
+    return await sha256Open(fd, rel, maxBytes, signal);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * SHA-256 of the open file `fd` from its first byte; the caller closes it. A small file (by its
+ * fstat) is read inline, since a thread-pool round trip costs more than reading it; a larger one,
+ * or what a small one grew by since, is streamed so memory stays flat. Past `maxBytes` the file
+ * is refused rather than hashed for minutes.
+ */
+export async function sha256Open(fd: number, rel: string, maxBytes: number, signal?: AbortSignal): Promise<string> {
+  const hash = createHash('sha256');
+  const tooLarge = () => new BerthError('file_too_large', `${rel} is larger than ${maxBytes} bytes`, { limit: maxBytes });
+  try {
+    const inline = hashSmallInline(fd, hash);
+    let seen = inline.bytes;
+    if (seen > maxBytes) throw tooLarge();
+    if (inline.whole) return hash.digest('hex');
+    // Positional reads of its own buffer: a stream over `fd` would close it when destroyed early.
+    const chunk = Buffer.allocUnsafe(TEXT_READ_CHUNK_BYTES);
+    for (;;) {
+      signal?.throwIfAborted();
+      const { bytesRead } = await readFd(fd, chunk, 0, chunk.length, seen);
+      if (bytesRead === 0) break;
+      seen += bytesRead;
+      if (seen > maxBytes) throw tooLarge();
+      hash.update(chunk.subarray(0, bytesRead));
     }
   } catch (err) {
     if (signal?.aborted) throw signal.reason;
+    if (err instanceof BerthError) throw err;
     throw mapWorkspaceError(err, rel);
   }
   return hash.digest('hex');
+}
+
+const readFd = promisify(read);
+
+/** Hashes a small file's bytes inline: how many, and whether that was the whole file (nothing, for a large one). */
+function hashSmallInline(fd: number, hash: Hash): { readonly bytes: number; readonly whole: boolean } {
+  const size = fstatSync(fd).size;
+  if (size > INLINE_READ_MAX_BYTES) return { bytes: 0, whole: false };
+  // One byte more than fstat saw: filling it says the file grew, and the rest is streamed.
+  const buffer = Buffer.allocUnsafe(size + 1);
+  let seen = 0;
+  while (seen < buffer.length) {
+    const n = readSync(fd, buffer, seen, buffer.length - seen, seen);
+    if (n === 0) break;
+    seen += n;
+  }
+  hash.update(buffer.subarray(0, seen));
+  return { bytes: seen, whole: seen < buffer.length };
 }
 
 /** The refusal for a revision that no longer matches (docs/gateway.md: "A concurrent change refuses the edit"). */
