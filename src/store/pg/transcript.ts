@@ -8,10 +8,18 @@ const MAX_SEQ = 'SELECT COALESCE(MAX(seq), 0) AS n FROM transcript WHERE session
 const INSERT = 'INSERT INTO transcript (session_id, seq, record_id, kind, prompt_id, at, data) VALUES ($1, $2, $3, $4, $5, $6, $7)';
 const COLUMNS = 7;
 /** One INSERT of `n` rows: a batch without overflow is one statement, atomic on its own, one round trip. */
-const insertRows = (n: number): string =>
+const buildInsertRows = (n: number): string =>
   `INSERT INTO transcript (session_id, seq, record_id, kind, prompt_id, at, data) VALUES ${Array.from({ length: n }, (_, i) =>
     `(${Array.from({ length: COLUMNS }, (_, c) => `$${i * COLUMNS + c + 1}`).join(', ')})`,
   ).join(', ')}`;
+/**
+ * The texts of the batch sizes a turn makes (a few rows each), built once: the same string each
+ * time spares building it and hashing it anew to find its prepared statement's name. A rare
+ * larger batch is built each time rather than kept.
+ */
+const KEPT_TEXTS = 32;
+const insertTexts = Array.from({ length: KEPT_TEXTS + 1 }, (_, n) => (n > 1 ? buildInsertRows(n) : INSERT));
+const insertRows = (n: number): string => insertTexts[n] ?? buildInsertRows(n);
 const INSERT_OVERFLOW = 'INSERT INTO transcript_overflow (record_id, session_id, data) VALUES ($1, $2, $3)';
 
 /**

@@ -38,6 +38,17 @@ export function transcriptCases(h: Current): void {
     assert.deepEqual((await t.ofKind('s1', 'message', 2)).map((r) => r.seq), [1]);
   });
 
+  it('transcript: batches of every size store every record in order (the texts kept per row count and the ones built past them)', async () => {
+    await withSessions(h(), 's1');
+    const t = h().repos.transcript;
+    let n = 0;
+    for (const size of [2, 32, 33, 40]) {
+      const stored = await t.append(Array.from({ length: size }, () => rec('s1', `b${++n}`)));
+      assert.deepEqual(stored.map((r) => r.seq), Array.from({ length: size }, (_, i) => n - size + i + 1));
+    }
+    assert.deepEqual((await t.all('s1')).map((r) => r.recordId), Array.from({ length: n }, (_, i) => `b${i + 1}`));
+  });
+
   it('transcript: an overflowing record keeps its whole JSON beside the preview', async () => {
     await withSessions(h(), 's1');
     const t = h().repos.transcript;
