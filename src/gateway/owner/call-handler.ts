@@ -49,8 +49,8 @@ export class OwnerCallHandler {
     this.toolSets = new SessionToolSets(deps.tools);
   }
 
-  /** The `result` frame's text for one call. */
-  async handle(frame: CallFrame, signal: AbortSignal): Promise<string> {
+  /** The `result` frame for one call, as the UTF-8 bytes of its text. */
+  async handle(frame: CallFrame, signal: AbortSignal): Promise<Buffer> {
     const outcome = await this.outcomeOf(frame, signal);
     this.reports.add({
       callId: frame.id,
@@ -61,8 +61,8 @@ export class OwnerCallHandler {
     return this.resultFrame(frame, outcome);
   }
 
-  /** The result frame's text for a call refused before it could be read whole. */
-  refusal(callId: string, sessionId: string, error: BerthError): string {
+  /** The result frame (UTF-8 bytes of its text) for a call refused before it could be read whole. */
+  refusal(callId: string, sessionId: string, error: BerthError): Buffer {
     this.reports.add({ callId, sessionId, tool: '?', outcome: error.code });
     return this.resultFrame({ id: callId, sessionId }, { ok: false, error: error.toFrameError() });
   }
@@ -96,14 +96,19 @@ export class OwnerCallHandler {
     return toolSet.call({ callId: frame.id, name: frame.tool, args }, signal);
   }
 
-  /** Encoded once: the text measured against the frame limit is the text sent. */
-  private resultFrame(call: Pick<CallFrame, 'id' | 'sessionId'>, outcome: ToolOutcome): string {
-    const text = encodeFrame({ type: 'result', id: call.id, sessionId: call.sessionId, result: encodeResult(outcome) });
-    if (Buffer.byteLength(text) <= this.deps.maxFrameBytes) return text;
+  /**
+   * Encoded once, to the bytes that are sent: the bytes measured against the frame limit are the
+   * frame. Bytes rather than text, because the socket sends bytes anyway: handed text, the
+   * WebSocket would measure it again, copy it into a buffer, mask that in place and write the
+   * header and the payload as two chunks; handed bytes, it masks them straight into one.
+   */
+  private resultFrame(call: Pick<CallFrame, 'id' | 'sessionId'>, outcome: ToolOutcome): Buffer {
+    const bytes = Buffer.from(encodeFrame({ type: 'result', id: call.id, sessionId: call.sessionId, result: encodeResult(outcome) }));
+    if (bytes.length <= this.deps.maxFrameBytes) return bytes;
     // The receipt keeps the whole outcome; the channel carries a refusal a frame can hold.
     const tooLarge = new BerthError('frame_too_large', `The result of this call does not fit one ${this.deps.maxFrameBytes}-byte frame`, {
       limit: this.deps.maxFrameBytes,
     });
-    return encodeFrame({ type: 'result', id: call.id, sessionId: call.sessionId, result: encodeResult({ ok: false, error: tooLarge.toFrameError() }) });
+    return Buffer.from(encodeFrame({ type: 'result', id: call.id, sessionId: call.sessionId, result: encodeResult({ ok: false, error: tooLarge.toFrameError() }) }));
   }
 }

@@ -5,6 +5,9 @@ import type { Logger } from '../../log.js';
 import { CLOSE, parseHostFrame, RefusedCall, UnreadableFrame, type CallFrame } from '../../protocol/gateway/frames.js';
 import { reconnectDelay } from './backoff.js';
 
+/** Frames A sends are text frames, handed to the socket as their UTF-8 bytes. */
+const TEXT_FRAME = { binary: false } as const;
+
 /** Upgrade answers that will not change by trying again: a bad or misplaced token, no such workspace, a redirect. */
 const FATAL_STATUSES = new Set([400, 401, 403, 404]);
 /** An upgrade refusal body is read up to this much, for the message… */
@@ -17,10 +20,10 @@ export interface OwnerConnectionOptions {
   readonly url: string;
   readonly token: string;
   readonly maxFrameBytes: number;
-  /** Answers one call with its `result` frame's text; never throws. Runs on even if the channel drops, so its receipt completes. */
-  readonly onCall: (frame: CallFrame) => Promise<string>;
-  /** The `result` frame's text for a call frame refused before it could be read whole, but with an id to answer. */
-  readonly onRefused: (refused: RefusedCall) => string;
+  /** Answers one call with its `result` frame (the UTF-8 bytes of its text); never throws. Runs on even if the channel drops, so its receipt completes. */
+  readonly onCall: (frame: CallFrame) => Promise<Buffer>;
+  /** The `result` frame (UTF-8 bytes of its text) for a call frame refused before it could be read whole, but with an id to answer. */
+  readonly onRefused: (refused: RefusedCall) => Buffer;
   /** One line for the owner (connected, refused, retrying…). */
   readonly status: (line: string) => void;
   readonly log: Logger;
@@ -164,10 +167,10 @@ export class OwnerConnection {
     });
   }
 
-  /** Sends a result frame's text if this very channel is still open; otherwise B will ask again. */
-  private send(ws: WebSocket, text: string): void {
+  /** Sends a result frame (a text frame: its bytes are UTF-8 JSON text) if this very channel is still open; otherwise B will ask again. */
+  private send(ws: WebSocket, frame: Buffer): void {
     if (ws.readyState !== WebSocket.OPEN) return;
-    ws.send(text, () => undefined);
+    ws.send(frame, TEXT_FRAME, () => undefined);
   }
 }
 
