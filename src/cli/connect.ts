@@ -45,7 +45,8 @@ export function registerConnect(program: Command): void {
     .action(async (hostUrl: string, flags: ConnectFlags) => {
       const maxPolicy = policyFlag('--max-policy', flags.maxPolicy, ['read', 'write', 'critical']);
       const approve = flags.approve === undefined ? null : (policyFlag('--approve', flags.approve, ['write', 'critical']) as 'write' | 'critical');
-      const status = (line: string) => process.stderr.write(`berth connect: ${line}\n`);
+      const statusLine = (line: string) => `berth connect: ${line}\n`;
+      const status = (line: string) => process.stderr.write(statusLine(line));
       const owner = await startOwner({
         hostUrl,
         workspaceId: flags.workspaceId,
@@ -57,6 +58,8 @@ export function registerConnect(program: Command): void {
         approve,
         terminal: process.stdin.isTTY ? { input: process.stdin, output: process.stderr } : null,
         status,
+        // One write for the lines of many calls.
+        statusLines: (lines) => process.stderr.write(lines.map(statusLine).join('')),
         log: createLogger(flags.logLevel),
         ...(flags.toolsListen !== undefined ? { toolsListen: listenFlag(flags.toolsListen) } : {}),
       });

@@ -39,6 +39,8 @@ export interface OwnerOptions {
   readonly terminal: { readonly input: NodeJS.ReadableStream; readonly output: NodeJS.WritableStream } | null;
   /** One status line for the owner (stderr in the CLI). */
   readonly status: (line: string) => void;
+  /** Several status lines at once: the per-call lines, gathered for a moment (deferred-reports.ts). `status` for each, unless given. */
+  readonly statusLines?: (lines: readonly string[]) => void;
   readonly log: Logger;
   readonly clock?: Clock;
   /** Reconnect backoff bounds; the named defaults otherwise. */
@@ -125,14 +127,20 @@ export async function startOwner(options: OwnerOptions): Promise<RunningOwner> {
       )
     : null;
   const terminal = options.terminal ? new TerminalPrompter(options.terminal.input, options.terminal.output) : null;
+  const statusLines = options.statusLines ?? ((lines: readonly string[]) => lines.forEach((line) => options.status(line)));
   const handler = new OwnerCallHandler({
     pin,
     tools,
     maxPolicy: options.maxPolicy,
     approval: new OwnerApproval({ approve: options.approve, terminal }),
     maxFrameBytes,
-    report: (r: CallReport) => options.status(`${r.tool} · session ${shortId(r.sessionId)} · ${r.outcome}`),
+    report: (reports: readonly CallReport[]) => statusLines(reports.map((r) => `${r.tool} · session ${shortId(r.sessionId)} · ${r.outcome}`)),
   });
+  // The lines of calls settled before come first.
+  const status = (line: string) => {
+    handler.flushReports();
+    options.status(line);
+  };
 
   const shutdown = new AbortController();
   const running = new Set<Promise<unknown>>();
@@ -147,7 +155,7 @@ export async function startOwner(options: OwnerOptions): Promise<RunningOwner> {
       return call;
     },
     onRefused: (refused) => handler.refusal(refused.callId, refused.sessionId, refused),
-    status: options.status,
+    status,
     log: options.log,
     ...(options.reconnect ? { reconnect: options.reconnect } : {}),
   });
@@ -167,6 +175,7 @@ export async function startOwner(options: OwnerOptions): Promise<RunningOwner> {
       }
       shutdown.abort();
       await Promise.allSettled([...running]);
+      handler.flushReports();
       await commands.dispose();
       await mcp.shutdown();
       await (await applications)?.close();

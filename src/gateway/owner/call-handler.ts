@@ -25,7 +25,8 @@ export interface OwnerCallHandlerDeps {
   readonly maxPolicy: Policy;
   readonly approval: OwnerApproval;
   readonly maxFrameBytes: number;
-  readonly report: (report: CallReport) => void;
+  /** The status of calls that settled, in the order they settled, several at once (deferred-reports.ts). */
+  readonly report: (reports: readonly CallReport[]) => void;
 }
 
 /**
@@ -59,6 +60,11 @@ export class OwnerCallHandler {
       outcome: outcome.ok ? (outcome.replayed ? 'replayed' : 'ok') : outcome.error.code,
     });
     return this.resultFrame(frame, outcome);
+  }
+
+  /** Hands over the status of every settled call not reported yet, now. */
+  flushReports(): void {
+    this.reports.flush();
   }
 
   /** The result frame (UTF-8 bytes of its text) for a call refused before it could be read whole. */
