@@ -37,10 +37,12 @@ export function loadMainBody(mainUrl, imported, load) {
 
 /**
  * An ES module's namespace as esbuild's CommonJS output reads an import: marked __esModule so `default`
- * is the default export, and with getters, so a binding the module assigns later is still seen.
+ * is the default export, and reading through to the namespace itself (its prototype), so a binding the
+ * module assigns later is still seen. Not a getter per name: the body reads its chunks' exports on every
+ * call of a hot path (tens a gateway call), and one shared getter's keyed read cost V8 about 80 ns each,
+ * a read through the prototype about 10. Only `__esModule` is an own key, so nothing may copy the view's
+ * own names (esbuild's __reExport): scripts/bundle-main.mjs refuses a body that does.
  */
 function commonJsView(namespace) {
-  const view = { __esModule: true };
-  for (const key of Object.keys(namespace)) Object.defineProperty(view, key, { get: () => namespace[key], enumerable: true });
-  return view;
+  return Object.create(namespace, { __esModule: { value: true } });
 }

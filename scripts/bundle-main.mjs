@@ -52,6 +52,8 @@ export async function splitMain(root, metafile, options) {
     target: 'node20',
     define: { 'import.meta': IMPORT_META },
   });
+  // The body sees main.js's imports through views whose only own key is __esModule (scripts/bundle-main-load.mjs).
+  if (body.code.includes('__reExport(')) throw new Error('bundle: main.body.cjs re-exports an import, which its views do not allow');
   // import() in a vm.Script needs a flag on Node 20; the body calls main.js's instead.
   const dynamic = /\bimport\("/g;
   const code = body.code.replace(dynamic, `${IMPORT}("`);
