@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { holdDuringDelivery, type HeldWrite } from '../events/delivery.js';
 
 /** Where an SSE stream's bytes go once its headers are out. */
 export interface SseSink {
@@ -24,26 +25,13 @@ export function asChunk(bytes: Buffer): Buffer {
   return chunk;
 }
 
-/** Sockets corked by a direct write since the current task began; uncorked together when it ends. */
-let corked: Socket[] = [];
-
-function uncorkAll(): void {
-  const batch = corked;
-  corked = [];
-  for (const socket of batch) socket.uncork();
-}
-
 /**
- * Writes `chunk` into `socket` corked, to be sent with every other stream's copy of the frame in one
- * tight pass once the publisher's loop is over. A frame's fan-out then spends the time between its
- * first and last stream's system call on system calls alone, not also on the bus's bookkeeping for
- * each subscriber in between. Back-pressure is unchanged: a corked socket counts what it holds.
+ * Writes `chunk` into `socket`; while the bus delivers a frame to every subscriber, the socket is
+ * corked until that loop is over (src/events/delivery.ts), so the frame then leaves for every
+ * stream in one tight pass. Back-pressure is unchanged: a corked socket counts what it holds.
  */
-function writeCorked(socket: Socket, chunk: Buffer): boolean {
-  if (socket.writableCorked === 0) {
-    socket.cork();
-    if (corked.push(socket) === 1) queueMicrotask(uncorkAll);
-  }
+function writeTogether(socket: Socket, held: HeldWrite, chunk: Buffer): boolean {
+  if (socket.writableCorked === 0 && holdDuringDelivery(held)) socket.cork();
   return socket.write(chunk);
 }
 
@@ -67,5 +55,6 @@ export function sseSink(res: ServerResponse): SseSink {
   const direct = socket !== null && res.headersSent && !res.writableEnded && res.writableLength === socket.writableLength;
   if (!direct) return { write: (bytes) => res.write(bytes), whenDrained: (listener) => drainOf(res, listener) };
   const frame = res.chunkedEncoding ? asChunk : (bytes: Buffer) => bytes;
-  return { write: (bytes) => writeCorked(socket, frame(bytes)), whenDrained: (listener) => drainOf(socket, listener) };
+  const held: HeldWrite = { release: () => socket.uncork() };
+  return { write: (bytes) => writeTogether(socket, held, frame(bytes)), whenDrained: (listener) => drainOf(socket, listener) };
 }

@@ -17,9 +17,10 @@ test('a chunk is the size line, the bytes and CRLF, built once per frame', () =>
 
 /**
  * Fan-out: one event goes to every subscriber's socket inside the publisher's own call, not a
- * promise per subscriber later, and the sockets hold it until that call's task is over, then send
- * it in one pass: the first and the last subscriber get it as close together as the system calls
- * allow. The clients must still read well-formed chunked SSE.
+ * promise per subscriber later, and the sockets hold it until the bus has offered it to every
+ * subscriber, then send it in one pass before publish returns: the first and the last subscriber
+ * get it as close together as the system calls allow. The clients must still read well-formed
+ * chunked SSE.
  */
 test("one event is on every subscriber's socket when publish returns, and every client reads it whole", async () => {
   const bus = new EventBus({ ringSize: 16, clock: systemClock });
@@ -48,15 +49,17 @@ test("one event is on every subscriber's socket when publish returns, and every 
   try {
     await until(() => texts.every((t) => t === SSE_PREAMBLE));
     const before = responses.map((res) => res.socket!.bytesWritten);
+    // Subscribed after the streams, so the bus offers it the frame after all of them.
+    const last = bus.subscribe({});
+    let heldWhenLastOffered: number[] = [];
+    last.onReadable(() => (heldWhenLastOffered = responses.map((res) => res.socket!.writableLength)));
     const envelope = bus.publish({ type: 'session_update', data: { text: 'for everyone, é' } });
     const written = responses.map((res, i) => res.socket!.bytesWritten - before[i]!);
     assert.ok(written.every((n) => n > 0), `bytes written during publish, per socket: ${written.join(', ')}`);
     assert.equal(new Set(written).size, 1, 'the same chunk went to every socket');
-    const held = responses.map((res) => res.socket!.writableLength);
-    assert.deepEqual(held, written, 'each socket holds the frame until the publisher is done');
-    await Promise.resolve();
+    assert.deepEqual(heldWhenLastOffered, written, 'each socket holds the frame while the bus offers it to the others');
     const left = responses.map((res) => res.socket!.writableLength);
-    assert.deepEqual(left, written.map(() => 0), 'then every socket sent it, in one pass');
+    assert.deepEqual(left, written.map(() => 0), 'and every socket sent it before publish returned');
 
     await until(() => texts.every((t) => t.endsWith('\n\n') && t.length > SSE_PREAMBLE.length));
     for (const text of texts) {
