@@ -67,7 +67,7 @@ describe("the built command's code caches", { skip: notBuilt, timeout: 60_000 },
     assert.deepEqual(await importCopyMain('damaged'), { cacheRejected: true, main: 'function' });
   });
 
-  it("main.body.cjs's cache is written once the built daemon has answered a client's first /health and POST /session", async () => {
+  it("main.body.cjs's cache is written once the built daemon has answered a client's first /health, POST /session and turn", async () => {
     // What the build runs (scripts/bundle-main.mjs), on this checkout's command: the functions of those requests must be in the cache.
     const dir = tempDir('berth-main-cache-');
     try {
@@ -87,6 +87,8 @@ describe("the built command's code caches", { skip: notBuilt, timeout: 60_000 },
       const db = new Database(join(dir, 'home', STORE_FILE), { readonly: true });
       try {
         assert.equal((db.prepare('SELECT COUNT(*) AS n FROM sessions').get() as { n: number }).n, 1);
+        assert.equal((db.prepare('SELECT COUNT(*) AS n FROM prompts').get() as { n: number }).n, 1, 'the first turn ran');
+        assert.ok((db.prepare("SELECT COUNT(*) AS n FROM transcript WHERE kind = 'agent_message'").get() as { n: number }).n >= 1, 'and the scripted model answered it');
       } finally {
         db.close();
       }
