@@ -1,7 +1,7 @@
 import { accessSync, constants } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import type { Socket } from 'node:net';
 import { endianness } from 'node:os';
+import { SocketTable, procTable } from './socket-table.js';
 
 /**
  * Anonymous loopback mode trusts the daemon's own user, not every local user
@@ -15,37 +15,8 @@ import { endianness } from 'node:os';
 
 const TABLES = { 4: '/proc/net/tcp', 6: '/proc/net/tcp6' } as const;
 
-/**
- * Reading the table costs the kernel a walk over every TCP socket of the
- * machine (about 1 ms with a hundred sockets, 20 ms with 1,300 on a loaded
- * box), so lookups share reads: one that arrives while a read is running
- * waits for the next read, which starts after it and so sees its connection.
- * A flood of new connections costs at most one read at a time.
- */
-interface SharedRead {
-  current: Promise<string> | null;
-  next: Promise<string> | null;
-}
-const reads = new Map<string, SharedRead>();
-
-function freshTable(path: string): Promise<string> {
-  let r = reads.get(path);
-  if (!r) reads.set(path, (r = { current: null, next: null }));
-  const state = r;
-  if (state.current === null) {
-    state.current = readFile(path, 'latin1').finally(() => {
-      state.current = null;
-    });
-    return state.current;
-  }
-  state.next ??= state.current
-    .catch(() => '')
-    .then(() => {
-      state.next = null;
-      return freshTable(path);
-    });
-  return state.next;
-}
+/** One reader per table, shared by every lookup (socket-table.ts says why reads are shared and cut short). */
+const readers = { 4: new SocketTable(procTable(TABLES[4])), 6: new SocketTable(procTable(TABLES[6])) };
 
 /** `/proc/net/tcp` address form: each 32-bit word of the address printed in host byte order, then `:PORT` in hex. */
 export function procAddress(ip: string, port: number): { family: 4 | 6; text: string } | null {
@@ -90,12 +61,10 @@ export async function peerUid(socket: Socket): Promise<number | null> {
   const self = procAddress(localAddress, localPort);
   if (!peer || !self) return null;
   // A v4 peer on a dual-stack listener appears in the v6 table in its mapped form.
-  const table = await freshTable(TABLES[peer.family === 6 || self.family === 6 ? 6 : 4]);
-  // Rows read `sl local rem st tx:rx tr:when retrnsmt uid …`; find ours without splitting the whole table.
-  const at = table.indexOf(` ${peer.text} ${self.text} `);
-  if (at < 0) return null;
-  const end = table.indexOf('\n', at);
-  const uid = table.slice(at, end < 0 ? undefined : end).trim().split(/\s+/)[6];
+  const row = await readers[peer.family === 6 || self.family === 6 ? 6 : 4].find(` ${peer.text} ${self.text} `);
+  if (row === null) return null;
+  // Rows read `sl local rem st tx:rx tr:when retrnsmt uid …`.
+  const uid = row.trim().split(/\s+/)[7];
   return uid !== undefined && /^\d+$/.test(uid) ? Number(uid) : null;
 }
 
