@@ -2,7 +2,6 @@ import type { Logger } from '../log.js';
 import { BerthError } from '../protocol/errors/index.js';
 import type { SessionOwnership } from '../sessions/ownership.js';
 import type { PgLeaseRepository } from '../store/pg/leases.js';
-import { runFenced } from './fence.js';
 import type { LeaseKeeper } from './leases.js';
 import type { SessionLocation, SessionPlacement } from './placement.js';
 import type { RemoteSessionPolicy } from './remote.js';
@@ -24,7 +23,7 @@ export class LeaseNode implements SessionPlacement, SessionOwnership {
       readonly nodeId: string;
       readonly leases: LeaseKeeper;
       readonly repo: PgLeaseRepository;
-      /** Settles what the session's previous owner left open; false when no such session is stored. */
+      /** Settles what the session's previous owner left open, its writes naming it (fenced by the new token); false when no such session is stored. */
       readonly recover: (sessionId: string) => Promise<boolean>;
       readonly remote: RemoteSessionPolicy;
       readonly log: Logger;
@@ -61,10 +60,6 @@ export class LeaseNode implements SessionPlacement, SessionOwnership {
   async claimNew(sessionId: string): Promise<void> {
     if (this.draining) throw this.drainingError();
     this.deps.leases.reserve(sessionId);
-  }
-
-  fenced<T>(sessionId: string, work: () => T): T {
-    return runFenced(this.deps.leases.fence(sessionId), work);
   }
 
   released(sessionId: string): void {
@@ -113,7 +108,7 @@ export class LeaseNode implements SessionPlacement, SessionOwnership {
 
   private async settle(sessionId: string): Promise<void> {
     try {
-      const exists = await this.fenced(sessionId, () => this.deps.recover(sessionId));
+      const exists = await this.deps.recover(sessionId);
       if (!exists) await this.deps.leases.release(sessionId);
     } catch (err) {
       await this.deps.leases.release(sessionId).catch(() => undefined);

@@ -1,5 +1,4 @@
 import type { ClusterChoice } from '../config/cluster.js';
-import { currentFence } from '../cluster/fence.js';
 import { LeaseKeeper } from '../cluster/leases.js';
 import { LeaseNode } from '../cluster/lease-node.js';
 import { ChannelPresence } from '../cluster/channel-presence.js';
@@ -51,7 +50,8 @@ export async function startCluster(
   let lost: (sessionId: string) => void = () => undefined;
   const leases = new LeaseKeeper({ repo, nodeId: choice.nodeId, leaseMs: choice.leaseMs, log: deps.log, onLost: (id) => lost(id) });
   const node = new LeaseNode({ nodeId: choice.nodeId, leases, repo, recover: deps.recover, remote: refuseRemoteSession, log: deps.log });
-  storeDb.fenceWith(currentFence);
+  // Every session write names its session: its fence is that session's lease, looked up when the write is made.
+  storeDb.fenceWith((sessionId) => leases.fence(sessionId));
   leases.start();
   const channels = new ChannelPresence({ rows: new PgGatewayChannelRepository(leaseDb), nodeId: choice.nodeId, leaseMs: choice.leaseMs, limits: deps.channelLimits, log: deps.log });
   await channels.start();

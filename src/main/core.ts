@@ -104,7 +104,8 @@ export async function buildCore(config: Config, log: Logger, clock: Clock, sandb
   const leases =
     config.cluster && store.engine === 'postgres' && config.store.engine === 'postgres'
       ? await (await import('./cluster-leases.js')).startCluster(config.cluster, config.store.url, store.db, {
-          recover: (id) => recoverSession(recoveryStores, id),
+          // Recovery writes as the session it settles, fenced by the lease just taken.
+          recover: (id) => recoverSession({ ...recoveryStores, ...repos.ofSession?.(id) }, id),
           log,
           health,
           channelLimits: config,
@@ -141,7 +142,8 @@ export async function buildCore(config: Config, log: Logger, clock: Clock, sandb
     log,
     workspaces,
     stores: sessionStores,
-    ...(leases ? { ownership: leases.node } : {}),
+    // A node's sessions write through their own repositories, so that each write names its session.
+    ...(leases ? { ownership: leases.node, ...(repos.ofSession ? { storesOf: repos.ofSession } : {}) } : {}),
     factories: {
       createBus: ({ sessionId, ...options }) => {
         const tap = bus?.tapFor(sessionId);

@@ -21,14 +21,16 @@ import type { Repositories } from './repositories.js';
  * The PostgreSQL repositories of one open connection, typed like
  * `sqliteRepositories` by the interfaces their users declare, so the compiler
  * checks here that the PostgreSQL classes fit them too (docs/store.md). `nodeId`: this
- * node's, in a cluster.
+ * node's, in a cluster, where each session's own repositories (`ofSession`) write for it.
  */
 export function postgresRepositories(db: PgDb, nodeId: string | null = null): Repositories {
   // The daemon opens every session it creates as a tab: its row's write gives it its number.
   const tabs = new TabsWithRows();
+  // One cache of next seqs for every view of the connection, so a session's writes number on from each other's.
+  const seqs = new Map<string, number>();
   return {
     sessions: new PgSessionRepository(db, tabs),
-    transcript: new PgTranscriptRepository(db),
+    transcript: new PgTranscriptRepository(db, seqs),
     prompts: new PgPromptRepository<PromptTerminal>(db),
     receipts: new PgReceiptRepository<ToolOutcome>(db),
     tokens: new PgTokenRepository<Policy>(db),
@@ -38,5 +40,15 @@ export function postgresRepositories(db: PgDb, nodeId: string | null = null): Re
     gatewayCalls: new PgGatewayCallRepository(db, nodeId),
     grants: new PgPermissionGrantRepository<GrantScope, 'allow' | 'reject'>(db),
     checkpoints: new PgCheckpointRepository(db),
+    ofSession: (sessionId) => {
+      const writes = db.for(sessionId);
+      return {
+        sessions: new PgSessionRepository(writes, tabs),
+        transcript: new PgTranscriptRepository(writes, seqs),
+        prompts: new PgPromptRepository<PromptTerminal>(writes),
+        grants: new PgPermissionGrantRepository<GrantScope, 'allow' | 'reject'>(writes),
+        checkpoints: new PgCheckpointRepository(writes),
+      };
+    },
   };
 }

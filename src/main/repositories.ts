@@ -23,6 +23,7 @@ import type { SecretStore } from '../transcript/secret.js';
 import type { TranscriptRepository } from '../transcript/records.js';
 import type { ToolOutcome } from '../tools/types.js';
 import type { MessageKind } from '../messaging/types.js';
+import type { SessionStores } from '../sessions/factories.js';
 
 /**
  * Every repository the daemon's modules use, each typed by the interface its
@@ -43,6 +44,11 @@ export interface Repositories {
   readonly gatewayCalls: GatewayCallRepository;
   readonly grants: PermissionGrantRepository;
   readonly checkpoints: CheckpointRepository;
+  /**
+   * The repositories one session's run writes through, each write naming that session so a
+   * cluster node fences it by the session's lease (docs/cluster-leases.md, Fencing); PostgreSQL only.
+   */
+  readonly ofSession?: (sessionId: string) => SessionStores;
 }
 
 /** The SQLite repositories of one open database, each built (and its statements prepared) on first use. */

@@ -48,7 +48,7 @@ async function offerOnce(ctx: MessagingContext, tab: Tab, now: number): Promise<
     ctx.log.debug({ sessionId: session.id, err }, 'module message not delivered');
     return undefined;
   }
-  await ctx.inbox.take(message.id);
+  await ctx.inbox.take(message.id, session.id);
   tab.trouble = null;
   handedOver(ctx, tab, [message], now, promptId);
   return message;

@@ -12,8 +12,8 @@ import type { Answer, Received } from './types.js';
  * an agent can collect what waited for it across a daemon restart.
  */
 export async function takeInbox(ctx: MessagingContext, sessionId: string, now: number): Promise<Answer> {
-  const messages = await ctx.inbox.takeAll(sessionId);
   const tab = ctx.tabs.get(sessionId);
+  const messages = await ctx.inbox.takeAll(sessionId, tab !== undefined);
   handedOver(ctx, tab, messages, now);
   if (tab) tab.trouble = null;
   return answerWith(messages, 'taken');

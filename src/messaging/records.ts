@@ -28,10 +28,13 @@ export interface ModuleInboxRepository {
   /** The oldest message, without taking it. */
   oldest(sessionId: string): Promise<InboxMessage | undefined>;
   count(sessionId: string): Promise<number>;
-  /** Takes every message of the session, oldest first. */
-  takeAll(sessionId: string): Promise<InboxMessage[]>;
-  /** Takes one message by id; false when it was already gone. */
-  take(id: string): Promise<boolean>;
+  /**
+   * Takes every message of the session, oldest first. `open`: the session runs on this node, so
+   * its run takes them (fenced by its lease on a cluster node); else the node takes them for it.
+   */
+  takeAll(sessionId: string, open: boolean): Promise<InboxMessage[]>;
+  /** Takes one message by id for its receiver `sessionId`, open on this node; false when it was already gone. */
+  take(id: string, sessionId: string): Promise<boolean>;
 }
 
 /** Tab numbers and module-token hashes. */

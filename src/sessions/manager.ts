@@ -15,7 +15,6 @@ import { spawnSession, type SpawnOptions, type Spawned } from './spawn.js';
 import { prepareWorktree, undoWorktree, type WorktreeResult } from './worktree.js';
 import { whileClaimed } from './claims.js';
 import { announceCreated } from './created-events.js';
-import { asOwner, type Fenced } from './fenced-stores.js';
 import type { SessionOwnership } from './ownership.js';
 import { HANDED_OVER } from './recovery.js';
 export type { CreateSessionRequest, CreatedSession, DriverRequest, DriverResult, SessionFactories, SessionStores } from './factories.js';
@@ -47,6 +46,8 @@ export class SessionManager {
       readonly factories: SessionFactories;
       /** Cluster mode: which sessions this node may run (docs/cluster-leases.md); absent on a single daemon. */
       readonly ownership?: SessionOwnership;
+      /** Cluster mode: a session's own repositories, whose writes name it so that its lease fences them. */
+      readonly storesOf?: (sessionId: string) => SessionStores;
     },
   ) {
     this.restorer = new SessionRestorer({
@@ -228,14 +229,13 @@ export class SessionManager {
 
   /** Builds a live session from its init (fresh, or restored from the store). */
   private async spawn(init: SessionInit, options: SpawnOptions): Promise<Spawned> {
-    const { config, clock, log, stores, factories, ownership } = this.deps;
-    const fenced: Fenced | undefined = ownership && ((work) => ownership.fenced(init.id, work));
-    const spawning = () => spawnSession(
+    const { config, clock, log, stores, factories } = this.deps;
+    const spawned = await spawnSession(
       {
         config,
         clock,
         log,
-        stores,
+        stores: this.deps.storesOf?.(init.id) ?? stores,
         factories,
         checkAdmissible: (id) => {
           // The id may have been taken while the driver was being built (a concurrent create or load).
@@ -248,12 +248,10 @@ export class SessionManager {
           this.checkCapacity();
         },
         onClosed: (s) => this.forget(s),
-        ...(fenced ? { fenced } : {}),
       },
       init,
       options,
     );
-    const spawned = await asOwner(fenced, spawning);
     const { session } = spawned;
     this.live.set(init.id, session);
     // A single-scope session (fresh, or restored after a restart) is its workspace's shared one

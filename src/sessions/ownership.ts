@@ -12,8 +12,6 @@ export interface SessionOwnership {
   claim(sessionId: string): Promise<void>;
   /** Before a new session's row is written: it is this node's from the start. */
   claimNew(sessionId: string): Promise<void>;
-  /** Runs `work` as the session's owner: every store write it makes carries the lease's token. */
-  fenced<T>(sessionId: string, work: () => T): T;
   /** The session is no longer live here and its last writes are stored: its lease goes back. */
   released(sessionId: string): void;
   /** Of these sessions, the ones another node runs now; one look for a whole list page. */

@@ -8,7 +8,6 @@ import type { PromptRepository, SessionRepository } from './records.js';
 import type { SessionRewinder } from './rewind.js';
 import type { Session } from './session.js';
 import type { WriteChain } from '../write-chain.js';
-import type { Fenced } from './fenced-stores.js';
 
 /** What a live session is built on; the manager supplies it (session-spawn.ts). */
 export interface SessionServices {
@@ -28,8 +27,6 @@ export interface SessionServices {
   readonly onClosed: (session: Session) => void;
   /** Called when the FIFO has drained and the session waits for work (module messages are offered then). */
   readonly onIdle?: (session: Session) => void;
-  /** Cluster mode: runs work as the session's owner, so what its turns write (receipts too) carries the lease token. */
-  readonly fenced?: Fenced;
   /** Goes back to an earlier turn, one rewind at a time (sessions/rewind.ts). */
   readonly rewinder: Pick<SessionRewinder, 'rewind' | 'assertIdle' | 'snapshots'>;
 }

@@ -20,7 +20,6 @@ import { UsageMeter } from './usage.js';
 import { PendingContext, type RestoredContext } from './restored-context.js';
 import type { SessionServices } from './session-services.js';
 import { callFromOutside, type OutsideCaller } from './outside-call.js';
-import { asOwner } from './fenced-stores.js';
 import { closedSessionError } from './closed-session.js';
 import { MidTurnQueue, promoteLeftovers } from './mid-turn.js';
 
@@ -89,7 +88,7 @@ export class Session {
       publish,
       runTurn: (entry) => {
         this.pendingContext.now();
-        return asOwner(services.fenced, () => runPrompt(turn, entry));
+        return runPrompt(turn, entry);
       },
       cancelInteractions: (reason, promptId) => this.interactions.cancelAll(reason, promptId),
       isClosing: () => this.closed,
@@ -254,7 +253,7 @@ export class Session {
   callTool(call: DriverToolCall, caller: OutsideCaller): Promise<ToolOutcome> {
     this.assertOpen();
     this.touch();
-    return asOwner(this.services.fenced, () => callFromOutside(this.ports, call, caller));
+    return callFromOutside(this.ports, call, caller);
   }
 
   /** Writes the stored row of a fresh session. */

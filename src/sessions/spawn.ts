@@ -12,7 +12,6 @@ import { withCheckpoints } from '../tools/checkpoints/capture.js';
 import { CheckpointBook } from '../tools/checkpoints/records.js';
 import { MemoryCheckpointRepository } from '../tools/checkpoints/memory.js';
 import { WriteChain } from '../write-chain.js';
-import { fencedStores, type Fenced } from './fenced-stores.js';
 
 export interface SpawnOptions {
   readonly modelServiceId?: string;
@@ -34,13 +33,12 @@ export interface SpawnHost {
   readonly config: Config;
   readonly clock: Clock;
   readonly log: Logger;
+  /** The session's own repositories: in cluster mode, each write names it, so its lease fences it. */
   readonly stores: SessionStores;
   readonly factories: SessionFactories;
   /** Throws when the session may not become live now (its id taken meanwhile, or the limit reached). */
   checkAdmissible(id: string): void;
   onClosed(session: Session): void;
-  /** Cluster mode: runs work as this session's owner (its store writes carry the lease token). */
-  readonly fenced?: Fenced;
 }
 
 /**
@@ -49,8 +47,7 @@ export interface SpawnHost {
  * and for a fresh session its stored row.
  */
 export async function spawnSession(host: SpawnHost, init: SessionInit, options: SpawnOptions): Promise<Spawned> {
-  const { config, clock, log, factories, fenced } = host;
-  const stores = fenced ? fencedStores(host.stores, fenced) : host.stores;
+  const { config, clock, log, factories, stores } = host;
   const runWorkspace = runWorkspaceOf(init);
   const driverResult = await factories.createDriver({
     sessionId: init.id,
@@ -99,7 +96,6 @@ export async function spawnSession(host: SpawnHost, init: SessionInit, options: 
     sessions: stores.sessions,
     ...(stores.grants ? { grants: stores.grants } : {}),
     onClosed: (s) => host.onClosed(s),
-    ...(fenced ? { fenced } : {}),
     onIdle: (s) => factories.sessionIdle?.(s),
   });
   if (!options.persisted) await session.recordCreated();

@@ -82,6 +82,15 @@ describe('the import rules of docs/architecture.md', () => {
     assert.deepEqual(broken, []);
   });
 
+  it('no source turns on async hooks: an AsyncLocalStorage makes every promise of the process pay a hook', () => {
+    // docs/cluster.md, CPU per request: its promise hook cost a node ~0.2 ms of CPU per prompt. A session's writes name it instead.
+    const broken = files.flatMap((file) => [
+      ...importsOf(file).filter((edge) => /^(node:)?async_hooks$/.test(edge.to)).map((edge) => `${edge.from} imports ${edge.to}`),
+      ...(/\bAsyncLocalStorage\b|\bcreateHook\b/.test(file.text) ? [`${file.path} names AsyncLocalStorage or createHook`] : []),
+    ]);
+    assert.deepEqual(broken, []);
+  });
+
   it('the folders import each other without a circle', () => {
     const cycles = folderCycles(folderGraph(files)).map((c) => c.join(','));
     assert.deepEqual(

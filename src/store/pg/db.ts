@@ -1,149 +1,80 @@
-import pg from 'pg';
-import { PgLink, StatementNames, clientQueryer, connectionOptions, isConnectionError, storeUnavailable } from './link.js';
-import { LeaseLostError, type WriteFence, idTaken, leaseOf } from './write-fence.js';
-import { COMMIT, OpeningQueryer, isFenceRefusal, opening, tokenTaken } from './one-shot.js';
-import { WriteBatcher } from './group-commit.js';
+import { PgConnections, type PgDbOptions } from './connections.js';
 import type { Statement } from './pipeline.js';
 import type { DueWrite, PromisedWrites, Queryer } from './queryer.js';
+import type { WriteFence } from './write-fence.js';
+import { NODE, type Writer } from './writers.js';
 
 export { LeaseLostError, type WriteFence } from './write-fence.js';
 export type { DueWrite, PromisedWrites, Queryer } from './queryer.js';
-
-/** A statement that only reads needs no fence (a read of a stale owner harms nobody). */
-const READ_ONLY = /^\s*SELECT\b/i;
-/** A SELECT that takes a lock or a session-level advisory lock belongs to the connection that holds it. */
-const HOLDS_A_LOCK = /\bFOR\s+(UPDATE|SHARE|NO\s+KEY\s+UPDATE|KEY\s+SHARE)\b|\bpg_(try_)?advisory/i;
+export { READ_POOL_SIZE, type PgDbOptions } from './connections.js';
+export { UnnamedWriteError } from './writers.js';
 
 /**
- * Connections of the read pool: reads no longer queue behind each other or behind the
- * writes issued after them. A few suffice on a node's one event loop; each is a PostgreSQL
- * backend (max_connections is shared by every node of a cluster).
- */
-export const READ_POOL_SIZE = 4;
-/** A pooled connection idle this long is closed; the pool opens one again on demand. */
-const READ_POOL_IDLE_MS = 30_000;
-
-/** How the store's connections are opened. */
-export interface PgDbOptions {
-  /** Connections for reads besides the write connection; 0 reads on the write connection (the lease connection). */
-  readonly readers?: number;
-  /** Told when the write connection drops (with why) and when it is back. */
-  readonly onChange?: (up: boolean, err?: unknown) => void;
-  /** Shown in pg_stat_activity. */
-  readonly applicationName?: string;
-}
-
-/**
- * A write connection with a FIFO of units of work on it, and a pool of read connections
- * (docs/store.md, "Ordering of one daemon's queries").
- *
- * Every call enqueues its unit synchronously, when it is made, and units run one
- * at a time in that order: a write the core issued without awaiting it is on the
- * server before any read issued after it, as with the synchronous SQLite store.
- * A transaction is one unit, so no other caller's statement can land inside it
- * (or be rolled back with it). Inside `unit`/`transaction`, use only the Queryer
- * handed in: calling this PgDb again from inside would wait for the unit itself.
- *
- * A plain read waits for every unit enqueued before it (so it sees this node's
- * earlier writes, committed), then runs on a pooled connection: it does not hold
- * up the writes issued after it, nor wait for the reads issued before it.
+ * The store's connections (`PgConnections`) as one writer sees them (docs/cluster-leases.md,
+ * Fencing): `for(sessionId)` is the view whose writes a session makes, each carrying its lease
+ * token in cluster mode; `nodeWide` the view of the node's own writes, made for no session. The
+ * view `connect` answers names nobody: on a cluster node its writes to a session's table are
+ * refused (`UnnamedWriteError`), so none slips through unfenced. Every view shares one queue.
  */
 export class PgDb implements Queryer {
-  private tail: Promise<unknown> = Promise.resolve();
-  private readonly direct: Queryer;
-  private fenceOf: () => WriteFence | undefined = () => undefined;
-  /** Never cleared: a pooled connection that prepared a name keeps it until the pool closes that connection. */
-  private readonly readNames = new StatementNames('r');
-  private readonly batcher = new WriteBatcher({
-    enqueue: (work) => this.enqueue(work),
-    pipeline: (statements) => this.pipeline(statements),
-    rollback: () => this.rollback(),
-    alone: (fence, statements, flush) => this.oneShot(fence, statements, flush),
-  });
   readonly promised: PromisedWrites = {
-    run: (sql, params = []) => this.write(sql, params, true),
-    unit: (work) => this.unitOf(work, true),
+    run: (sql, params = []) => this.connections.write(this.writer, sql, params, true),
+    unit: (work) => this.connections.unit(this.writer, work, true),
   };
 
-  constructor(
-    private readonly link: PgLink,
-    private readonly pool?: pg.Pool,
-  ) {
-    this.direct = {
-      rows: (sql, params) => this.exec(sql, params).then((r) => r.rows),
-      run: (sql, params) => this.exec(sql, params).then((r) => r.rowCount ?? 0),
-      script: (sql) => this.guard(this.link.client().query(sql)).then(() => undefined),
-    };
-  }
+  private constructor(
+    private readonly connections: PgConnections,
+    private readonly writer: Writer,
+  ) {}
 
   /** Opens the write connection to `url` (postgres://…), and a read pool unless `readers` is 0. */
   static async connect(url: string, options: PgDbOptions = {}): Promise<PgDb> {
-    const name = options.applicationName ?? 'berth';
-    const link = await PgLink.open(connectionOptions(url, name), options.onChange);
-    const readers = options.readers ?? READ_POOL_SIZE;
-    if (readers === 0) return new PgDb(link);
-    const pool = new pg.Pool({ ...connectionOptions(url, `${name}-read`), max: readers, idleTimeoutMillis: READ_POOL_IDLE_MS });
-    // An idle pooled connection the server dropped is removed by the pool; the error must not crash the process.
-    pool.on('error', () => undefined);
-    return new PgDb(link, pool);
+    return new PgDb(await PgConnections.connect(url, options), undefined);
+  }
+
+  /** The writes session `sessionId` makes: fenced by its lease in cluster mode. */
+  for(sessionId: string): PgDb {
+    return new PgDb(this.connections, sessionId);
+  }
+
+  /** The writes this node makes for itself, no session's: upkeep, its gateway journal, module tokens. */
+  get nodeWide(): PgDb {
+    return new PgDb(this.connections, NODE);
   }
 
   /** Whether the write connection is up now (a dropped one is being re-established). */
   get connected(): boolean {
-    return this.link.up;
+    return this.connections.connected;
   }
 
   /** Runs `setup` on every new write connection after a drop (a session-level lock the old one held). */
   onReconnect(setup: (q: Queryer) => Promise<void>): void {
-    this.link.onReconnect((client) => setup(clientQueryer(client)));
+    this.connections.onReconnect(setup);
   }
 
   /**
-   * Cluster mode: `current` names the session a call is made for (read when the call is
-   * made, so from its async context), and every write made for one runs in a transaction
-   * that first checks the lease (docs/cluster-leases.md, Fencing).
+   * Cluster mode: `fenceOf` gives the fence of the session a write names, looked up when the
+   * write is made; every such write runs in a transaction that first checks the lease.
    */
-  fenceWith(current: () => WriteFence | undefined): void {
-    this.fenceOf = current;
+  fenceWith(fenceOf: (sessionId: string) => WriteFence): void {
+    this.connections.fenceWith(fenceOf);
   }
 
   rows<R>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
-    if (READ_ONLY.test(sql)) {
-      if (this.pool && !HOLDS_A_LOCK.test(sql)) return this.read<R>(sql, params);
-      return this.enqueue(() => this.direct.rows<R>(sql, params));
-    }
-    const fence = this.fenceOf();
-    if (fence) return this.batcher.add(fence, [{ sql, params }], false).then((r) => r.rows as R[]);
-    return this.enqueue(() => this.direct.rows<R>(sql, params));
+    return this.connections.rows<R>(this.writer, sql, params);
   }
 
   run(sql: string, params: readonly unknown[] = []): Promise<number> {
-    return this.write(sql, params, false);
-  }
-
-  private write(sql: string, params: readonly unknown[], sync: boolean): Promise<number> {
-    const fence = this.fenceOf();
-    const flush = sync && this.link.commitsRelaxed;
-    if (fence || flush) return this.batcher.add(fence, [{ sql, params }], flush).then((r) => r.rowCount ?? 0);
-    return this.enqueue(() => this.direct.run(sql, params));
+    return this.connections.write(this.writer, sql, params, false);
   }
 
   script(sql: string): Promise<void> {
-    return this.enqueue(() => this.direct.script(sql));
+    return this.connections.script(sql);
   }
 
   /** Several statements in a row with nothing of anyone else's between them, not atomic. */
   unit<T>(work: (q: Queryer) => Promise<T>): Promise<T> {
-    return this.unitOf(work, false);
-  }
-
-  private unitOf<T>(work: (q: Queryer) => Promise<T>, sync: boolean): Promise<T> {
-    // Fenced, it becomes a transaction: the lease check holds its row lock until the last statement.
-    // Promised on a connection whose commits are relaxed, too: its commit alone waits for the flush.
-    const fence = this.fenceOf();
-    const flush = sync && this.link.commitsRelaxed;
-    if (fence || flush) return this.enqueue(() => this.atomically(fence, work, undefined, flush));
-    return this.enqueue(() => work(this.direct));
+    return this.connections.unit(this.writer, work, false);
   }
 
   /**
@@ -151,8 +82,7 @@ export class PgDb implements Queryer {
    * COMMIT, inside the unit, so the next unit already sees what it does (a cache update).
    */
   transaction<T>(work: (q: Queryer) => Promise<T>, committed?: (result: T) => void): Promise<T> {
-    const fence = this.fenceOf();
-    return this.enqueue(() => this.atomically(fence, work, committed));
+    return this.connections.transaction(this.writer, work, committed);
   }
 
   /**
@@ -161,13 +91,7 @@ export class PgDb implements Queryer {
    * then `fallback` runs as `unit` would run it. `done` runs once the write committed.
    */
   writeWhenDue<T>(make: () => DueWrite<T> | undefined, fallback: (q: Queryer) => Promise<T>): Promise<T> {
-    const fence = this.fenceOf();
-    return this.enqueue(async () => {
-      const due = make();
-      if (!due) return fence ? this.atomically(fence, fallback) : fallback(this.direct);
-      if (fence) return due.done((await this.oneShot(fence, [due], false)).rowCount ?? 0);
-      return due.done(await this.direct.run(due.sql, due.params));
-    });
+    return this.connections.writeWhenDue(this.writer, make, fallback);
   }
 
   /**
@@ -176,117 +100,16 @@ export class PgDb implements Queryer {
    * queued with it (docs/store.md, Group commit).
    */
   writeNumbered<T>(sessions: readonly string[], make: () => DueWrite<T>): Promise<T> {
-    const fence = this.fenceOf();
-    if (!fence) return this.enqueue(async () => {
-      const due = make();
-      return due.done(await this.direct.run(due.sql, due.params));
-    });
-    let due: DueWrite<T> | undefined;
-    let answer: T;
-    const statement = (): Statement => (due = make());
-    const committed = (result: pg.QueryResult) => void (answer = due!.done(result.rowCount ?? 0));
-    return this.batcher.addNumbered(fence, { sessions, statement, committed }).then(() => answer);
+    return this.connections.writeNumbered(this.writer, sessions, make);
   }
 
   /** `sql`'s rows, in a transaction that runs the statements `before` (a LOCK, a write) first: one round trip. */
   rowsAfter<R>(before: readonly Statement[], sql: string, params: readonly unknown[]): Promise<R[]> {
-    return this.batcher.add(this.fenceOf(), [...before, { sql, params }], false).then((r) => r.rows as R[]);
-  }
-
-  /** BEGIN, the flush request of a promised unit and the lease check travel with the work's first statement. */
-  private async atomically<T>(
-    fence: WriteFence | undefined,
-    work: (q: Queryer) => Promise<T>,
-    committed?: (result: T) => void,
-    flush = false,
-  ): Promise<T> {
-    const { token, leaseMs } = leaseOf(fence);
-    const start = opening(fence, token, flush, leaseMs);
-    const q = new OpeningQueryer(this.direct, (statements) => this.pipeline(statements), start);
-    let result: T;
-    try {
-      result = await work(q);
-      await q.open();
-    } catch (err) {
-      throw await this.rolledBack(fence, err, leaseMs);
-    }
-    await this.direct.script('COMMIT');
-    if (leaseMs !== undefined) fence!.acquired?.(tokenTaken(q.openedWith!, start.length));
-    committed?.(result);
-    return result;
-  }
-
-  /** A write in a transaction of its own, sent with BEGIN and COMMIT in one round trip. */
-  private async oneShot(fence: WriteFence | undefined, statements: readonly Statement[], flush: boolean): Promise<pg.QueryResult> {
-    const { token, leaseMs } = leaseOf(fence);
-    const start = opening(fence, token, flush, leaseMs);
-    try {
-      const answers = await this.pipeline([...start, ...statements, COMMIT]);
-      if (leaseMs !== undefined) fence!.acquired?.(tokenTaken(answers, start.length));
-      // One result per statement: the write's is the one before COMMIT's.
-      return answers.at(-2)!;
-    } catch (err) {
-      throw await this.rolledBack(fence, err, leaseMs);
-    }
-  }
-
-  /** After a unit failed: its transaction rolled back, and a refused lease check told as LeaseLostError (a new session's: its id is taken). */
-  private async rolledBack(fence: WriteFence | undefined, err: unknown, leaseMs?: number): Promise<unknown> {
-    await this.rollback();
-    if (!fence || !(err instanceof LeaseLostError || isFenceRefusal(err))) return err;
-    fence.refused();
-    if (leaseMs !== undefined) return idTaken(fence.sessionId);
-    return err instanceof LeaseLostError ? err : new LeaseLostError(fence.sessionId);
-  }
-
-  private async rollback(): Promise<void> {
-    if (this.link.up) await this.link.client().query('ROLLBACK').catch(() => undefined);
+    return this.connections.rowsAfter<R>(this.writer, before, sql, params);
   }
 
   /** Waits for every unit submitted so far, then closes the connections. */
-  async close(): Promise<void> {
-    await this.tail;
-    await Promise.all([this.link.close(), this.pool?.end()]);
-  }
-
-  private enqueue<T>(work: () => Promise<T>): Promise<T> {
-    this.batcher.close();
-    const result = this.tail.then(work);
-    this.tail = result.catch(() => undefined);
-    return result;
-  }
-
-  /** Statements in one round trip on the write connection, each prepared once per connection. */
-  private pipeline(statements: readonly Statement[]): Promise<pg.QueryResult[]> {
-    return this.guard(this.link.pipeline(statements));
-  }
-
-  /** After the units enqueued so far, on a pooled connection. */
-  private read<R>(text: string, values: readonly unknown[]): Promise<R[]> {
-    const pool = this.pool!;
-    // It waits for the writes queued so far, not for the ones queued after it.
-    this.batcher.close();
-    return this.tail.then(() =>
-      pool.query({ name: this.readNames.of(text), text, values: values as unknown[] }).then(
-        (r) => r.rows as R[],
-        (err: unknown) => {
-          throw isConnectionError(err) ? storeUnavailable(err) : err;
-        },
-      ),
-    );
-  }
-
-  /** Each distinct text becomes a named prepared statement of this connection: parsed and planned once. */
-  private exec(text: string, values: readonly unknown[] = []): Promise<pg.QueryResult> {
-    return this.guard(this.link.client().query({ name: this.link.statementName(text), text, values: values as unknown[] }));
-  }
-
-  /** A query that failed because the connection is gone: the link reconnects, the caller gets a 503. */
-  private guard<T>(query: Promise<T>): Promise<T> {
-    return query.catch((err: unknown) => {
-      if (!isConnectionError(err)) throw err;
-      this.link.broken(err);
-      throw storeUnavailable(err);
-    });
+  close(): Promise<void> {
+    return this.connections.close();
   }
 }

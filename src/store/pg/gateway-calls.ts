@@ -9,12 +9,21 @@ const INSERT_SQL = `INSERT INTO gateway_calls (id, workspace_id, session_id, too
 /**
  * The outgoing-call journal in PostgreSQL. On a node of a cluster (`nodeId`), each call row
  * names its node, and a restart abandons only that node's calls (migration 14).
+ *
+ * Its writes are the node's own, fenced by no session's lease: a row is the journal of the node
+ * holding the workspace's gateway channel, written for sessions of any node (a call relayed from
+ * the session's node), and moves to another node by adoption. A call's effect is kept once-only
+ * by the calling session's receipt, which its lease fences.
  */
 export class PgGatewayCallRepository implements Async<SqliteGatewayCallRepository> {
+  private readonly db: PgDb;
+
   constructor(
-    private readonly db: PgDb,
+    db: PgDb,
     private readonly nodeId: string | null = null,
-  ) {}
+  ) {
+    this.db = db.nodeWide;
+  }
 
   async insert(s: StoredGatewayCallStart): Promise<void> {
     // Promised: the frame leaves only once the journal row is durable.

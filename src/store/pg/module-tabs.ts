@@ -67,7 +67,7 @@ export class PgModuleTabRepository implements Async<SqliteModuleTabRepository> {
   assign(sessionId: string, workspaceId: string, now: number): Promise<number> {
     const given = this.withRows?.take(sessionId, workspaceId);
     if (given !== undefined) return Promise.resolve(given);
-    return this.db.rowsAfter<{ tab: number }>([LOCK_TABS], ASSIGN_TAB, [sessionId, workspaceId, now]).then(([row]) => row!.tab);
+    return this.db.for(sessionId).rowsAfter<{ tab: number }>([LOCK_TABS], ASSIGN_TAB, [sessionId, workspaceId, now]).then(([row]) => row!.tab);
   }
 
   async sessionsForToken(hash: string): Promise<string[]> {
@@ -79,12 +79,13 @@ export class PgModuleTabRepository implements Async<SqliteModuleTabRepository> {
     return (await this.db.rows('SELECT 1 FROM module_tokens WHERE session_id = $1 LIMIT 1', [sessionId])).length > 0;
   }
 
+  /** A module token is given by the node that serves it, for sessions of any node: not a session's write. */
   async addToken(hash: string, sessionId: string, now: number): Promise<void> {
-    await this.db.run('INSERT INTO module_tokens (hash, session_id, created_at) VALUES ($1, $2, $3)', [hash, sessionId, now]);
+    await this.db.nodeWide.run('INSERT INTO module_tokens (hash, session_id, created_at) VALUES ($1, $2, $3)', [hash, sessionId, now]);
   }
 
   replaceTokens(hash: string, sessionIds: readonly string[], now: number): Promise<void> {
-    return this.db.transaction(async (q) => {
+    return this.db.nodeWide.transaction(async (q) => {
       for (const id of sessionIds) await q.run('DELETE FROM module_tokens WHERE session_id = $1', [id]);
       for (const id of sessionIds) await q.run('INSERT INTO module_tokens (hash, session_id, created_at) VALUES ($1, $2, $3)', [hash, id, now]);
     });

@@ -3,7 +3,13 @@ import type { SqliteReceiptRepository, StoredReceipt, StoredReceiptStart } from 
 import type { PgDb } from './db.js';
 import { type Raw, fromRaw } from '../repos/receipts.js';
 
-/** Receipts in PostgreSQL. */
+/** A session's tool calls keep their receipts under `session:<its id>` (ToolService.forSession). */
+const SESSION_NAMESPACE = 'session:';
+
+/**
+ * Receipts in PostgreSQL. A session's receipt is written by its run, fenced by its lease; any other
+ * namespace's (a gateway owner's calls for a session of another daemon) is the node's own.
+ */
 export class PgReceiptRepository<Outcome = unknown> implements Async<SqliteReceiptRepository<Outcome>> {
   constructor(private readonly db: PgDb) {}
 
@@ -15,7 +21,7 @@ export class PgReceiptRepository<Outcome = unknown> implements Async<SqliteRecei
   /** The claim: of two racing callers (even on two daemons) exactly one inserts and resolves true. */
   async begin(s: StoredReceiptStart): Promise<boolean> {
     // Promised: the effect runs only after this row is durable, so a crash never lets it run twice.
-    const changed = await this.db.promised.run(
+    const changed = await this.writer(s.namespace).promised.run(
       `INSERT INTO receipts (namespace, call_id, tool_name, args_digest, status, started_at)
        VALUES ($1, $2, $3, $4, 'executing', $5) ON CONFLICT (namespace, call_id) DO NOTHING`,
       [s.namespace, s.callId, s.toolName, s.argsDigest, s.startedAt],
@@ -24,7 +30,7 @@ export class PgReceiptRepository<Outcome = unknown> implements Async<SqliteRecei
   }
 
   async complete(namespace: string, callId: string, outcome: Outcome, finishedAt: number): Promise<void> {
-    await this.db.promised.run(
+    await this.writer(namespace).promised.run(
       `UPDATE receipts SET status = 'completed', outcome = $1, finished_at = $2
        WHERE namespace = $3 AND call_id = $4 AND status = 'executing'`,
       [JSON.stringify(outcome), finishedAt, namespace, callId],
@@ -36,7 +42,11 @@ export class PgReceiptRepository<Outcome = unknown> implements Async<SqliteRecei
     return rows.map((r) => fromRaw<Outcome>(r));
   }
 
+  private writer(namespace: string): PgDb {
+    return namespace.startsWith(SESSION_NAMESPACE) ? this.db.for(namespace.slice(SESSION_NAMESPACE.length)) : this.db.nodeWide;
+  }
+
   pruneCompletedBefore(time: number): Promise<number> {
-    return this.db.run(`DELETE FROM receipts WHERE status = 'completed' AND finished_at < $1`, [time]);
+    return this.db.nodeWide.run(`DELETE FROM receipts WHERE status = 'completed' AND finished_at < $1`, [time]);
   }
 }

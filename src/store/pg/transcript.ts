@@ -28,9 +28,11 @@ const INSERT_OVERFLOW = 'INSERT INTO transcript_overflow (record_id, session_id,
  * it sees the appends submitted before it.
  */
 export class PgTranscriptRepository implements Async<SqliteTranscriptRepository> {
-  private readonly nextSeq = new Map<string, number>();
-
-  constructor(private readonly db: PgDb) {}
+  constructor(
+    private readonly db: PgDb,
+    /** Shared by every repository on one connection (`PgDb.for` views of one session's writes): one cache per session. */
+    private readonly nextSeq = new Map<string, number>(),
+  ) {}
 
   private async seqFor(q: Queryer, sessionId: string): Promise<number> {
     let next = this.nextSeq.get(sessionId);

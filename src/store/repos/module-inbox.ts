@@ -107,11 +107,12 @@ export class SqliteModuleInboxRepository<Kind extends string = string> {
     return (this.countStmt.get(sessionId) as number | undefined) ?? 0;
   }
 
-  async takeAll(sessionId: string): Promise<StoredMessage<Kind>[]> {
+  /** `_open` and `_sessionId` (below) name who writes, which fences a cluster node's write; one daemon needs no fence. */
+  async takeAll(sessionId: string, _open: boolean): Promise<StoredMessage<Kind>[]> {
     return this.takeAllTx(sessionId);
   }
 
-  async take(id: string): Promise<boolean> {
+  async take(id: string, _sessionId: string): Promise<boolean> {
     return this.takeTx(id);
   }
 }

@@ -26,7 +26,7 @@ describe('migration 8 counts the messages already waiting', () => {
       try {
         const box = new SqliteModuleInboxRepository(store.db);
         assert.deepEqual([await box.count('r1'), await box.count('r2'), await box.count('none')], [3, 1, 0]);
-        assert.equal(await box.take('a'), true);
+        assert.equal(await box.take('a', 'r1'), true);
         assert.equal(await box.count('r1'), 2);
       } finally {
         store.close();
@@ -52,7 +52,7 @@ describe('migration 8 counts the messages already waiting', () => {
       try {
         const box = new PgModuleInboxRepository(store.db);
         assert.deepEqual([await box.count('r1'), await box.count('r2'), await box.count('none')], [3, 1, 0]);
-        assert.deepEqual((await box.takeAll('r1')).map((m) => m.id), ['a', 'b', 'c']);
+        assert.deepEqual((await box.takeAll('r1', true)).map((m) => m.id), ['a', 'b', 'c']);
         assert.equal(await box.count('r1'), 0);
       } finally {
         await store.close();

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { currentFence, runFenced } from '../../../src/cluster/fence.js';
 import { LeaseKeeper } from '../../../src/cluster/leases.js';
 import { silentLogger } from '../../../src/log.js';
 import { LeaseLostError, PgDb } from '../../../src/store/pg/db.js';
@@ -36,7 +35,7 @@ describe('group commit and pipelines of the PostgreSQL write connection', { skip
       CREATE TABLE t (k TEXT PRIMARY KEY);
       CREATE TABLE transcript (session_id TEXT NOT NULL, seq BIGINT NOT NULL, record_id TEXT NOT NULL UNIQUE, kind TEXT NOT NULL,
         prompt_id TEXT, at BIGINT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (session_id, seq))`);
-    db.fenceWith(currentFence);
+    db.fenceWith((id) => node.fence(id));
     repo = new PgLeaseRepository(leaseDb);
     node = new LeaseKeeper({ repo, nodeId: 'a', leaseMs: 60_000, log: silentLogger(), onLost: (id) => lost.push(id) });
   });
@@ -45,7 +44,7 @@ describe('group commit and pipelines of the PostgreSQL write connection', { skip
     await server?.stop();
   });
 
-  const insert = (sessionId: string, key: string) => runFenced(node.fence(sessionId), () => db.run('INSERT INTO t (k) VALUES ($1)', [key]));
+  const insert = (sessionId: string, key: string) => db.for(sessionId).run('INSERT INTO t (k) VALUES ($1)', [key]);
   const keys = async (prefix: string) => (await db.rows<{ k: string }>('SELECT k FROM t WHERE k LIKE $1 ORDER BY k', [`${prefix}%`])).map((r) => r.k);
 
   it('writes of several sessions issued at once commit in fewer round trips than writes', async () => {
@@ -96,11 +95,12 @@ describe('group commit and pipelines of the PostgreSQL write connection', { skip
   });
 
   it("transcript batches join the other sessions' writes; two of one session are numbered one after the other", async () => {
-    const transcript = new PgTranscriptRepository(db);
+    const seqs = new Map<string, number>();
+    const transcript = new PgTranscriptRepository(db, seqs);
     const ids = Array.from({ length: 3 }, sid);
     for (const id of ids) await node.acquire(id);
     const record = (sessionId: string, kind: string) => ({ sessionId, recordId: `${kind}-${sessionId}`, kind, promptId: null, at: 1, data: {} });
-    const append = (sessionId: string, kind: string) => runFenced(node.fence(sessionId), () => transcript.append([record(sessionId, kind)]));
+    const append = (sessionId: string, kind: string) => new PgTranscriptRepository(db.for(sessionId), seqs).append([record(sessionId, kind)]);
     // Each session's seq read once (not yet cached: a unit of its own).
     for (const id of ids) await append(id, 'first');
     const { count, result } = await queriesOf(() =>
@@ -117,12 +117,13 @@ describe('group commit and pipelines of the PostgreSQL write connection', { skip
   });
 
   it('a transcript batch whose group commit failed is numbered the same when it runs alone', async () => {
-    const transcript = new PgTranscriptRepository(db);
+    const seqs = new Map<string, number>();
+    const transcript = new PgTranscriptRepository(db, seqs);
     const ids = Array.from({ length: 2 }, sid);
     for (const id of ids) await node.acquire(id);
     await insert(ids[0]!, `fail-${ids[1]}`);
     const append = (sessionId: string, kind: string) =>
-      runFenced(node.fence(sessionId), () => transcript.append([{ sessionId, recordId: `${kind}-${sessionId}`, kind, promptId: null, at: 1, data: {} }]));
+      new PgTranscriptRepository(db.for(sessionId), seqs).append([{ sessionId, recordId: `${kind}-${sessionId}`, kind, promptId: null, at: 1, data: {} }]);
     await append(ids[0]!, 'first');
     const outcomes = await Promise.allSettled([append(ids[0]!, 'kept'), insert(ids[1]!, `fail-${ids[1]}`)]);
     assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected']);

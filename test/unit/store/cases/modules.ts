@@ -61,12 +61,12 @@ export function moduleCases(h: Current): void {
     assert.equal(await box.count('r1'), 3);
     assert.deepEqual(await box.oldest('r1'), msg('m2', 'r1', { kind: 'question', hop: 2, text: 'ünïcode ✓' }));
     assert.deepEqual((await box.list('r1')).map((m) => m.id), ['m2', 'm1', 'm3']);
-    assert.equal(await box.take('m1'), true);
-    assert.equal(await box.take('m1'), false);
-    assert.deepEqual((await box.takeAll('r1')).map((m) => m.id), ['m2', 'm3']);
+    assert.equal(await box.take('m1', 'r1'), true);
+    assert.equal(await box.take('m1', 'r1'), false);
+    assert.deepEqual((await box.takeAll('r1', true)).map((m) => m.id), ['m2', 'm3']);
     assert.equal(await box.count('r1'), 0);
     assert.equal(await box.oldest('r1'), undefined);
-    assert.deepEqual(await box.takeAll('r1'), []);
+    assert.deepEqual(await box.takeAll('r1', true), []);
     assert.equal(await box.count('r2'), 1);
   });
 }
