@@ -5,10 +5,8 @@ import { COMMIT, OpeningQueryer, isFenceRefusal, opening, tokenTaken } from './o
 import { WriteBatcher } from './group-commit.js';
 import type { Statement } from './pipeline.js';
 import type { DueWrite, Queryer } from './queryer.js';
-import { Fencing, type Writer } from './writers.js';
+import { Fencing, READ_ONLY, type Writer } from './writers.js';
 
-/** A statement that only reads needs no fence (a read of a stale owner harms nobody). */
-const READ_ONLY = /^\s*SELECT\b/i;
 /** A SELECT that takes a lock or a session-level advisory lock belongs to the connection that holds it. */
 const HOLDS_A_LOCK = /\bFOR\s+(UPDATE|SHARE|NO\s+KEY\s+UPDATE|KEY\s+SHARE)\b|\bpg_(try_)?advisory/i;
 
@@ -49,7 +47,7 @@ export interface PgDbOptions {
  */
 export class PgConnections {
   private tail: Promise<unknown> = Promise.resolve();
-  readonly direct: Queryer;
+  private readonly direct: Queryer;
   /** Cluster mode only: a single daemon's writes carry no fence and name nobody. */
   private fencing: Fencing | undefined;
   /** Never cleared: a pooled connection that prepared a name keeps it until the pool closes that connection. */
@@ -101,18 +99,17 @@ export class PgConnections {
       if (this.pool && !HOLDS_A_LOCK.test(sql)) return this.read<R>(sql, params);
       return this.enqueue(() => this.direct.rows<R>(sql, params));
     }
-    const statements = [{ sql, params }];
-    const refused = this.fencing?.refuses(writer, statements);
+    const refused = this.fencing?.refuses(writer, [{ sql, params }]);
     if (refused) return Promise.reject(refused);
-    const fence = this.fencing?.of(writer);
-    if (fence) return this.batcher.add(fence, statements, false).then((r) => r.rows as R[]);
+    const fence = this.fenceOf(writer);
+    if (fence) return this.batcher.add(fence, [{ sql, params }], false).then((r) => r.rows as R[]);
     return this.enqueue(() => this.direct.rows<R>(sql, params));
   }
 
   write(writer: Writer, sql: string, params: readonly unknown[], sync: boolean): Promise<number> {
     const refused = this.fencing?.refuses(writer, [{ sql, params }]);
     if (refused) return Promise.reject(refused);
-    const fence = this.fencing?.of(writer);
+    const fence = this.fenceOf(writer);
     const flush = sync && this.link.commitsRelaxed;
     if (fence || flush) return this.batcher.add(fence, [{ sql, params }], flush).then((r) => r.rowCount ?? 0);
     return this.enqueue(() => this.direct.run(sql, params));
@@ -167,7 +164,7 @@ export class PgConnections {
     const statements = [...before, { sql, params }];
     const refused = this.fencing?.refuses(writer, statements);
     if (refused) return Promise.reject(refused);
-    return this.batcher.add(this.fencing?.of(writer), statements, false).then((r) => r.rows as R[]);
+    return this.batcher.add(this.fenceOf(writer), statements, false).then((r) => r.rows as R[]);
   }
 
   /** The fence of what `writer` writes; in a unit that names nobody, each statement is checked when it is made. */

@@ -18,7 +18,7 @@ export type Writer = string | typeof NODE | undefined;
 const SESSION_TABLES =
   /\b(sessions|transcript|transcript_overflow|prompts|permission_grants|checkpoint_blobs|checkpoint_effects|module_tabs|module_tokens|module_inbox|module_inbox_waiting|receipts|gateway_calls)\b/i;
 /** A statement that only reads needs no fence (a read of a stale owner harms nobody). */
-const READ_ONLY = /^\s*SELECT\b/i;
+export const READ_ONLY = /^\s*SELECT\b/i;
 
 /** A write to a session's table that named no session in cluster mode: a bug of its caller, refused before it runs. */
 export class UnnamedWriteError extends Error {
