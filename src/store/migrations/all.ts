@@ -13,13 +13,14 @@ import { m013SessionLeases } from './013_session_leases.js';
 import { m014GatewayChannels } from './014_gateway_channels.js';
 import { m015GatewayChannelAge } from './015_gateway_channel_age.js';
 import { m016SettledIndexes } from './016_settled_indexes.js';
+import { m017ModuleTabCounters } from './017_module_tab_counters.js';
 
 /**
  * Every migration, in order. Ids are reserved per area so parallel work does not collide:
  * 1 core · 2 receipts (tools) · 3 sessions + transcript · 4 tokens · 5 gateway call journal ·
  * 6 module inboxes · 7 transcript overflow · 8 inbox counts · 10 permission grants · 12 file checkpoints · 13 session leases (cluster) ·
  * 14 gateway channels (cluster) · 15 gateway channel age (cluster) · 16 finished-only indexes of receipts and the
- * gateway journal · 9, 11, 17+ later.
+ * gateway journal · 17 module tab counters · 9, 11, 18+ later.
  */
 export const MIGRATIONS: readonly Migration[] = [
   m001Core,
@@ -36,4 +37,5 @@ export const MIGRATIONS: readonly Migration[] = [
   m014GatewayChannels,
   m015GatewayChannelAge,
   m016SettledIndexes,
+  m017ModuleTabCounters,
 ];

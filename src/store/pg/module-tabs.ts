@@ -1,26 +1,28 @@
 import type { Async } from '../async.js';
 import type { SqliteModuleTabRepository } from '../repos/module-tabs.js';
 import type { PgDb, Queryer } from './db.js';
-import type { Statement } from './pipeline.js';
 
 type Tab = { tab: number; workspaceId: string };
 
 const findTab = async (q: Queryer, sessionId: string): Promise<Tab | undefined> =>
   (await q.rows<Tab>('SELECT tab, workspace_id AS "workspaceId" FROM module_tabs WHERE session_id = $1', [sessionId]))[0];
 
-/** SQLite's BEGIN IMMEDIATE: another daemon's assign waits, so MAX(tab) + 1 is not handed out twice. */
-export const LOCK_TABS: Statement = { sql: 'LOCK TABLE module_tabs IN SHARE ROW EXCLUSIVE MODE', params: [] };
-
 /**
- * The session's tab if it has one, else the next number of its workspace, inserted: one round
- * trip for what was a look, a count and an insert. HAVING keeps the aggregate from making a row
- * when the session already has its tab. Parameters: session id, workspace id, time.
+ * The session's tab if it has one, else the next number of its workspace's counter (migration 17),
+ * inserted: one statement. The counter's row lock orders the creates of one workspace, on any
+ * node, until their commit; creates in other workspaces do not wait. `counted` runs only when
+ * `found` has no row (it reads it), so a session asking again takes no number. Parameters:
+ * session id, workspace id, time.
  */
 export const ASSIGN_TAB = `WITH found AS (SELECT tab FROM module_tabs WHERE session_id = $1),
+  counted AS (
+    INSERT INTO module_tab_counters AS c (workspace_id, last_tab) SELECT $2, 1 WHERE NOT EXISTS (SELECT 1 FROM found)
+    ON CONFLICT (workspace_id) DO UPDATE SET last_tab = c.last_tab + 1
+    RETURNING last_tab
+  ),
   added AS (
     INSERT INTO module_tabs (session_id, workspace_id, tab, created_at)
-    SELECT $1, $2, COALESCE(MAX(tab), 0) + 1, $3 FROM module_tabs WHERE workspace_id = $2
-    HAVING NOT EXISTS (SELECT 1 FROM found)
+    SELECT $1, $2, last_tab, $3 FROM counted
     RETURNING tab
   )
 SELECT tab FROM found UNION ALL SELECT tab FROM added`;
@@ -63,11 +65,11 @@ export class PgModuleTabRepository implements Async<SqliteModuleTabRepository> {
     return this.db.unit((q) => findTab(q, sessionId));
   }
 
-  /** The session's tab, given the next free number of its workspace on first ask. */
+  /** The session's tab, given the next number of its workspace on first ask. */
   assign(sessionId: string, workspaceId: string, now: number): Promise<number> {
     const given = this.withRows?.take(sessionId, workspaceId);
     if (given !== undefined) return Promise.resolve(given);
-    return this.db.for(sessionId).rowsAfter<{ tab: number }>([LOCK_TABS], ASSIGN_TAB, [sessionId, workspaceId, now]).then(([row]) => row!.tab);
+    return this.db.for(sessionId).rows<{ tab: number }>(ASSIGN_TAB, [sessionId, workspaceId, now]).then(([row]) => row!.tab);
   }
 
   async sessionsForToken(hash: string): Promise<string[]> {

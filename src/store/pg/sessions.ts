@@ -1,7 +1,7 @@
 import type { Async } from '../async.js';
 import type { SqliteSessionRepository, StoredSession, StoredSessionPatch } from '../repos/sessions.js';
 import type { PgDb } from './db.js';
-import { ASSIGN_TAB, LOCK_TABS, type TabsWithRows } from './module-tabs.js';
+import { ASSIGN_TAB, type TabsWithRows } from './module-tabs.js';
 import { type Raw, PATCH_COLUMNS, json, fromRaw } from '../repos/sessions.js';
 
 const COLUMNS =
@@ -31,7 +31,7 @@ export class PgSessionRepository implements Async<SqliteSessionRepository> {
       await this.db.run(INSERT, params);
       return;
     }
-    const before = [{ sql: INSERT, params }, LOCK_TABS];
+    const before = [{ sql: INSERT, params }];
     const [given] = await this.db.rowsAfter<{ tab: number }>(before, ASSIGN_TAB, [row.id, row.workspaceId, row.createdAt]);
     this.tabs!.gave(row.id, { tab: given!.tab, workspaceId: row.workspaceId });
   }

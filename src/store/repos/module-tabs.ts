@@ -1,6 +1,8 @@
 import type { Db } from '../sqlite.js';
 
-
+/** The workspace's next tab number, counted on (migration 17): a deleted session's number is never given again. */
+const NEXT_TAB = `INSERT INTO module_tab_counters (workspace_id, last_tab) VALUES (?, 1)
+  ON CONFLICT (workspace_id) DO UPDATE SET last_tab = last_tab + 1 RETURNING last_tab`;
 /** Tab numbers and module-token hashes in SQLite (migration 6). */
 export class SqliteModuleTabRepository {
   private readonly tabStmt;
@@ -13,7 +15,7 @@ export class SqliteModuleTabRepository {
 
   constructor(private readonly db: Db) {
     this.tabStmt = db.prepare('SELECT tab, workspace_id AS workspaceId FROM module_tabs WHERE session_id = ?');
-    this.nextStmt = db.prepare('SELECT COALESCE(MAX(tab), 0) + 1 FROM module_tabs WHERE workspace_id = ?').pluck();
+    this.nextStmt = db.prepare(NEXT_TAB).pluck();
     this.insertTabStmt = db.prepare('INSERT INTO module_tabs (session_id, workspace_id, tab, created_at) VALUES (?, ?, ?, ?)');
     this.tokenStmt = db.prepare('SELECT session_id FROM module_tokens WHERE hash = ? ORDER BY session_id').pluck();
     this.hasTokenStmt = db.prepare('SELECT 1 FROM module_tokens WHERE session_id = ? LIMIT 1').pluck();

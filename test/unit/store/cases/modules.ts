@@ -29,6 +29,17 @@ export function moduleCases(h: Current): void {
     assert.deepEqual(await t.find('b'), { tab: 2, workspaceId: 'w1' });
   });
 
+  it("module tabs: a deleted session's number is not given to the next one", async () => {
+    await withSessions(h(), 'a', 'b', 'c');
+    const t = h().repos.moduleTabs;
+    assert.equal(await t.assign('a', 'w1', NOW), 1);
+    assert.equal(await t.assign('b', 'w1', NOW), 2);
+    // Its tab row goes with it (ON DELETE CASCADE): the highest number of the workspace is gone.
+    await h().raw("DELETE FROM sessions WHERE id = 'b'");
+    assert.equal(await t.find('b'), undefined);
+    assert.equal(await t.assign('c', 'w1', NOW), 3);
+  });
+
   it('module tabs: two connections assigning at once get distinct numbers', async () => {
     const ids = Array.from({ length: 8 }, (_, i) => `s${i}`);
     await withSessions(h(), ...ids);
