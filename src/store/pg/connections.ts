@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { PgLink, StatementNames, clientQueryer, connectionOptions, isConnectionError, storeUnavailable } from './link.js';
 import { LeaseLostError, type WriteFence, idTaken, leaseOf } from './write-fence.js';
-import { COMMIT, OpeningQueryer, isFenceRefusal, opening, tokenTaken } from './one-shot.js';
+import { OpeningQueryer, isFenceRefusal, leaseCheck, opening, tokenTaken, whole } from './one-shot.js';
 import { WriteBatcher } from './group-commit.js';
 import type { Statement } from './pipeline.js';
 import type { DueWrite, Queryer } from './queryer.js';
@@ -201,15 +201,16 @@ export class PgConnections {
     return result;
   }
 
-  /** A write in a transaction of its own, sent with BEGIN and COMMIT in one round trip. */
+  /** A write in a transaction of its own, with its lease check, in one round trip (`whole`). */
   private async oneShot(fence: WriteFence | undefined, statements: readonly Statement[], flush: boolean): Promise<pg.QueryResult> {
     const { token, leaseMs } = leaseOf(fence);
-    const start = opening(fence, token, flush, leaseMs);
+    const check = leaseCheck(fence, token, leaseMs);
+    const { sent, offset } = whole([...check, ...statements], flush);
     try {
-      const answers = await this.pipeline([...start, ...statements, COMMIT]);
-      if (leaseMs !== undefined) fence!.acquired?.(tokenTaken(answers, start.length));
-      // One result per statement: the write's is the one before COMMIT's.
-      return answers.at(-2)!;
+      const answers = await this.pipeline(sent);
+      if (leaseMs !== undefined) fence!.acquired?.(tokenTaken(answers, offset + 1));
+      // One result per statement: the write's is the last of its own.
+      return answers[offset + check.length + statements.length - 1]!;
     } catch (err) {
       throw await this.rolledBack(fence, err, leaseMs);
     }

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { BEGIN, COMMIT, FLUSH, opening, tokenTaken } from './one-shot.js';
+import { leaseCheck, tokenTaken, whole } from './one-shot.js';
 import type { Statement } from './pipeline.js';
 import { type WriteFence, leaseOf } from './write-fence.js';
 
@@ -49,9 +49,9 @@ export interface ShotRunner {
 /**
  * Group commit (docs/store.md, Round trips): single-statement writes that queue up one after the
  * other while the write connection is busy — typically different sessions' writes made at the
- * same moment — go as one transaction in one round trip when their turn comes: BEGIN, then each
- * write behind its own lease check, then one COMMIT. No caller is answered before that COMMIT
- * returns. If any statement fails, the whole transaction rolls back and every write of it runs
+ * same moment — go as one transaction in one round trip when their turn comes: each write behind
+ * its own lease check, in one pipeline whose Sync commits them all (`whole`). No caller is
+ * answered before that commit returns. If any statement fails, the whole transaction rolls back and every write of it runs
  * again alone, in its order, so each caller gets its own write's outcome and one failure fails
  * no other write. A write joins only the batch at the tail of the queue: nothing queued after a
  * write ever runs before it. A numbered write (a transcript batch) joins too, unless a write of
@@ -149,11 +149,10 @@ function numbersClash(shots: readonly Shot[], shot: Shot): boolean {
 /**
  * The batch as one pipeline: where each write's answer is, and where the token is of a new
  * session's lease a write takes. A session's lease is checked (or taken) once, by its first
- * write: that statement's row lock holds until COMMIT, so its later writes need no check.
+ * write: that statement's row lock holds until the commit, so its later writes need no check.
  */
 function planOf(shots: readonly Shot[]): { statements: Statement[]; answerAt: number[]; takenAt: (number | undefined)[] } {
-  const parts = [BEGIN];
-  if (shots.some((s) => s.flush)) parts.push(FLUSH);
+  const parts: Statement[] = [];
   const checked = new Set<string>();
   const answerAt: number[] = [];
   const takenAt: (number | undefined)[] = [];
@@ -163,14 +162,13 @@ function planOf(shots: readonly Shot[]): { statements: Statement[]; answerAt: nu
     if (fence && !checked.has(fence.sessionId)) {
       checked.add(fence.sessionId);
       const { token, leaseMs } = leaseOf(fence);
-      // The lease check (or take) alone: the opening's last statement.
-      parts.push(opening(fence, token, false, leaseMs).at(-1)!);
+      parts.push(...leaseCheck(fence, token, leaseMs));
       if (leaseMs !== undefined) taken = parts.length - 1;
     }
     parts.push(...shot.statements());
     answerAt.push(parts.length - 1);
     takenAt.push(taken);
   }
-  parts.push(COMMIT);
-  return { statements: parts, answerAt, takenAt };
+  const { sent, offset } = whole(parts, shots.some((s) => s.flush));
+  return { statements: sent, answerAt: answerAt.map((i) => i + offset), takenAt: takenAt.map((t) => (t === undefined ? t : t + offset)) };
 }

@@ -95,16 +95,30 @@ export class OpeningQueryer implements Queryer {
   }
 }
 
+/** The fence's lease check at `token`, or the new session's lease taken (`leaseMs`); none unfenced. */
+export function leaseCheck(fence: WriteFence | undefined, token: number | undefined, leaseMs?: number): Statement[] {
+  if (fence && leaseMs !== undefined) return [acquireCheck(fence.sessionId, fence.nodeId, leaseMs)];
+  if (fence) return [fenceCheck(fence.sessionId, token!, fence.nodeId)];
+  return [];
+}
+
 /**
  * What a unit's transaction starts with, sent in one round trip: BEGIN, the flush request, the lease
  * check, or the lease taken when the session is new (`leaseMs`), the opening's last statement.
  */
 export function opening(fence: WriteFence | undefined, token: number | undefined, flush: boolean, leaseMs?: number): Statement[] {
-  const statements = [BEGIN];
-  if (flush) statements.push(FLUSH);
-  if (fence && leaseMs !== undefined) statements.push(acquireCheck(fence.sessionId, fence.nodeId, leaseMs));
-  else if (fence) statements.push(fenceCheck(fence.sessionId, token!, fence.nodeId));
-  return statements;
+  return [BEGIN, ...(flush ? [FLUSH] : []), ...leaseCheck(fence, token, leaseMs)];
+}
+
+/**
+ * A transaction sent whole, as one pipeline. Its one Sync ends it: PostgreSQL runs the statements
+ * before a Sync in one implicit transaction, commits it at the Sync, or rolls it all back when a
+ * statement failed and skips the ones after it (the protocol's Pipelining). BEGIN and COMMIT are
+ * sent only around the flush request, which `SET LOCAL` makes inside a transaction block.
+ * `offset`: where the statements' answers start among the pipeline's.
+ */
+export function whole(statements: readonly Statement[], flush: boolean): { sent: Statement[]; offset: number } {
+  return flush ? { sent: [BEGIN, FLUSH, ...statements, COMMIT], offset: 2 } : { sent: [...statements], offset: 0 };
 }
 
 export const BEGIN: Statement = { sql: 'BEGIN', params: [] };

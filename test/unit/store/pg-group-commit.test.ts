@@ -5,7 +5,7 @@ import { silentLogger } from '../../../src/log.js';
 import { LeaseLostError, PgDb } from '../../../src/store/pg/db.js';
 import { PgLeaseRepository } from '../../../src/store/pg/leases.js';
 import { PgTranscriptRepository } from '../../../src/store/pg/transcript.js';
-import { queriesOf } from '../../support/pg-queries.js';
+import { queriesOf, statementsOf } from '../../support/pg-queries.js';
 import { postgresMissing, startPostgres, type PostgresServer } from '../../support/postgres.js';
 
 /**
@@ -153,6 +153,19 @@ describe('group commit and pipelines of the PostgreSQL write connection', { skip
     const write = (k: string) => insert(id, `pp-${k}`);
     await assert.rejects(write('a'), { code: '23505' });
     assert.equal(await write('e'), 1);
+  });
+
+  it("a write sent whole commits at its pipeline's end: no BEGIN or COMMIT, and a failure leaves nothing of it", async () => {
+    const id = sid();
+    await node.acquire(id);
+    const { sent } = await statementsOf(() => insert(id, 'wh-a'));
+    assert.equal(sent.length, 1);
+    assert.deepEqual(sent[0]!.map((text) => text.split(' ')[0]), ['SELECT', 'INSERT']);
+    const RETURNING = 'INSERT INTO t (k) VALUES ($1) RETURNING k';
+    await assert.rejects(db.rowsAfter([{ sql: 'INSERT INTO t (k) VALUES ($1)', params: ['wh-b'] }], RETURNING, ['wh-a']), { code: '23505' });
+    assert.deepEqual(await keys('wh-'), ['wh-a']);
+    assert.deepEqual(await db.rowsAfter([{ sql: 'INSERT INTO t (k) VALUES ($1)', params: ['wh-c'] }], RETURNING, ['wh-d']), [{ k: 'wh-d' }]);
+    assert.deepEqual(await keys('wh-'), ['wh-a', 'wh-c', 'wh-d']);
   });
 
   it('a statement that cannot be prepared fails its query, and the statements after it are prepared when next used', async () => {
