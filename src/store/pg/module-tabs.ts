@@ -8,13 +8,13 @@ const findTab = async (q: Queryer, sessionId: string): Promise<Tab | undefined> 
   (await q.rows<Tab>('SELECT tab, workspace_id AS "workspaceId" FROM module_tabs WHERE session_id = $1', [sessionId]))[0];
 
 /**
- * The session's tab if it has one, else the next number of its workspace's counter (migration 17),
- * inserted: one statement. The counter's row lock orders the creates of one workspace, on any
- * node, until their commit; creates in other workspaces do not wait. `counted` runs only when
- * `found` has no row (it reads it), so a session asking again takes no number. Parameters:
- * session id, workspace id, time.
+ * The session's ($1) tab if it has one, else the next number of its workspace's ($2) counter
+ * (migration 17), inserted with the time `at`, and the select answering it. The counter's row lock
+ * orders the creates of one workspace, on any node, until their commit; creates in other workspaces
+ * do not wait. `counted` runs only when `found` has no row (it reads it), so a session asking
+ * again takes no number.
  */
-export const ASSIGN_TAB = `WITH found AS (SELECT tab FROM module_tabs WHERE session_id = $1),
+const assigning = (at: string): string => `found AS (SELECT tab FROM module_tabs WHERE session_id = $1),
   counted AS (
     INSERT INTO module_tab_counters AS c (workspace_id, last_tab) SELECT $2, 1 WHERE NOT EXISTS (SELECT 1 FROM found)
     ON CONFLICT (workspace_id) DO UPDATE SET last_tab = c.last_tab + 1
@@ -22,10 +22,21 @@ export const ASSIGN_TAB = `WITH found AS (SELECT tab FROM module_tabs WHERE sess
   ),
   added AS (
     INSERT INTO module_tabs (session_id, workspace_id, tab, created_at)
-    SELECT $1, $2, last_tab, $3 FROM counted
+    SELECT $1, $2, last_tab, ${at} FROM counted
     RETURNING tab
   )
 SELECT tab FROM found UNION ALL SELECT tab FROM added`;
+
+/** The session's tab, given on first ask: one statement. Parameters: session id, workspace id, time. */
+export const ASSIGN_TAB = `WITH ${assigning('$3')}`;
+
+/**
+ * `insert`, a new session's row ($1 its id, $2 its workspace), and its tab given at the time `at`,
+ * in one statement. The row is a data-modifying CTE nobody reads: it runs all the same, once, and
+ * the tab row's foreign key is checked at the statement's end, when the session row is there. The
+ * row refused (its id taken) fails the statement: the number is not taken.
+ */
+export const withTab = (insert: string, at: string): string => `WITH created AS (${insert}), ${assigning(at)}`;
 
 /** Sessions this process gave their tab number with their row, until it asks for that number. */
 const UNCLAIMED_LIMIT = 1024;

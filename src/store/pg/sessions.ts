@@ -1,20 +1,22 @@
 import type { Async } from '../async.js';
 import type { SqliteSessionRepository, StoredSession, StoredSessionPatch } from '../repos/sessions.js';
 import type { PgDb } from './db.js';
-import { ASSIGN_TAB, type TabsWithRows } from './module-tabs.js';
+import { type TabsWithRows, withTab } from './module-tabs.js';
 import { type Raw, PATCH_COLUMNS, json, fromRaw } from '../repos/sessions.js';
 
 const COLUMNS =
   'id, workspace_id, scope, created_at, updated_at, display_name, title_source, prs, model_id, approval_mode, ' +
   'source_type, source_id, worktree, branch, current_cwd, closed_at, close_reason';
 const INSERT = `INSERT INTO sessions (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`;
+/** The row and its tab number, stamped with its creation time ($4). */
+const INSERT_WITH_TAB = withTab(INSERT, '$4');
 
 /** Sessions in PostgreSQL; `rowid` (dialect.ts) stands for SQLite's rowid as the paging position. */
 export class PgSessionRepository implements Async<SqliteSessionRepository> {
   constructor(
     private readonly db: PgDb,
     /**
-     * A daemon opens every new session as a tab right after storing its row: the row's transaction
+     * A daemon opens every new session as a tab right after storing its row: the row's statement
      * then gives it its tab number too (docs/store.md, Round trips), one round trip where the tab
      * number was a second one awaited after the first. Absent, a row is only a row.
      */
@@ -31,9 +33,8 @@ export class PgSessionRepository implements Async<SqliteSessionRepository> {
       await this.db.run(INSERT, params);
       return;
     }
-    const before = [{ sql: INSERT, params }];
-    const [given] = await this.db.rowsAfter<{ tab: number }>(before, ASSIGN_TAB, [row.id, row.workspaceId, row.createdAt]);
-    this.tabs!.gave(row.id, { tab: given!.tab, workspaceId: row.workspaceId });
+    const [given] = await this.db.rows<{ tab: number }>(INSERT_WITH_TAB, params);
+    this.tabs.gave(row.id, { tab: given!.tab, workspaceId: row.workspaceId });
   }
 
   async get(id: string): Promise<StoredSession | undefined> {

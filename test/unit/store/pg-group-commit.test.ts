@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
+import pg from 'pg';
 import { LeaseKeeper } from '../../../src/cluster/leases.js';
 import { silentLogger } from '../../../src/log.js';
 import { LeaseLostError, PgDb } from '../../../src/store/pg/db.js';
@@ -18,6 +20,7 @@ const missing = postgresMissing();
 
 describe('group commit and pipelines of the PostgreSQL write connection', { skip: missing, timeout: 120_000 }, () => {
   let server: PostgresServer;
+  let url: string;
   let db: PgDb;
   let leaseDb: PgDb;
   let repo: PgLeaseRepository;
@@ -28,7 +31,7 @@ describe('group commit and pipelines of the PostgreSQL write connection', { skip
 
   before(async () => {
     server = await startPostgres();
-    const url = await server.createDatabase();
+    url = await server.createDatabase();
     db = await PgDb.connect(url);
     leaseDb = await PgDb.connect(url, { readers: 0 });
     await db.script(`CREATE TABLE session_leases (session_id TEXT PRIMARY KEY, node_id TEXT NOT NULL, token BIGINT NOT NULL, expires_at BIGINT NOT NULL);
@@ -166,6 +169,26 @@ describe('group commit and pipelines of the PostgreSQL write connection', { skip
     assert.deepEqual(await keys('wh-'), ['wh-a']);
     assert.deepEqual(await db.rowsAfter([{ sql: 'INSERT INTO t (k) VALUES ($1)', params: ['wh-c'] }], RETURNING, ['wh-d']), [{ k: 'wh-d' }]);
     assert.deepEqual(await keys('wh-'), ['wh-a', 'wh-c', 'wh-d']);
+  });
+
+  it('a takeover committed while a write waits for the lease row refuses the write', async () => {
+    const id = sid();
+    await node.acquire(id);
+    const other = new pg.Client({ connectionString: url });
+    await other.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query(`UPDATE session_leases SET node_id = 'b', token = token + 1 WHERE session_id = $1`, [id]);
+      const write = insert(id, 'tk-a');
+      write.catch(() => undefined);
+      // The write's lease check waits for the takeover's row lock.
+      while ((await other.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FOR SHARE%'`)).rowCount === 0) await delay(5);
+      await other.query('COMMIT');
+      await assert.rejects(write, LeaseLostError);
+      assert.deepEqual(await keys('tk-'), []);
+    } finally {
+      await other.end();
+    }
   });
 
   it('a statement that cannot be prepared fails its query, and the statements after it are prepared when next used', async () => {
