@@ -51,9 +51,9 @@ export interface ShotRunner {
  * other while the write connection is busy — typically different sessions' writes made at the
  * same moment — go as one transaction in one round trip when their turn comes: each write behind
  * its own lease check, in one pipeline whose Sync commits them all (`whole`). No caller is
- * answered before that commit returns. If any statement fails, the whole transaction rolls back and every write of it runs
- * again alone, in its order, so each caller gets its own write's outcome and one failure fails
- * no other write. A write joins only the batch at the tail of the queue: nothing queued after a
+ * answered before that commit returns. If any statement fails, the whole transaction rolls back
+ * and every write of it runs again alone, in its order, so each caller gets its own write's
+ * outcome and one failure fails no other write. A write joins only the batch at the tail of the queue: nothing queued after a
  * write ever runs before it. A numbered write (a transcript batch) joins too, unless a write of
  * the batch numbers the same session.
  */
