@@ -181,8 +181,10 @@ describe('group commit and pipelines of the PostgreSQL write connection', { skip
       await other.query(`UPDATE session_leases SET node_id = 'b', token = token + 1 WHERE session_id = $1`, [id]);
       const write = insert(id, 'tk-a');
       write.catch(() => undefined);
-      // The write's lease check waits for the takeover's row lock.
-      while ((await other.query(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FOR SHARE%'`)).rowCount === 0) await delay(5);
+      // The write's lease check waits for the takeover's row lock (seen from outside the takeover's
+      // transaction, whose view of pg_stat_activity is taken once).
+      const waiting = `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FOR SHARE%'`;
+      while ((await leaseDb.rows(waiting)).length === 0) await delay(5);
       await other.query('COMMIT');
       await assert.rejects(write, LeaseLostError);
       assert.deepEqual(await keys('tk-'), []);
