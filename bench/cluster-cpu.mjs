@@ -10,7 +10,7 @@
 //
 // Prints, per target, the CPU µs per POST /session (4 callers) and per prompt → turn_complete
 // (4 sessions at once), summed over the rounds, by process, and the wall-clock median latency.
-// The SQLite daemon runs checkoutA's build. Knobs (environment): BERTH_BENCH_CPU_CALLERS,
+// The SQLite daemon runs checkoutA's build (and checkoutB's too with _SQLITE_B=1). Knobs (environment): BERTH_BENCH_CPU_CALLERS,
 // _SESSIONS (per caller), _PROMPT_SESSIONS, _PROMPTS (per session); _PROFILE=<folder> (--cpu-prof
 // of every daemon), _PIN=1, _KEEP=1, _STRACE=<folder>, _PG_SPLIT=1, _SOCKET=<sides> (each where
 // it is read below).
@@ -102,6 +102,11 @@ async function main([dirA, dirB, rounds = '4']) {
   try {
     process.env.BERTH_BENCH_BERTH_DIR = dirA;
     targets.push({ label: 'sqlite', target: await bootSingle('sqlite', { modelUrl: model.url, profileDir: process.env.BERTH_BENCH_CPU_PROFILE }) });
+    // BERTH_BENCH_CPU_SQLITE_B=1: checkoutB's SQLite daemon too, for an A/B of the embedded default.
+    if (dirB && process.env.BERTH_BENCH_CPU_SQLITE_B === '1') {
+      process.env.BERTH_BENCH_BERTH_DIR = dirB;
+      targets.push({ label: 'sqlite B', target: await bootSingle('sqliteB', { modelUrl: model.url, profileDir: process.env.BERTH_BENCH_CPU_PROFILE }) });
+    }
     for (const [side, dir] of sides) {
       process.env.BERTH_BENCH_BERTH_DIR = dir;
       buses[side] = await startNats();
@@ -130,7 +135,7 @@ async function main([dirA, dirB, rounds = '4']) {
         .join('; ');
     const snapshot = (t) => ({
       node: t.target.procs.reduce((s, p) => s + cpuNs(p.pid), 0),
-      postgres: t.label === 'sqlite' ? 0 : pgPids().reduce((s, pid) => s + cpuNs(pid), 0),
+      postgres: t.label.startsWith('sqlite') ? 0 : pgPids().reduce((s, pid) => s + cpuNs(pid), 0),
       nats: t.nats ? cpuNs(t.nats) : 0,
       model: model.pid ? cpuNs(model.pid) : 0,
       // The main thread alone: JavaScript; the rest is GC, the compiler and libuv's pool.
@@ -146,7 +151,7 @@ async function main([dirA, dirB, rounds = '4']) {
       const count = await work();
       const after = snapshot(t);
       await trace.stop();
-      if (process.env.BERTH_BENCH_CPU_PG_SPLIT === '1' && t.label !== 'sqlite') console.error(t.label, phase, pgSplit(pgBefore, pgByProcess()));
+      if (process.env.BERTH_BENCH_CPU_PG_SPLIT === '1' && !t.label.startsWith('sqlite')) console.error(t.label, phase, pgSplit(pgBefore, pgByProcess()));
       const acc = totals.get(t.label)[phase];
       for (const k of Object.keys(before)) acc.cpu[k] += after[k] - before[k];
       acc.count += count;
