@@ -28,16 +28,30 @@ function scratchDir(label) {
 
 const profileArgs = (profileDir, label) => (profileDir ? ['--cpu-prof', '--cpu-prof-dir', join(profileDir, label)] : []);
 
-/** One daemon on its own workspace; `storeUrl` puts its store in PostgreSQL. `{label, procs, urls, token?, close}`. */
+/** A fresh owner token and the file `--token-file` reads it from. */
+function ownerToken(dir) {
+  const token = randomBytes(24).toString('hex');
+  const file = join(dir, 'owner-token');
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  return { token, file };
+}
+
+/**
+ * One daemon on its own workspace; `storeUrl` puts its store in PostgreSQL. `{label, procs, urls, token, close}`.
+ * With an owner token, as the nodes have: an anonymous loopback daemon looks up who opened each new
+ * connection (src/net/peer-uid.ts), work the nodes never do, and that once made the callers of a
+ * block start out of step (fewer requests at once, so lower latencies for the daemon doing more).
+ */
 export async function bootSingle(label, { modelUrl, storeUrl, profileDir }) {
   const scratch = scratchDir(label);
   const workspace = join(scratch.dir, 'ws');
   makeSmallWorkspace(workspace);
   try {
-    const extraArgs = storeUrl ? ['--store', storeUrl] : [];
+    const owner = ownerToken(scratch.dir);
+    const extraArgs = [...(storeUrl ? ['--store', storeUrl] : []), '--token-file', owner.file];
     const proc = await startBerth({ workspace, scratch: scratch.dir, modelUrl, nodeArgs: profileArgs(profileDir, label), extraArgs });
     await proc.ready();
-    return target(label, [proc], undefined, scratch);
+    return target(label, [proc], owner.token, scratch);
   } catch (error) {
     scratch.remove();
     throw error;
@@ -53,9 +67,7 @@ export async function bootCluster(label, { count, modelUrl, storeUrl, busUrl, pr
   const scratch = scratchDir(label);
   const workspace = join(scratch.dir, 'ws');
   makeSmallWorkspace(workspace);
-  const token = randomBytes(24).toString('hex');
-  const tokenFile = join(scratch.dir, 'owner-token');
-  writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
+  const { token, file: tokenFile } = ownerToken(scratch.dir);
   const procs = [];
   try {
     for (let i = 1; i <= count; i += 1) {
