@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { openStore } from '../../../src/store/db.js';
 import { MIGRATIONS } from '../../../src/store/migrations/all.js';
 import { SqliteModuleInboxRepository } from '../../../src/store/repos/module-inbox.js';
 import { PgModuleInboxRepository } from '../../../src/store/pg/module-inbox.js';
-import { openPgStore } from '../../../src/store/pg/store.js';
 import { postgresMissing, startPostgres, type PostgresServer } from '../../support/postgres.js';
-import { removeDir, tempDir } from '../../support/tmp.js';
+import { pgMigratedFrom, sqliteMigratedFrom } from '../../support/migrated-store.js';
 
 // A store made before the waiting counts existed: its inboxes already hold messages.
 const BEFORE = MIGRATIONS.filter((m) => m.id < 8);
@@ -16,25 +14,13 @@ const message = (id: string, to: string): string =>
 const ROWS = [message('a', 'r1'), message('b', 'r1'), message('c', 'r1'), message('d', 'r2')];
 
 describe('migration 8 counts the messages already waiting', () => {
-  it('on SQLite', async () => {
-    const home = tempDir('inbox-waiting');
-    try {
-      const old = openStore(home, BEFORE);
-      for (const sql of [SESSIONS, ...ROWS]) old.db.exec(sql);
-      old.close();
-      const store = openStore(home);
-      try {
-        const box = new SqliteModuleInboxRepository(store.db);
-        assert.deepEqual([await box.count('r1'), await box.count('r2'), await box.count('none')], [3, 1, 0]);
-        assert.equal(await box.take('a', 'r1'), true);
-        assert.equal(await box.count('r1'), 2);
-      } finally {
-        store.close();
-      }
-    } finally {
-      removeDir(home);
-    }
-  });
+  it('on SQLite', () =>
+    sqliteMigratedFrom(BEFORE, [SESSIONS, ...ROWS], async (store) => {
+      const box = new SqliteModuleInboxRepository(store.db);
+      assert.deepEqual([await box.count('r1'), await box.count('r2'), await box.count('none')], [3, 1, 0]);
+      assert.equal(await box.take('a', 'r1'), true);
+      assert.equal(await box.count('r1'), 2);
+    }));
 
   describe('on PostgreSQL', { skip: postgresMissing() }, () => {
     let server: PostgresServer;
@@ -43,20 +29,12 @@ describe('migration 8 counts the messages already waiting', () => {
     });
     after(() => server?.stop());
 
-    it('counts them and keeps counting', async () => {
-      const url = await server.createDatabase();
-      const old = await openPgStore(url, BEFORE);
-      for (const sql of [SESSIONS, ...ROWS]) await old.db.run(sql);
-      await old.close();
-      const store = await openPgStore(url);
-      try {
+    it('counts them and keeps counting', async () =>
+      pgMigratedFrom(await server.createDatabase(), BEFORE, [SESSIONS, ...ROWS], async (store) => {
         const box = new PgModuleInboxRepository(store.db);
         assert.deepEqual([await box.count('r1'), await box.count('r2'), await box.count('none')], [3, 1, 0]);
         assert.deepEqual((await box.takeAll('r1', true)).map((m) => m.id), ['a', 'b', 'c']);
         assert.equal(await box.count('r1'), 0);
-      } finally {
-        await store.close();
-      }
-    });
+      }));
   });
 });
