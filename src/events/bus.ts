@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { DEFAULT_MAX_QUEUED, MAX_MAX_QUEUED, MAX_QUEUED_BYTES, MAX_SUBSCRIBERS_PER_SESSION, MIN_MAX_QUEUED } from './limits.js';
 import { BerthError } from '../protocol/errors/index.js';
-import { deliverToAll } from './delivery.js';
 import { CONTROL_TYPES, TERMINAL_BUS_TYPES, controlFrame, publishedFrame } from './envelope.js';
 import { planReplay } from './replay.js';
 import { ReplayRing } from './ring.js';
@@ -94,9 +93,7 @@ export class EventBus {
     if (TERMINAL_BUS_TYPES.has(frame.envelope.type)) {
       this.finish(frame);
     } else {
-      deliverToAll(() => {
-        for (const subscriber of this.subscribers) subscriber.offer(frame);
-      });
+      for (const subscriber of this.subscribers) subscriber.offer(frame);
     }
     return frame.envelope;
   }
@@ -184,9 +181,7 @@ export class EventBus {
 
   private finish(final: EventFrame | undefined): void {
     this.closed = true;
-    deliverToAll(() => {
-      for (const subscriber of this.subscribers) subscriber.end(final);
-    });
+    for (const subscriber of this.subscribers) subscriber.end(final);
     this.subscribers.clear();
     this.stats?.busClosed();
   }
