@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
 import { chatChunks } from '../../../src/agents/models/chat-stream.js';
+import { createHttpFetch } from '../../../src/agents/models/http-fetch.js';
 import { openaiSdk } from '../../../src/agents/models/openai-sdk.js';
 
 /** A response whose body arrives as these pieces, cut wherever the test says. */
@@ -55,5 +58,66 @@ test('a chunk carrying an error is thrown as the client package would throw it',
     assert.ok(err instanceof sdk.APIError);
     assert.match((err as Error).message, /overloaded/);
     return true;
+  });
+});
+
+/** Read from the node response a model service's connection gives (the built-in agent's path). */
+describe('a streamed answer read from its node response', () => {
+  const STREAM = 'data: {"id":"a"}\n\ndata: [DONE]\n\n';
+  let answer: (res: http.ServerResponse) => void = () => undefined;
+  let connections = 0;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => answer(res));
+  });
+  server.on('connection', () => connections++);
+  const pool = createHttpFetch();
+  let url!: URL;
+  before(async () => {
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/chat/completions`);
+  });
+  after(() => {
+    pool.close();
+    server.closeAllConnections();
+    server.close();
+  });
+  const post = async () => {
+    const res = await pool.post(url, { 'content-type': 'application/json' }, '{}', new AbortController().signal, 5_000);
+    return { res, reply: { body: res, headers: new Headers() } };
+  };
+
+  test('ends once [DONE] is read from a response already in whole, before its end event, and its connection serves the next one', async () => {
+    answer = (res) => res.writeHead(200, { 'content-type': 'text/event-stream' }).end(STREAM);
+    const before = connections;
+    for (let i = 0; i < 2; i++) {
+      const { res, reply } = await post();
+      const chunks = [];
+      for await (const chunk of chatChunks(reply)) chunks.push(chunk);
+      assert.deepEqual(chunks, [{ id: 'a' }]);
+      // The end event is a turn of the event loop later: what follows the answer (a turn's last frames) need not wait for it.
+      assert.equal(res.readableEnded, false, 'the chunks ended before the response did');
+      await new Promise((r) => res.once('end', r));
+    }
+    assert.equal(connections - before, 1, 'both answers came on one kept-alive connection');
+  });
+
+  test('waits for the end of a response still open after [DONE], as the client does', async () => {
+    let open!: http.ServerResponse;
+    answer = (res) => {
+      open = res;
+      res.writeHead(200, { 'content-type': 'text/event-stream' }).write(STREAM);
+    };
+    const { res, reply } = await post();
+    const chunks = chatChunks(reply);
+    assert.deepEqual((await chunks.next()).value, { id: 'a' });
+    // [DONE] came in the same read as the chunk: the generator has seen it once it has run again.
+    let settled = false;
+    const last = chunks.next().then((r) => ((settled = true), r));
+    for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+    assert.equal(settled, false, 'the response is not over yet');
+    open.end();
+    assert.equal((await last).done, true);
+    assert.equal(res.readableEnded, true);
   });
 });
