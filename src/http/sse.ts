@@ -54,8 +54,8 @@ const SSE_HEARTBEAT_BYTES = Buffer.from(SSE_HEARTBEAT, 'latin1');
  * Writes one subscription to an HTTP response as an SSE stream (docs/client-api.md §7.2-7.3)
  * and resolves when the stream is over. Headers go out at once, before any
  * event exists (the SDK times the connect by them). Frames are written as the
- * subscription is offered them, inside the publisher's call; when the socket
- * pushes back, the writer waits for `drain` rather than buffering — the
+ * subscription is offered them, inside the publisher's call (the socket sends
+ * what one tick wrote in one go, sse-socket.ts); when the socket pushes back, the writer waits for `drain` rather than buffering — the
  * subscriber's bounded queue is the only backlog, and the bus evicts it when it
  * overflows. A client that disconnects
  * closes its subscription; a terminal frame ends the response.
