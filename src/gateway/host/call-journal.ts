@@ -37,8 +37,12 @@ export interface GatewayCallAnswer {
 export interface GatewayCallRepository {
   /** Writes a `sent` row; throws when the id exists (ids are fresh per call). */
   insert(start: GatewayCallStart): Promise<void>;
-  /** Writes several `sent` rows in one write, each as `insert` would. */
-  insertAll(starts: readonly GatewayCallStart[]): Promise<void>;
+  /**
+   * Writes the `sent` rows of `starts`, then records `answers` (which may close those very rows),
+   * in one write, each as `insert` and `answer` would. An id of `starts` that exists fails the whole
+   * write: nothing of it is written.
+   */
+  writeRows(starts: readonly GatewayCallStart[], answers: readonly GatewayCallAnswer[]): Promise<void>;
   /** Counts one more frame sent for a call still `sent`. */
   resent(id: string): Promise<void>;
   /**
@@ -53,8 +57,6 @@ export interface GatewayCallRepository {
    * result is kept for audit but reaches nobody.
    */
   answer(id: string, result: string, at: number): Promise<boolean>;
-  /** Records several calls' results in one write, each as `answer` would. */
-  answerAll(answers: readonly GatewayCallAnswer[]): Promise<void>;
   /** Marks a call nobody waits for any more; false when it had already settled. */
   abandon(id: string, at: number): Promise<boolean>;
   find(id: string): Promise<GatewayCallRecord | undefined>;

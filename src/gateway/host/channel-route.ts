@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { GATEWAY_PING_INTERVAL_MS } from '../limits.js';
+import { writesOfOneTick } from '../tick-writes.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import type { Logger } from '../../log.js';
 import { checkHost, checkOrigin, identify, queryCredentials, type SecurityContext } from '../../net/security.js';
@@ -45,7 +46,7 @@ export function channelUpgradeRoute(deps: ChannelRouteDeps): UpgradeRoute {
       if (socket.destroyed) return reservation.release();
       // A handshake ws refuses (bad key, wrong method) never reaches the callback: free the slot with the socket.
       socket.once('close', () => reservation.release());
-      wss.handleUpgrade(request, socket as Duplex, head, (ws) => serve(ws, reservation, deps));
+      wss.handleUpgrade(request, socket as Duplex, head, (ws) => serve(ws, writesOfOneTick(socket as Duplex), reservation, deps));
     },
   };
 }
@@ -79,7 +80,7 @@ async function admit(request: IncomingMessage, security: SecurityContext): Promi
 }
 
 /** One accepted channel: `ready`, then result frames in, call frames out, pings to notice a dead peer. */
-function serve(ws: WebSocket, reservation: ChannelReservation, deps: ChannelRouteDeps): void {
+function serve(ws: WebSocket, holdWrites: () => void, reservation: ChannelReservation, deps: ChannelRouteDeps): void {
   ws.send(encodeFrame(READY_FRAME));
   let closing: NodeJS.Timeout | undefined;
   const close = (code: number, reason: string) => {
@@ -87,7 +88,11 @@ function serve(ws: WebSocket, reservation: ChannelReservation, deps: ChannelRout
     closing ??= setTimeout(() => ws.terminate(), CLOSE_HANDSHAKE_GRACE_MS);
     closing.unref();
   };
-  const channel = reservation.open({ send: (text) => ws.send(text, () => undefined), close });
+  const send = (text: string) => {
+    holdWrites();
+    ws.send(text, () => undefined);
+  };
+  const channel = reservation.open({ send, close });
 
   let alive = true;
   const ping = setInterval(() => {

@@ -54,13 +54,7 @@ export class JournalRows {
     if (starts.length === 0 && answers.length === 0) return;
     this.starts = [];
     this.answers = [];
-    this.writes.submit('gateway journal write', async () => {
-      try {
-        if (starts.length > 0) await this.journal.insertAll(starts);
-      } finally {
-        if (answers.length > 0) await this.journal.answerAll(answers);
-      }
-    });
+    this.writes.submit('gateway journal write', () => this.journal.writeRows(starts, answers));
   }
 
   private schedule(): void {

@@ -4,6 +4,7 @@ import { GATEWAY_HANDSHAKE_TIMEOUT_MS, GATEWAY_IDLE_TIMEOUT_MS, GATEWAY_RECONNEC
 import type { Logger } from '../../log.js';
 import { CLOSE, parseHostFrame, RefusedCall, UnreadableFrame, type CallFrame } from '../../protocol/gateway/frames.js';
 import { reconnectDelay } from './backoff.js';
+import { writesOfOneTick } from '../tick-writes.js';
 
 /** Frames A sends are text frames, handed to the socket as their UTF-8 bytes. */
 const TEXT_FRAME = { binary: false } as const;
@@ -101,6 +102,14 @@ export class OwnerConnection {
         handshakeTimeout: GATEWAY_HANDSHAKE_TIMEOUT_MS,
       });
       this.socket = ws;
+      let holdWrites = () => {};
+      ws.once('upgrade', (res: IncomingMessage) => (holdWrites = writesOfOneTick(res.socket)));
+      // A result frame goes out only on this very channel, if it is still open; otherwise B will ask again.
+      const send = (frame: Buffer) => {
+        if (ws.readyState !== WebSocket.OPEN) return;
+        holdWrites();
+        ws.send(frame, TEXT_FRAME, () => undefined);
+      };
       let reachedReady = false;
       let refused: ChannelRefused | undefined;
       let why = 'connection failed';
@@ -140,7 +149,7 @@ export class OwnerConnection {
         try {
           frame = parseHostFrame(data.toString());
         } catch (err) {
-          if (err instanceof RefusedCall && reachedReady) return this.send(ws, options.onRefused(err));
+          if (err instanceof RefusedCall && reachedReady) return send(options.onRefused(err));
           const code = err instanceof UnreadableFrame ? CLOSE.invalidPayload : CLOSE.protocolError;
           options.log.warn({ err: (err as Error).message }, 'gateway frame refused');
           return close(code, (err as Error).message);
@@ -152,7 +161,7 @@ export class OwnerConnection {
           return;
         }
         if (!reachedReady) return close(CLOSE.protocolError, 'a call came before ready');
-        void options.onCall(frame).then((result) => this.send(ws, result));
+        void options.onCall(frame).then(send);
       });
       ws.on('error', (err) => {
         if (!refusal) why = err.message;
@@ -165,12 +174,6 @@ export class OwnerConnection {
         resolve({ reachedReady, why, ...(refused ? { refused } : {}) });
       });
     });
-  }
-
-  /** Sends a result frame (a text frame: its bytes are UTF-8 JSON text) if this very channel is still open; otherwise B will ask again. */
-  private send(ws: WebSocket, frame: Buffer): void {
-    if (ws.readyState !== WebSocket.OPEN) return;
-    ws.send(frame, TEXT_FRAME, () => undefined);
   }
 }
 

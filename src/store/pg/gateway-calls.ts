@@ -31,9 +31,10 @@ export class PgGatewayCallRepository implements Async<SqliteGatewayCallRepositor
   }
 
   /** One transaction: one commit for the batch instead of one per row. */
-  async insertAll(starts: readonly StoredGatewayCallStart[]): Promise<void> {
+  async writeRows(starts: readonly StoredGatewayCallStart[], answers: readonly StoredGatewayCallAnswer[]): Promise<void> {
     await this.db.transaction(async (q) => {
       for (const s of starts) await q.run(INSERT_SQL, this.insertParams(s));
+      for (const a of answers) await answerRow(q, a.id, a.result, a.at);
     });
   }
 
@@ -57,13 +58,6 @@ export class PgGatewayCallRepository implements Async<SqliteGatewayCallRepositor
   /** True when this answer settled the call; a late answer to an abandoned call is kept beside it. */
   answer(id: string, result: string, at: number): Promise<boolean> {
     return this.db.unit((q) => answerRow(q, id, result, at));
-  }
-
-  /** One transaction: one commit for the batch instead of one per row. */
-  async answerAll(answers: readonly StoredGatewayCallAnswer[]): Promise<void> {
-    await this.db.transaction(async (q) => {
-      for (const a of answers) await answerRow(q, a.id, a.result, a.at);
-    });
   }
 
   async abandon(id: string, at: number): Promise<boolean> {

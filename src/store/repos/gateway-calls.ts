@@ -68,8 +68,7 @@ export class SqliteGatewayCallRepository {
   private readonly findStmt;
   private readonly abandonAllStmt;
   private readonly pruneStmt;
-  private readonly answerAllTx: (answers: readonly StoredGatewayCallAnswer[]) => void;
-  private readonly insertAllTx: (starts: readonly StoredGatewayCallStart[]) => void;
+  private readonly writeRowsTx: (starts: readonly StoredGatewayCallStart[], answers: readonly StoredGatewayCallAnswer[]) => void;
 
   constructor(db: Db) {
     this.insertStmt = db.prepare(
@@ -89,11 +88,9 @@ export class SqliteGatewayCallRepository {
     this.findStmt = db.prepare('SELECT * FROM gateway_calls WHERE id = ?');
     this.abandonAllStmt = db.prepare(`UPDATE gateway_calls SET state = 'abandoned', settled_at = ? WHERE state = 'sent'`);
     this.pruneStmt = db.prepare(`DELETE FROM gateway_calls WHERE state != 'sent' AND settled_at < ?`);
-    this.answerAllTx = db.transaction((answers: readonly StoredGatewayCallAnswer[]) => {
-      for (const a of answers) this.answerRow(a.id, a.result, a.at);
-    });
-    this.insertAllTx = db.transaction((starts: readonly StoredGatewayCallStart[]) => {
+    this.writeRowsTx = db.transaction((starts: readonly StoredGatewayCallStart[], answers: readonly StoredGatewayCallAnswer[]) => {
       for (const start of starts) this.insertRow(start);
+      for (const a of answers) this.answerRow(a.id, a.result, a.at);
     });
   }
 
@@ -101,9 +98,12 @@ export class SqliteGatewayCallRepository {
     this.insertRow(s);
   }
 
-  /** One transaction: one commit for the batch instead of one per row. */
-  async insertAll(starts: readonly StoredGatewayCallStart[]): Promise<void> {
-    this.insertAllTx(starts);
+  /**
+   * One transaction: one commit for the batch instead of one per row, and a page that a call's
+   * `sent` row and its answer both change goes to the WAL once.
+   */
+  async writeRows(starts: readonly StoredGatewayCallStart[], answers: readonly StoredGatewayCallAnswer[]): Promise<void> {
+    this.writeRowsTx(starts, answers);
   }
 
   private insertRow(s: StoredGatewayCallStart): void {
@@ -121,11 +121,6 @@ export class SqliteGatewayCallRepository {
 
   async answer(id: string, result: string, at: number): Promise<boolean> {
     return this.answerRow(id, result, at);
-  }
-
-  /** One transaction: one commit for the batch instead of one per row. */
-  async answerAll(answers: readonly StoredGatewayCallAnswer[]): Promise<void> {
-    this.answerAllTx(answers);
   }
 
   async abandon(id: string, at: number): Promise<boolean> {

@@ -26,11 +26,11 @@ export function effectCases(h: Current): void {
     assert.equal(await g.find('none'), undefined);
   });
 
-  it('gateway calls: answerAll answers each call as answer would, in one write', async () => {
+  it('gateway calls: writeRows answers each call as answer would, in one write', async () => {
     const g = h().repos.gatewayCalls;
     for (const id of ['a', 'b', 'gone']) await g.insert(call(id));
     await g.abandon('gone', NOW + 1);
-    await g.answerAll([
+    await g.writeRows([], [
       { id: 'a', result: 'ra', at: NOW + 2 },
       { id: 'gone', result: 'late', at: NOW + 2 },
       { id: 'b', result: 'rb', at: NOW + 3 },
@@ -38,17 +38,31 @@ export function effectCases(h: Current): void {
     assert.deepEqual(await g.find('a'), { ...call('a'), state: 'answered', result: 'ra', sends: 1, settledAt: NOW + 2 });
     assert.deepEqual(await g.find('b'), { ...call('b'), state: 'answered', result: 'rb', sends: 1, settledAt: NOW + 3 });
     assert.deepEqual(await g.find('gone'), { ...call('gone'), state: 'abandoned', result: 'late', sends: 1, settledAt: NOW + 1 });
-    await g.answerAll([]);
+    await g.writeRows([], []);
   });
 
-  it('gateway calls: insertAll writes each sent row as insert would, in one write', async () => {
+  it('gateway calls: writeRows writes each sent row as insert would, in one write', async () => {
     const g = h().repos.gatewayCalls;
-    await g.insertAll([call('a'), call('b', NOW + 1)]);
+    await g.writeRows([call('a'), call('b', NOW + 1)], []);
     assert.deepEqual(await g.find('a'), { ...call('a'), state: 'sent', result: null, sends: 1, settledAt: null });
     assert.deepEqual(await g.find('b'), { ...call('b', NOW + 1), state: 'sent', result: null, sends: 1, settledAt: null });
-    await g.insertAll([]);
-    await assert.rejects(g.insertAll([call('c'), call('a')]), 'an id that exists fails the batch');
+    await assert.rejects(g.writeRows([call('c'), call('a')], []), 'an id that exists fails the batch');
     assert.equal(await g.find('c'), undefined, 'and nothing of it is written');
+  });
+
+  it('gateway calls: writeRows writes the sent rows first, and the answers with them in the same write', async () => {
+    const g = h().repos.gatewayCalls;
+    await g.insert(call('old'));
+    await g.writeRows([call('new')], [
+      { id: 'new', result: 'r-new', at: NOW + 2 },
+      { id: 'old', result: 'r-old', at: NOW + 2 },
+    ]);
+    assert.deepEqual(await g.find('new'), { ...call('new'), state: 'answered', result: 'r-new', sends: 1, settledAt: NOW + 2 }, 'an answer closes a sent row of its own batch');
+    assert.equal((await g.find('old'))?.state, 'answered');
+
+    await g.insert(call('waiting'));
+    await assert.rejects(g.writeRows([call('new')], [{ id: 'waiting', result: 'r', at: NOW + 3 }]));
+    assert.equal((await g.find('waiting'))?.state, 'sent', 'one write: a failing sent row takes the answers of its batch with it');
   });
 
   it('gateway calls: abandonAllSent and pruneSettledBefore count what they touch', async () => {
