@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { writesOfOneTick } from '../net/tick-writes.js';
 
 /** Where an SSE stream's bytes go once its headers are out. */
 export interface SseSink {
@@ -24,27 +24,6 @@ export function asChunk(bytes: Buffer): Buffer {
   return chunk;
 }
 
-/** Ends the hold `writeTogether` put on `socket`. */
-function uncork(socket: Socket): void {
-  socket.uncork();
-}
-
-/**
- * Writes `chunk` into `socket`, held (corked) until Node next runs its `process.nextTick` queue:
- * right after the current callback, or after the promise jobs running now. The frames one such
- * pass publishes (a model answer's text, its usage, `turn_complete`) then leave in one system
- * call instead of one each, and one frame's fan-out still leaves for every stream in one tight
- * pass after the bus's loop, in the order the sockets were first written. A lone frame waits for
- * no later I/O, timer or immediate. Back-pressure is unchanged: a corked socket counts what it holds.
- */
-function writeTogether(socket: Socket, chunk: Buffer): boolean {
-  if (socket.writableCorked === 0) {
-    socket.cork();
-    process.nextTick(uncork, socket);
-  }
-  return socket.write(chunk);
-}
-
 function drainOf(emitter: ServerResponse | NonNullable<ServerResponse['socket']>, listener: () => void): () => void {
   emitter.once('drain', listener);
   return () => emitter.off('drain', listener);
@@ -56,7 +35,7 @@ function drainOf(emitter: ServerResponse | NonNullable<ServerResponse['socket']>
  * uncorks on the next tick), which is most of what one event's fan-out to 64 subscribers costs
  * besides the system calls. When the response has handed all it holds to its socket, the frame
  * goes to the socket directly as one ready-made chunk, shared by every subscriber, and the
- * chunks of one pass go in one system call (`writeTogether`). The socket is the same one
+ * chunks of one pass go in one system call (src/net/tick-writes.ts). The socket is the same one
  * `res.write` would fill, so its back-pressure (`false`, then `drain`) is unchanged, and
  * `res.end()` still closes the chunked body after it.
  * Anything else (bytes held in the response, no socket) goes through `res.write` as before.
@@ -66,5 +45,10 @@ export function sseSink(res: ServerResponse): SseSink {
   const direct = socket !== null && res.headersSent && !res.writableEnded && res.writableLength === socket.writableLength;
   if (!direct) return { write: (bytes) => res.write(bytes), whenDrained: (listener) => drainOf(res, listener) };
   const frame = res.chunkedEncoding ? asChunk : (bytes: Buffer) => bytes;
-  return { write: (bytes) => writeTogether(socket, frame(bytes)), whenDrained: (listener) => drainOf(socket, listener) };
+  const holdWrites = writesOfOneTick(socket);
+  const write = (bytes: Buffer) => {
+    holdWrites();
+    return socket.write(frame(bytes));
+  };
+  return { write, whenDrained: (listener) => drainOf(socket, listener) };
 }

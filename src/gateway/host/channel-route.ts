@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { GATEWAY_PING_INTERVAL_MS } from '../limits.js';
-import { writesOfOneTick } from '../tick-writes.js';
+import { writesOfOneTick } from '../../net/tick-writes.js';
 import { BerthError } from '../../protocol/errors/index.js';
 import type { Logger } from '../../log.js';
 import { checkHost, checkOrigin, identify, queryCredentials, type SecurityContext } from '../../net/security.js';

@@ -4,7 +4,7 @@ import { GATEWAY_HANDSHAKE_TIMEOUT_MS, GATEWAY_IDLE_TIMEOUT_MS, GATEWAY_RECONNEC
 import type { Logger } from '../../log.js';
 import { CLOSE, parseHostFrame, RefusedCall, UnreadableFrame, type CallFrame } from '../../protocol/gateway/frames.js';
 import { reconnectDelay } from './backoff.js';
-import { writesOfOneTick } from '../tick-writes.js';
+import { writesOfOneTick } from '../../net/tick-writes.js';
 
 /** Frames A sends are text frames, handed to the socket as their UTF-8 bytes. */
 const TEXT_FRAME = { binary: false } as const;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, test } from 'node:test';
-import { writesOfOneTick } from '../../../src/gateway/tick-writes.js';
+import { writesOfOneTick } from '../../../src/net/tick-writes.js';
 
 /** A socket stand-in that records each write it is asked to make: one entry per write(2) a net.Socket would make. */
 function recordingSocket(): { socket: Writable; writes: string[][] } {
