@@ -34,16 +34,6 @@ interface Bound {
   readonly values: unknown[];
 }
 
-/** The columns of a statement's rows, as PostgreSQL described them (a RowDescription's fields). */
-type Shape = readonly unknown[];
-
-/**
- * Each connection's prepared statements' row shapes, once described: a prepared statement's rows
- * keep their columns, so later executions skip the Describe and PostgreSQL its RowDescription.
- * Keyed by pg's connection object: a new connection after a drop starts with none.
- */
-const shapes = new WeakMap<Wire, Map<string, Shape>>();
-
 /**
  * Several statements sent as one round trip (docs/store.md, Round trips): each a named prepared
  * statement of the connection, parsed and planned by PostgreSQL on its first use only, then
@@ -56,20 +46,14 @@ export class StatementsQuery extends pg.Query {
   readonly answers: Promise<pg.QueryResult[]>;
   private readonly bound: readonly Bound[];
   private parsing: { wire: Wire; listener: () => void } | undefined;
-  /** The connection's known row shapes; the statements sent without a Describe are those whose shape it had. */
-  private known: Map<string, Shape> | undefined;
-  private undescribed: readonly boolean[] = [];
-  /** The statement whose answers arrive now: every statement's end is its CommandComplete. */
-  private current = 0;
-  private shaped = -1;
 
   constructor(statements: readonly Statement[], nameOf: (text: string) => string) {
     let settle!: (err: Error | undefined, result: unknown) => void;
     const answers = new Promise<pg.QueryResult[]>((resolve, reject) => {
       settle = (err, result) => (err ? reject(err) : resolve([result as pg.QueryResult | pg.QueryResult[]].flat()));
     });
-    // A text for pg's checks before it submits; never sent. A string, which pg takes without copying a config.
-    super(`${statements.length} statements`, (err, result) => settle(err, result));
+    // A text for pg's checks before it submits; never sent.
+    super({ text: `${statements.length} statements` }, (err, result) => settle(err, result));
     this.answers = answers;
     // Mapped now: a value pg cannot send fails the call before anything is on the wire.
     this.bound = statements.map((s) => ({ name: nameOf(s.sql), text: s.sql, values: s.params.map(prepareValue) }));
@@ -94,37 +78,12 @@ export class StatementsQuery extends pg.Query {
       this.parsing = { wire, listener };
       for (const b of unparsed) wire.parse({ name: b.name, text: b.text });
     }
-    let known = shapes.get(wire);
-    if (!known) shapes.set(wire, (known = new Map()));
-    this.known = known;
-    this.undescribed = this.bound.map((b) => known.has(b.name));
-    for (const [i, b] of this.bound.entries()) {
+    for (const b of this.bound) {
       wire.bind({ statement: b.name, values: b.values });
-      if (!this.undescribed[i]) wire.describe({ type: 'P', name: '' });
+      wire.describe({ type: 'P', name: '' });
       wire.execute({ portal: '' });
     }
     wire.sync();
-  }
-
-  handleRowDescription(msg: { fields: Shape }): void {
-    this.shaped = this.current;
-    const b = this.bound[this.current];
-    if (b && !this.undescribed[this.current]) this.known?.set(b.name, msg.fields);
-    (pg.Query.prototype as unknown as { handleRowDescription(m: unknown): void }).handleRowDescription.call(this, msg);
-  }
-
-  /** A statement sent without its Describe gets the shape it had, before its first row. */
-  handleDataRow(msg: unknown): void {
-    if (this.shaped !== this.current) this.handleRowDescription({ fields: this.known!.get(this.bound[this.current]!.name)! });
-    (pg.Query.prototype as unknown as { handleDataRow(m: unknown): void }).handleDataRow.call(this, msg);
-  }
-
-  handleCommandComplete(msg: unknown, connection: unknown): void {
-    // Described and answered NoData: it has no rows, and no RowDescription to come.
-    const b = this.bound[this.current];
-    if (b && this.shaped !== this.current && !this.undescribed[this.current]) this.known?.set(b.name, []);
-    this.current += 1;
-    (pg.Query.prototype as unknown as { handleCommandComplete(m: unknown, c: unknown): void }).handleCommandComplete.call(this, msg, connection);
   }
 
   handleError(err: unknown, connection: unknown): void {

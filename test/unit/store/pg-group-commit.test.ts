@@ -150,33 +150,6 @@ describe('group commit and pipelines of the PostgreSQL write connection', { skip
     assert.equal((await prepared('WITH taken AS')).length, 1, 'the lease taken');
   });
 
-  it('a statement run again on the connection goes without its Describe, and answers the same rows', async () => {
-    const id = sid();
-    await node.acquire(id);
-    const connection = (pg as unknown as { Connection: { prototype: { describe(m: unknown): void } } }).Connection.prototype;
-    const original = connection.describe;
-    let described = 0;
-    connection.describe = function (this: unknown, m: unknown) {
-      described += 1;
-      return original.call(this, m);
-    };
-    try {
-      const RETURNING = 'INSERT INTO t (k) VALUES ($1) RETURNING k, length(k) AS n';
-      await insert(id, 'ds-0');
-      const first = await db.for(id).rows(RETURNING, ['ds-first']);
-      const afterFirst = described;
-      const again = await Promise.all([db.for(id).rows(RETURNING, ['ds-2']), db.for(id).rows(RETURNING, ['ds-3']), insert(id, 'ds-4')]);
-      assert.deepEqual(first, [{ k: 'ds-first', n: 8 }]);
-      assert.deepEqual(again, [[{ k: 'ds-2', n: 4 }], [{ k: 'ds-3', n: 4 }], 1]);
-      assert.ok(afterFirst >= 1, 'the write described once');
-      assert.equal(described, afterFirst, 'nothing described again');
-      assert.deepEqual(await db.for(id).rows('UPDATE t SET k = k WHERE k = $1 RETURNING k', ['ds-none']), []);
-      assert.deepEqual(await db.for(id).rows('UPDATE t SET k = k WHERE k = $1 RETURNING k', ['ds-2']), [{ k: 'ds-2' }]);
-    } finally {
-      connection.describe = original;
-    }
-  });
-
   it('a write refused by the database leaves the statements usable', async () => {
     const id = sid();
     await node.acquire(id);
