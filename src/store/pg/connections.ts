@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { PgLink, StatementNames, clientQueryer, connectionOptions, isConnectionError, storeUnavailable } from './link.js';
 import { LeaseLostError, type WriteFence, idTaken, leaseOf } from './write-fence.js';
-import { OpeningQueryer, isFenceRefusal, leaseCheck, opening, tokenTaken, whole } from './one-shot.js';
+import { OpeningQueryer, fenced, isFenceRefusal, opening, tokenTaken, whole } from './one-shot.js';
 import { WriteBatcher } from './group-commit.js';
 import type { Statement } from './pipeline.js';
 import type { DueWrite, Queryer } from './queryer.js';
@@ -94,15 +94,16 @@ export class PgConnections {
     this.fencing = new Fencing(fenceOf);
   }
 
-  rows<R>(writer: Writer, sql: string, params: readonly unknown[]): Promise<R[]> {
+  rows<R>(writer: Writer, statement: Statement): Promise<R[]> {
+    const { sql, params } = statement;
     if (READ_ONLY.test(sql)) {
       if (this.pool && !HOLDS_A_LOCK.test(sql)) return this.read<R>(sql, params);
       return this.enqueue(() => this.direct.rows<R>(sql, params));
     }
-    const refused = this.fencing?.refuses(writer, [{ sql, params }]);
+    const refused = this.fencing?.refuses(writer, [statement]);
     if (refused) return Promise.reject(refused);
     const fence = this.fenceOf(writer);
-    if (fence) return this.batcher.add(fence, [{ sql, params }], false).then((r) => r.rows as R[]);
+    if (fence) return this.batcher.add(fence, [statement], false).then((r) => r.rows as R[]);
     return this.enqueue(() => this.direct.rows<R>(sql, params));
   }
 
@@ -196,7 +197,7 @@ export class PgConnections {
       throw await this.rolledBack(fence, err, leaseMs);
     }
     await this.direct.script('COMMIT');
-    if (leaseMs !== undefined) fence!.acquired?.(tokenTaken(q.openedWith!, start.length));
+    if (leaseMs !== undefined) fence!.acquired?.(tokenTaken(q.openedWith!, start.length - 1));
     committed?.(result);
     return result;
   }
@@ -204,13 +205,13 @@ export class PgConnections {
   /** A write in a transaction of its own, with its lease check, in one round trip (`whole`). */
   private async oneShot(fence: WriteFence | undefined, statements: readonly Statement[], flush: boolean): Promise<pg.QueryResult> {
     const { token, leaseMs } = leaseOf(fence);
-    const check = leaseCheck(fence, token, leaseMs);
-    const { sent, offset } = whole([...check, ...statements], flush);
+    const write = fenced(fence, token, leaseMs, statements);
+    const { sent, offset } = whole(write.statements, flush);
     try {
       const answers = await this.pipeline(sent);
-      if (leaseMs !== undefined) fence!.acquired?.(tokenTaken(answers, offset + 1));
+      if (write.takenAt !== undefined) fence!.acquired?.(tokenTaken(answers, offset + write.takenAt));
       // One result per statement: the write's is the last of its own.
-      return answers[offset + check.length + statements.length - 1]!;
+      return answers[offset + write.statements.length - 1]!;
     } catch (err) {
       throw await this.rolledBack(fence, err, leaseMs);
     }

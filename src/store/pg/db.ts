@@ -61,7 +61,12 @@ export class PgDb implements Queryer {
   }
 
   rows<R>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
-    return this.connections.rows<R>(this.writer, sql, params);
+    return this.connections.rows<R>(this.writer, { sql, params });
+  }
+
+  /** `statement`'s rows; as a new session's first write, one that can take its lease itself does (`Statement.leased`). */
+  rowsOf<R>(statement: Statement): Promise<R[]> {
+    return this.connections.rows<R>(this.writer, statement);
   }
 
   run(sql: string, params: readonly unknown[] = []): Promise<number> {

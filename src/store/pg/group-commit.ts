@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { leaseCheck, tokenTaken, whole } from './one-shot.js';
+import { fenced, tokenTaken, whole } from './one-shot.js';
 import type { Statement } from './pipeline.js';
 import { type WriteFence, leaseOf } from './write-fence.js';
 
@@ -124,7 +124,7 @@ export class WriteBatcher {
     }
     for (const [i, shot] of shots.entries()) {
       const taken = plan.takenAt[i];
-      if (taken !== undefined) shot.fence!.acquired?.(tokenTaken(answers, taken + 1));
+      if (taken !== undefined) shot.fence!.acquired?.(tokenTaken(answers, taken));
       shot.committed?.(answers[plan.answerAt[i]!]!);
     }
     for (const [i, shot] of shots.entries()) shot.resolve(answers[plan.answerAt[i]!]!);
@@ -162,10 +162,12 @@ function planOf(shots: readonly Shot[]): { statements: Statement[]; answerAt: nu
     if (fence && !checked.has(fence.sessionId)) {
       checked.add(fence.sessionId);
       const { token, leaseMs } = leaseOf(fence);
-      parts.push(...leaseCheck(fence, token, leaseMs));
-      if (leaseMs !== undefined) taken = parts.length - 1;
+      const write = fenced(fence, token, leaseMs, shot.statements());
+      if (write.takenAt !== undefined) taken = parts.length + write.takenAt;
+      parts.push(...write.statements);
+    } else {
+      parts.push(...shot.statements());
     }
-    parts.push(...shot.statements());
     answerAt.push(parts.length - 1);
     takenAt.push(taken);
   }

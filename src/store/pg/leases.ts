@@ -7,11 +7,18 @@ import type { Queryer } from './db.js';
  */
 const DB_NOW = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
 
-/** Takes a lease ($1 session, $2 node, $3 lease time) unless another node holds a valid one; answers its token. */
-export const ACQUIRE = `INSERT INTO session_leases (session_id, node_id, token, expires_at) VALUES ($1, $2, 1, ${DB_NOW} + $3)
+/**
+ * Takes a lease (`session`, `node`, `leaseMs`: the parameters naming them) unless another node
+ * holds a valid one; answers its token.
+ */
+export const acquiring = (session: string, node: string, leaseMs: string): string =>
+  `INSERT INTO session_leases (session_id, node_id, token, expires_at) VALUES (${session}, ${node}, 1, ${DB_NOW} + ${leaseMs})
   ON CONFLICT (session_id) DO UPDATE SET node_id = EXCLUDED.node_id, token = session_leases.token + 1, expires_at = EXCLUDED.expires_at
   WHERE session_leases.expires_at < ${DB_NOW} OR session_leases.node_id = EXCLUDED.node_id
   RETURNING token`;
+
+/** Takes a lease ($1 session, $2 node, $3 lease time) unless another node holds a valid one; answers its token. */
+export const ACQUIRE = acquiring('$1', '$2', '$3');
 
 export interface LeaseRow {
   readonly sessionId: string;

@@ -1,6 +1,7 @@
 import type { Async } from '../async.js';
 import type { SqliteModuleTabRepository } from '../repos/module-tabs.js';
 import type { PgDb, Queryer } from './db.js';
+import { TAKEN_TOKEN, takingLease } from './one-shot.js';
 
 type Tab = { tab: number; workspaceId: string };
 
@@ -9,14 +10,14 @@ const findTab = async (q: Queryer, sessionId: string): Promise<Tab | undefined> 
 
 /**
  * The session's ($1) tab if it has one, else the next number of its workspace's ($2) counter
- * (migration 17), inserted with the time `at`, and the select answering it. The counter's row lock
- * orders the creates of one workspace, on any node, until their commit; creates in other workspaces
- * do not wait. `counted` runs only when `found` has no row (it reads it), so a session asking
- * again takes no number.
+ * (migration 17), inserted with the time `at`. The counter's row lock orders the creates of one
+ * workspace, on any node, until their commit; creates in other workspaces do not wait. `counted`
+ * runs only when `found` has no row (it reads it), so a session asking again takes no number;
+ * `also` adds a condition of its own (`EXISTS (…)`).
  */
-const assigning = (at: string): string => `found AS (SELECT tab FROM module_tabs WHERE session_id = $1),
+const assigning = (at: string, also = ''): string => `found AS (SELECT tab FROM module_tabs WHERE session_id = $1),
   counted AS (
-    INSERT INTO module_tab_counters AS c (workspace_id, last_tab) SELECT $2, 1 WHERE NOT EXISTS (SELECT 1 FROM found)
+    INSERT INTO module_tab_counters AS c (workspace_id, last_tab) SELECT $2, 1 WHERE NOT EXISTS (SELECT 1 FROM found)${also}
     ON CONFLICT (workspace_id) DO UPDATE SET last_tab = c.last_tab + 1
     RETURNING last_tab
   ),
@@ -24,11 +25,13 @@ const assigning = (at: string): string => `found AS (SELECT tab FROM module_tabs
     INSERT INTO module_tabs (session_id, workspace_id, tab, created_at)
     SELECT $1, $2, last_tab, ${at} FROM counted
     RETURNING tab
-  )
-SELECT tab FROM found UNION ALL SELECT tab FROM added`;
+  )`;
+
+/** The tab `assigning` found or gave. */
+const TAB = 'SELECT tab FROM found UNION ALL SELECT tab FROM added';
 
 /** The session's tab, given on first ask: one statement. Parameters: session id, workspace id, time. */
-export const ASSIGN_TAB = `WITH ${assigning('$3')}`;
+export const ASSIGN_TAB = `WITH ${assigning('$3')} ${TAB}`;
 
 /**
  * `insert`, a new session's row ($1 its id, $2 its workspace), and its tab given at the time `at`,
@@ -36,7 +39,17 @@ export const ASSIGN_TAB = `WITH ${assigning('$3')}`;
  * the tab row's foreign key is checked at the statement's end, when the session row is there. The
  * row refused (its id taken) fails the statement: the number is not taken.
  */
-export const withTab = (insert: string, at: string): string => `WITH created AS (${insert}), ${assigning(at)}`;
+export const withTab = (insert: string, at: string): string => `WITH created AS (${insert}), ${assigning(at)} ${TAB}`;
+
+/**
+ * `withTab` as the session's first write on a cluster node, taking its new lease too
+ * (`Statement.leased`; `node` and `leaseMs` name their parameters): `insertIfTaken` inserts its row
+ * `FROM taken`, so a lease refused writes no row and takes no number, and the query fails as a
+ * refused acquire does. One statement where the acquire was one more.
+ */
+export const withTabAndLease = (insertIfTaken: string, at: string, node: string, leaseMs: string): string =>
+  `WITH ${takingLease('$1', node, leaseMs)}, created AS (${insertIfTaken}), ${assigning(at, ' AND EXISTS (SELECT 1 FROM taken)')}
+  SELECT given.tab, lease.token FROM (${TAKEN_TOKEN}) AS lease LEFT JOIN (${TAB}) AS given ON true`;
 
 /** Sessions this process gave their tab number with their row, until it asks for that number. */
 const UNCLAIMED_LIMIT = 1024;

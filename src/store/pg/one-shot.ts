@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Queryer } from './db.js';
 import type { WriteFence } from './write-fence.js';
 import type { Statement } from './pipeline.js';
-import { ACQUIRE } from './leases.js';
+import { acquiring } from './leases.js';
 
 /**
  * Fewer round trips per transaction (docs/store.md, Round trips): a single write with its
@@ -22,10 +22,17 @@ const REFUSED_MARK = 'session_on_other_node';
 const FENCE_CHECK = `SELECT (CASE WHEN count(*) = 0 THEN '${REFUSED_MARK}' ELSE '1' END)::int AS ok FROM (SELECT 1 FROM session_leases WHERE session_id = $1 AND token = $2 AND node_id = $3 FOR SHARE) AS held`;
 
 /**
- * A new session's lease taken in its first write's transaction: the token, or the query fails as a
- * refused lease check does when another node holds a valid lease on that id.
+ * A new session's lease taken in a CTE `taken` (`session`, `node`, `leaseMs`: the parameters naming
+ * them); `TAKEN_TOKEN` then answers its token, or fails the query as a refused lease check does
+ * when another node holds a valid lease on that id.
  */
-const ACQUIRE_CHECK = `WITH taken AS (${ACQUIRE}) SELECT (CASE WHEN count(*) = 0 THEN '${REFUSED_MARK}' ELSE max(token)::text END)::bigint AS token FROM taken`;
+export const takingLease = (session: string, node: string, leaseMs: string): string => `taken AS (${acquiring(session, node, leaseMs)})`;
+
+/** One row whatever `taken` holds, so the cast runs even when the acquire returned nothing. */
+export const TAKEN_TOKEN = `SELECT (CASE WHEN count(*) = 0 THEN '${REFUSED_MARK}' ELSE max(token)::text END)::bigint AS token FROM taken`;
+
+/** A new session's lease taken in its first write's transaction, by a statement of its own. */
+const ACQUIRE_CHECK = `WITH ${takingLease('$1', '$2', '$3')} ${TAKEN_TOKEN}`;
 
 /** The lease check of `sessionId` at `token`, held by `nodeId`. */
 export function fenceCheck(sessionId: string, token: number, nodeId: string): Statement {
@@ -103,6 +110,25 @@ export function leaseCheck(fence: WriteFence | undefined, token: number | undefi
 }
 
 /**
+ * A write's statements behind its lease check, or taking the new session's lease (`leaseMs`): by
+ * their first statement itself when it can (`Statement.leased`), one statement fewer, else by the
+ * acquire ahead of them. `takenAt`: which answer carries the taken lease's token.
+ */
+export function fenced(
+  fence: WriteFence | undefined,
+  token: number | undefined,
+  leaseMs: number | undefined,
+  statements: readonly Statement[],
+): { statements: Statement[]; takenAt: number | undefined } {
+  const [first, ...rest] = statements;
+  if (fence && leaseMs !== undefined && first?.leased !== undefined) {
+    return { statements: [{ sql: first.leased, params: [...first.params, fence.nodeId, leaseMs] }, ...rest], takenAt: 0 };
+  }
+  const check = leaseCheck(fence, token, leaseMs);
+  return { statements: [...check, ...statements], takenAt: leaseMs === undefined ? undefined : 0 };
+}
+
+/**
  * What a unit's transaction starts with, sent in one round trip: BEGIN, the flush request, the lease
  * check, or the lease taken when the session is new (`leaseMs`), the opening's last statement.
  */
@@ -126,8 +152,7 @@ export const COMMIT: Statement = { sql: 'COMMIT', params: [] };
 /** A promised write's commit waits for its WAL flush even where ordinary commits do not (docs/store.md, Commits). */
 export const FLUSH: Statement = { sql: 'SET LOCAL synchronous_commit = on', params: [] };
 
-/** The token a taken lease answered, from the answers of a query that began with `opening`. */
-export function tokenTaken(answers: readonly pg.QueryResult[], openingLength: number): number {
-  const taken = answers[openingLength - 1];
-  return Number((taken?.rows[0] as { token?: unknown } | undefined)?.token);
+/** The token a taken lease answered, from the answers of its query: `at`, the one that took it. */
+export function tokenTaken(answers: readonly pg.QueryResult[], at: number): number {
+  return Number((answers[at]?.rows[0] as { token?: unknown } | undefined)?.token);
 }

@@ -5,6 +5,12 @@ import pg from 'pg';
 export interface Statement {
   readonly sql: string;
   readonly params: readonly unknown[];
+  /**
+   * The same write taking its session's (its $1) new lease too, when it is that session's first
+   * (docs/cluster-leases.md): its parameters then `params`, the node id and the lease time; its
+   * first row carries the lease's `token`, and it fails as a refused acquire does.
+   */
+  readonly leased?: string;
 }
 
 /** pg's own mapping of a JS value to what the wire carries, so a statement here binds exactly as `client.query` would. */

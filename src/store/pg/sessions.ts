@@ -1,15 +1,18 @@
 import type { Async } from '../async.js';
 import type { SqliteSessionRepository, StoredSession, StoredSessionPatch } from '../repos/sessions.js';
 import type { PgDb } from './db.js';
-import { type TabsWithRows, withTab } from './module-tabs.js';
+import { type TabsWithRows, withTab, withTabAndLease } from './module-tabs.js';
 import { type Raw, PATCH_COLUMNS, json, fromRaw } from '../repos/sessions.js';
 
 const COLUMNS =
   'id, workspace_id, scope, created_at, updated_at, display_name, title_source, prs, model_id, approval_mode, ' +
   'source_type, source_id, worktree, branch, current_cwd, closed_at, close_reason';
-const INSERT = `INSERT INTO sessions (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`;
+const VALUES = '$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17';
+const INSERT = `INSERT INTO sessions (${COLUMNS}) VALUES (${VALUES})`;
 /** The row and its tab number, stamped with its creation time ($4). */
 const INSERT_WITH_TAB = withTab(INSERT, '$4');
+/** The same, taking the new session's lease too on a cluster node ($18 the node, $19 the lease time). */
+const INSERT_WITH_TAB_AND_LEASE = withTabAndLease(`INSERT INTO sessions (${COLUMNS}) SELECT ${VALUES} FROM taken`, '$4', '$18', '$19');
 
 /** Sessions in PostgreSQL; `rowid` (dialect.ts) stands for SQLite's rowid as the paging position. */
 export class PgSessionRepository implements Async<SqliteSessionRepository> {
@@ -33,7 +36,7 @@ export class PgSessionRepository implements Async<SqliteSessionRepository> {
       await this.db.run(INSERT, params);
       return;
     }
-    const [given] = await this.db.rows<{ tab: number }>(INSERT_WITH_TAB, params);
+    const [given] = await this.db.rowsOf<{ tab: number }>({ sql: INSERT_WITH_TAB, params, leased: INSERT_WITH_TAB_AND_LEASE });
     this.tabs.gave(row.id, { tab: given!.tab, workspaceId: row.workspaceId });
   }
 

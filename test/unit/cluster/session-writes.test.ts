@@ -7,8 +7,9 @@ import type { Repositories } from '../../../src/main/repositories.js';
 import { LeaseLostError, PgDb } from '../../../src/store/pg/db.js';
 import { PgLeaseRepository } from '../../../src/store/pg/leases.js';
 import { openPgStore, type PgStore } from '../../../src/store/pg/store.js';
+import { statementsOf } from '../../support/pg-queries.js';
 import { postgresMissing, startPostgres, type PostgresServer } from '../../support/postgres.js';
-import { session } from '../store/cases/fixtures.js';
+import { NOW, session } from '../store/cases/fixtures.js';
 
 /**
  * docs/cluster-leases.md, Fencing: on a cluster node each repository names whom it writes for.
@@ -60,6 +61,31 @@ describe("a cluster node's repositories write for the session they name", { skip
     assert.equal(await repos.receipts.find(`session:${id}`, 'c1'), undefined);
     // A gateway owner's receipt, for a session of another daemon, is the node's own.
     assert.equal(await repos.receipts.begin({ namespace: `gateway:w1:${id}`, callId: 'c1', toolName: 't', argsDigest: 'd', startedAt: 1 }), true);
+  });
+
+  test("a new session's row takes its lease and its tab number in one statement, or nothing when another node holds the lease", async () => {
+    const id = sid();
+    node.reserve(id);
+    const { sent } = await statementsOf(() => repos.ofSession!(id).sessions.insert(session(id, { workspaceId: 'wl' })));
+    assert.equal(sent.length, 1, 'one round trip');
+    assert.equal(sent[0]!.length, 1, 'one statement: the lease, the row and the tab');
+    const lease = await new PgLeaseRepository(other).get(id);
+    assert.equal(lease?.nodeId, 'a');
+    assert.equal(node.fence(id).token(), lease?.token, 'the token the row took is the one later writes carry');
+    assert.equal(await repos.moduleTabs.assign(id, 'wl', NOW), 1, 'given with the row');
+    await repos.ofSession!(id).sessions.update(id, { displayName: 'later' }, 2);
+
+    const refused = sid();
+    await new PgLeaseRepository(other).acquire(refused, 'b', 60_000);
+    node.reserve(refused);
+    await assert.rejects(repos.ofSession!(refused).sessions.insert(session(refused, { workspaceId: 'wl' })), { code: 'session_id_conflict' });
+    assert.equal(await repos.sessions.get(refused), undefined);
+    assert.equal(node.holds(refused), false);
+    assert.equal((await new PgLeaseRepository(other).get(refused))?.nodeId, 'b');
+    const next = sid();
+    await node.acquire(next);
+    await repos.ofSession!(next).sessions.insert(session(next, { workspaceId: 'wl' }));
+    assert.equal(await repos.moduleTabs.assign(next, 'wl', NOW), 2, 'the refused row took no number');
   });
 
   test('a tab open here sends and takes as its session; an inbox taken for a session not open here is the node’s write', async () => {
