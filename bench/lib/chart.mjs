@@ -8,11 +8,11 @@ const isSummary = (v) => v !== null && typeof v === 'object' && Number.isFinite(
 /** Keys that hold raw material, not results (per-boot samples, the machine, response probes). */
 const SKIP = new Set(['boots', 'machine', 'probes', 'berthBuild', 'plan', 'settle', 'statuses', 'fixture', 'loads']);
 
-/** The name a row goes by: its id, path or the words that tell rows apart (kind, where, op). */
+/** The name a row goes by: its id, path or the words that tell rows apart (placement, kind, op, name). */
 function rowName(o, fallback) {
   if (typeof o.id === 'string') return o.id;
   if (typeof o.path === 'string') return o.path;
-  const words = ['kind', 'op', 'name'].map((k) => o[k]).filter((w) => typeof w === 'string');
+  const words = ['placement', 'kind', 'op', 'name'].map((k) => o[k]).filter((w) => typeof w === 'string');
   return words.length > 0 ? words.join(' ') : fallback;
 }
 
