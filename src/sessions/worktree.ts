@@ -12,6 +12,24 @@ async function git(cwd: string, args: string[]): Promise<string> {
   return stdout.trim();
 }
 
+/**
+ * The last change under way in each repository. Git locks its refs, its config and its list of
+ * worktrees while it changes them, and a second `git worktree add` or `checkout -b` running at the
+ * same moment fails on those locks; two sessions created at once would then get a 500 for what is
+ * only a wait. Changes to one repository therefore run one after the other, each with its checks,
+ * so that two asking for the same branch get the clear refusal, not git's lock error.
+ */
+const changing = new Map<string, Promise<unknown>>();
+
+function oneAtATime<T>(root: string, change: () => Promise<T>): Promise<T> {
+  const mine = (changing.get(root) ?? Promise.resolve()).then(change);
+  const settled = mine.catch(() => undefined);
+  changing.set(root, settled);
+  // The map keeps only repositories with a change under way or queued.
+  void settled.then(() => changing.get(root) === settled && changing.delete(root));
+  return mine;
+}
+
 async function requireRepo(root: string): Promise<void> {
   try {
     if ((await git(root, ['rev-parse', '--is-inside-work-tree'])) === 'true') return;
@@ -52,7 +70,17 @@ export interface WorktreeResult {
  * (`berth/<slug>` unless `branch.name` is given); `branch` alone creates the
  * branch and checks it out in the workspace itself. Both need a git repository.
  */
-export async function prepareWorktree(
+export function prepareWorktree(
+  root: string,
+  home: string,
+  workspaceId: string,
+  sessionId: string,
+  request: { worktree?: { slug?: string }; branch?: { name: string } },
+): Promise<WorktreeResult> {
+  return oneAtATime(root, () => make(root, home, workspaceId, sessionId, request));
+}
+
+async function make(
   root: string,
   home: string,
   workspaceId: string,
@@ -97,7 +125,11 @@ export async function prepareWorktree(
  * start: the worktree and its branch, or the branch checked out in the workspace
  * (back to the branch it came from). Best effort: a failure here is logged by git only.
  */
-export async function undoWorktree(root: string, made: WorktreeResult): Promise<void> {
+export function undoWorktree(root: string, made: WorktreeResult): Promise<void> {
+  return oneAtATime(root, () => undo(root, made));
+}
+
+async function undo(root: string, made: WorktreeResult): Promise<void> {
   const quiet = (args: string[]) => git(root, args).catch(() => '');
   if (made.worktree) {
     await quiet(['worktree', 'remove', '--force', made.worktree.path]);

@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { after, describe, it } from 'node:test';
+import { BerthError } from '../../../src/protocol/errors/index.js';
+import { prepareWorktree, undoWorktree } from '../../../src/sessions/worktree.js';
+import { removeDir, tempDir, writeTree } from '../../support/tmp.js';
+
+/** Sessions created at the same moment on one repository: git's own locks must never decide their answer. */
+
+const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+
+function gitRepo(): string {
+  const dir = tempDir('berth-repo-');
+  git(dir, 'init', '-q', '-b', 'main');
+  git(dir, 'config', 'user.email', 'test@berth.invalid');
+  git(dir, 'config', 'user.name', 'Berth Test');
+  writeTree(dir, { 'README.md': '# repo\n' });
+  git(dir, 'add', '.');
+  git(dir, 'commit', '-q', '-m', 'first');
+  return dir;
+}
+
+const branches = (repo: string) =>
+  git(repo, 'branch', '--list', 'berth/*')
+    .split('\n')
+    .map((b) => b.replace(/^[*+ ]+/, '').trim())
+    .filter(Boolean)
+    .sort();
+
+describe('worktrees made at the same moment', () => {
+  const dirs: string[] = [];
+  after(() => dirs.forEach(removeDir));
+  const fresh = () => {
+    const repo = gitRepo();
+    const home = tempDir('berth-home-');
+    dirs.push(repo, home);
+    return { repo, home };
+  };
+
+  it('all succeed when they ask for different slugs', async () => {
+    const { repo, home } = fresh();
+    const slugs = ['a', 'b', 'c', 'd', 'e', 'f'];
+    const made = await Promise.all(slugs.map((slug, i) => prepareWorktree(repo, home, 'ws', `0000000${i}-0000-4000-8000-000000000000`, { worktree: { slug } })));
+    assert.deepEqual(made.map((m) => m.worktree?.branch).sort(), slugs.map((s) => `berth/${s}`));
+    assert.deepEqual(branches(repo), slugs.map((s) => `berth/${s}`));
+  });
+
+  it('give one of two asking for the same branch the clear refusal, not git lock errors', async () => {
+    const { repo, home } = fresh();
+    const results = await Promise.allSettled(
+      ['x', 'y'].map((slug, i) => prepareWorktree(repo, home, 'ws', `1000000${i}-0000-4000-8000-000000000000`, { worktree: { slug }, branch: { name: 'berth/same' } })),
+    );
+    const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    assert.equal(refused.length, 1);
+    assert.ok(refused[0]!.reason instanceof BerthError);
+    assert.equal((refused[0]!.reason as BerthError).code, 'invalid_worktree');
+    assert.deepEqual(branches(repo), ['berth/same']);
+  });
+
+  it('take back one while another is made', async () => {
+    const { repo, home } = fresh();
+    const first = await prepareWorktree(repo, home, 'ws', '20000000-0000-4000-8000-000000000000', { worktree: { slug: 'gone' } });
+    const [, second] = await Promise.all([undoWorktree(repo, first), prepareWorktree(repo, home, 'ws', '20000001-0000-4000-8000-000000000000', { worktree: { slug: 'kept' } })]);
+    assert.equal(second.worktree?.branch, 'berth/kept');
+    assert.deepEqual(branches(repo), ['berth/kept']);
+  });
+});
