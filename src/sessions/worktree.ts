@@ -70,15 +70,7 @@ export interface WorktreeResult {
  * (`berth/<slug>` unless `branch.name` is given); `branch` alone creates the
  * branch and checks it out in the workspace itself. Both need a git repository.
  */
-export function prepareWorktree(
-  root: string,
-  home: string,
-  workspaceId: string,
-  sessionId: string,
-  request: { worktree?: { slug?: string }; branch?: { name: string } },
-): Promise<WorktreeResult> {
-  return oneAtATime(root, () => make(root, home, workspaceId, sessionId, request));
-}
+export const prepareWorktree = (...args: Parameters<typeof make>): Promise<WorktreeResult> => oneAtATime(args[0], () => make(...args));
 
 async function make(
   root: string,
@@ -125,9 +117,7 @@ async function make(
  * start: the worktree and its branch, or the branch checked out in the workspace
  * (back to the branch it came from). Best effort: a failure here is logged by git only.
  */
-export function undoWorktree(root: string, made: WorktreeResult): Promise<void> {
-  return oneAtATime(root, () => undo(root, made));
-}
+export const undoWorktree = (root: string, made: WorktreeResult): Promise<void> => oneAtATime(root, () => undo(root, made));
 
 async function undo(root: string, made: WorktreeResult): Promise<void> {
   const quiet = (args: string[]) => git(root, args).catch(() => '');

@@ -1,29 +1,15 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { validatorFor } from '../../src/http/contract.js';
 import { startStack, type Stack } from '../support/stack.js';
 import { createSession, EventReader, submit } from '../support/session-client.js';
-import { removeDir, tempDir, writeTree } from '../support/tmp.js';
+import { git, gitRepo } from '../support/git-repo.js';
+import { removeDir, tempDir } from '../support/tmp.js';
 import type { TestDaemon } from '../support/daemon.js';
 
 /** `worktree` / `branch` on POST /session (issue 3, spec §5.1): real git worktrees and branches, or a clear 400. */
-
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } }).trim();
-
-function gitRepo(): string {
-  const dir = tempDir('berth-repo-');
-  git(dir, 'init', '-q', '-b', 'main');
-  git(dir, 'config', 'user.email', 'test@berth.invalid');
-  git(dir, 'config', 'user.name', 'Berth Test');
-  writeTree(dir, { 'README.md': '# repo\n' });
-  git(dir, 'add', '.');
-  git(dir, 'commit', '-q', '-m', 'first');
-  return dir;
-}
 
 describe('worktree and branch sessions', () => {
   let s: Stack;

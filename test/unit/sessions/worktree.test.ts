@@ -1,24 +1,11 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { after, describe, it } from 'node:test';
 import { BerthError } from '../../../src/protocol/errors/index.js';
 import { prepareWorktree, undoWorktree } from '../../../src/sessions/worktree.js';
-import { removeDir, tempDir, writeTree } from '../../support/tmp.js';
+import { git, gitRepo } from '../../support/git-repo.js';
+import { removeDir, tempDir } from '../../support/tmp.js';
 
 /** Sessions created at the same moment on one repository: git's own locks must never decide their answer. */
-
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
-
-function gitRepo(): string {
-  const dir = tempDir('berth-repo-');
-  git(dir, 'init', '-q', '-b', 'main');
-  git(dir, 'config', 'user.email', 'test@berth.invalid');
-  git(dir, 'config', 'user.name', 'Berth Test');
-  writeTree(dir, { 'README.md': '# repo\n' });
-  git(dir, 'add', '.');
-  git(dir, 'commit', '-q', '-m', 'first');
-  return dir;
-}
 
 const branches = (repo: string) =>
   git(repo, 'branch', '--list', 'berth/*')
