@@ -70,10 +70,12 @@ export class MessagingService {
 
   /**
    * A session became live: it is a tab now, and what waited for it is offered once it is idle.
-   * A fresh one (never stored) has nothing waiting: messages go only to open tabs, offered on arrival.
+   * A fresh one (never stored) has nothing waiting: messages go only to open tabs, offered on
+   * arrival. So its first turn does not end by reading an empty inbox, which ran before the
+   * turn's last frames left (the offer is a microtask of the turn's settlement).
    */
   async opened(session: Session, fresh = false): Promise<void> {
-    const tab = await this.directory.open(session, this.deps.clock.now());
+    const tab = await this.directory.open(session, this.deps.clock.now(), fresh);
     if (fresh) return;
     // After the creating request has its answer; the session may have work queued by then.
     setImmediate(() => {

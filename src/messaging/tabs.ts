@@ -22,8 +22,9 @@ export interface Tab {
   /** The offer of its next message under way (delivery.ts keeps one at a time). */
   offering: Promise<void>;
   /**
-   * Whether its inbox may hold a message no offer has handed over: false only after an offer
-   * read it empty and none has come since (every message stored for it is offered at once).
+   * Whether its inbox may hold a message no offer has handed over: false for a session created
+   * just now, and after an offer read the inbox empty, until a message comes (every message stored
+   * for it is offered at once, and an offer sets this first).
    */
   mayHaveMail: boolean;
 }
@@ -50,7 +51,8 @@ export class TabDirectory {
 
   constructor(private readonly repo: ModuleTabRepository) {}
 
-  async open(session: Session, now: number): Promise<Tab> {
+  /** `empty`: the session was created just now, so nothing can wait in its inbox yet. */
+  async open(session: Session, now: number, empty = false): Promise<Tab> {
     const existing = this.live.get(session.id);
     if (existing) return existing;
     const number = await this.repo.assign(session.id, session.workspace.id, now);
@@ -61,7 +63,7 @@ export class TabDirectory {
       delivery: 'prompt',
       trouble: null,
       offering: Promise.resolve(),
-      mayHaveMail: true,
+      mayHaveMail: !empty,
     };
     this.live.set(session.id, tab);
     const inWorkspace = this.numbered.get(session.workspace.id) ?? new Map<number, Tab>();

@@ -94,4 +94,22 @@ describe('a tab going idle', () => {
     await settle();
     assert.equal(inbox.reads, before + 1);
   });
+
+  it('does not read the inbox of a session created just now when its first turn ends, yet delivers what came during it', async () => {
+    const inbox = new CountingInbox();
+    const service = new MessagingService({ clock: new ManualClock(), log: silentLogger(), tabs, inbox });
+    const { session, prompts, asSession } = fakeSession();
+    await service.opened(asSession, true);
+    service.idle(asSession);
+    await settle();
+    assert.equal(inbox.reads, 0, 'nothing can wait for a session that did not exist before');
+
+    session.hasActivePrompt = true;
+    await inbox.add({ id: 'm1', toSessionId: 's1', fromSessionId: 's2', fromTab: 2, fromLabel: 'built-in', kind: 'info', text: 'hello', hop: 1, sentAt: 0 });
+    await service.here.offerHere('s1', 'm1');
+    session.hasActivePrompt = false;
+    service.idle(asSession);
+    await settle();
+    assert.equal(prompts.length, 1, 'the message that came during the turn became the next prompt');
+  });
 });
