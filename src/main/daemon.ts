@@ -22,6 +22,7 @@ import { clusterServices } from './cluster-bus.js';
 import type { SessionPlacement } from '../cluster/placement.js';
 import { reportCommandSandbox } from './command-confinement.js';
 import { lockHome, type HomeLock } from './home-lock.js';
+import { collectStartupGarbage } from './startup-gc.js';
 
 export interface DaemonOptions {
   readonly config: Config;
@@ -138,12 +139,24 @@ async function startOnLockedHome(options: DaemonOptions, lock: HomeLock): Promis
     newSessionId();
     void core.models.warmUp().catch((err: unknown) => log.warn({ err }, 'model list warm-up failed'));
   });
+  let stopping = false;
   const heavy = setTimeout(() => {
-    void core.models.loadClients().catch((err: unknown) => log.warn({ err }, 'model client warm-up failed'));
-    void reportCommandSandbox(confinement, log, options.sandbox).catch((err: unknown) => log.warn({ err }, 'sandbox probe failed'));
-    void core.agents.warmUp().catch((err: unknown) => log.warn({ err }, 'agent driver warm-up failed'));
+    const loads = [
+      core.models.loadClients().catch((err: unknown) => log.warn({ err }, 'model client warm-up failed')),
+      reportCommandSandbox(confinement, log, options.sandbox).catch((err: unknown) => log.warn({ err }, 'sandbox probe failed')),
+      core.agents.warmUp().catch((err: unknown) => log.warn({ err }, 'agent driver warm-up failed')),
+    ];
+    // Then the garbage all that loading left, in one collection now rather than in the first turns (startup-gc.ts).
+    void Promise.all(loads).then(() =>
+      setImmediate(() => {
+        if (!stopping) log.debug({ ms: Math.round(collectStartupGarbage()) }, 'start-up garbage collected');
+      }),
+    );
   }, HEAVY_WARM_UP_DELAY_MS);
-  core.onShutdown(() => clearTimeout(heavy));
+  core.onShutdown(() => {
+    stopping = true;
+    clearTimeout(heavy);
+  });
 
   let closing: Promise<void> | undefined;
   let resolveClosed!: () => void;

@@ -93,6 +93,15 @@ describe('start-up order', { timeout: 120_000 }, () => {
     assert.ok(openai > listening, `the openai package loads after the port opens (line ${openai}, port at ${listening})`);
   });
 
+  it('collects the garbage of the background loading once, after it', async () => {
+    const lines = await log.until((l) => l.includes('gc forced'));
+    const collected = lines.indexOf('gc forced');
+    const openai = log.loads(lines, 'openai')[0] ?? -1;
+    assert.ok(openai > log.listening(lines) && collected > openai, `one full collection after the model client loaded (line ${collected}, openai at ${openai})`);
+    assert.equal((await fetch(`${daemon.url}/health`)).status, 200);
+    assert.equal(log.lines().filter((l) => l === 'gc forced').length, 1, 'and only one');
+  });
+
   it('runs the sandbox probe after the port opens', { skip: bubblewrap ? false : 'bubblewrap is not installed' }, async () => {
     const lines = await log.until((l) => l.some((line) => line.startsWith(`spawn ${bubblewrap}`)));
     const probe = lines.findIndex((line) => line.startsWith(`spawn ${bubblewrap}`));

@@ -1,0 +1,18 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { setImmediate as nextTask } from 'node:timers/promises';
+import { runInNewContext } from 'node:vm';
+import { collectStartupGarbage } from '../../../src/main/startup-gc.js';
+
+describe('the start-up collection', () => {
+  it('collects what nothing holds any more, and leaves no gc function behind', async () => {
+    // Made in another task: a WeakRef keeps its target alive until the end of the task that made or read it.
+    const ref = (() => new WeakRef({ garbage: 'x'.repeat(1000) }))();
+    await nextTask();
+    const ms = collectStartupGarbage();
+    assert.equal(ref.deref(), undefined, 'the unreachable object was collected');
+    assert.ok(ms >= 0);
+    assert.equal(runInNewContext('typeof gc'), 'undefined', 'contexts made later get no gc function');
+    assert.equal(typeof (globalThis as { gc?: unknown }).gc, 'undefined');
+  });
+});
