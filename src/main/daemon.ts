@@ -149,7 +149,7 @@ async function startOnLockedHome(options: DaemonOptions, lock: HomeLock): Promis
     // Then the garbage all that loading left, in one collection now rather than in the first turns (startup-gc.ts).
     void Promise.all(loads).then(() =>
       setImmediate(() => {
-        if (!stopping) log.debug({ ms: Math.round(collectStartupGarbage()) }, 'start-up garbage collected');
+        if (!stopping) log.debug({ ms: collectStartupGarbage() }, 'start-up garbage collected');
       }),
     );
   }, HEAVY_WARM_UP_DELAY_MS);
