@@ -69,10 +69,8 @@ export class MessagingService {
   // ── session life (hooks the session manager calls) ─────────────────────────
 
   /**
-   * A session became live: it is a tab now, and what waited for it is offered once it is idle.
-   * A fresh one (never stored) has nothing waiting: messages go only to open tabs, offered on
-   * arrival. So its first turn does not end by reading an empty inbox, which ran before the
-   * turn's last frames left (the offer is a microtask of the turn's settlement).
+   * A session became live: it is a tab now, and what waited for it is offered once it is idle. A fresh one (never
+   * stored) has nothing waiting (messages go only to open tabs), so its first turn ends without reading its inbox.
    */
   async opened(session: Session, fresh = false): Promise<void> {
     const tab = await this.directory.open(session, this.deps.clock.now(), fresh);
