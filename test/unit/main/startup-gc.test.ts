@@ -15,4 +15,14 @@ describe('the start-up collection', () => {
     assert.equal(runInNewContext('typeof gc'), 'undefined', 'contexts made later get no gc function');
     assert.equal(typeof (globalThis as { gc?: unknown }).gc, 'undefined');
   });
+
+  it('collects nothing and says so when what stands for gc is not a function', () => {
+    const global = globalThis as { gc?: unknown };
+    global.gc = 'not a function';
+    try {
+      assert.equal(collectStartupGarbage(), null);
+    } finally {
+      delete global.gc;
+    }
+  });
 });
