@@ -23,6 +23,7 @@ import type { SessionPlacement } from '../cluster/placement.js';
 import { reportCommandSandbox } from './command-confinement.js';
 import { lockHome, type HomeLock } from './home-lock.js';
 import { collectStartupGarbage } from './startup-gc.js';
+import { ownAddress, warmRequestPath, warmsUp } from './request-warm-up.js';
 
 export interface DaemonOptions {
   readonly config: Config;
@@ -57,6 +58,8 @@ export interface Daemon {
  * comes sooner loads what it needs itself.
  */
 const HEAVY_WARM_UP_DELAY_MS = 200;
+/** Rounds of the daemon's own requests after the heavy loading (request-warm-up.ts). */
+const WARM_UP_ROUNDS = 30;
 
 /**
  * The composition root: builds the core from the configuration, then starts every face on it.
@@ -146,12 +149,18 @@ async function startOnLockedHome(options: DaemonOptions, lock: HomeLock): Promis
       reportCommandSandbox(confinement, log, options.sandbox).catch((err: unknown) => log.warn({ err }, 'sandbox probe failed')),
       core.agents.warmUp().catch((err: unknown) => log.warn({ err }, 'agent driver warm-up failed')),
     ];
-    // Then the garbage all that loading left, in one collection now rather than in the first turns (startup-gc.ts).
-    void Promise.all(loads).then(() =>
-      setImmediate(() => {
-        if (!stopping) log.debug({ ms: collectStartupGarbage() }, 'start-up garbage collected');
-      }),
-    );
+    // Then the request path, run warm by requests of the daemon's own (request-warm-up.ts), and the garbage all of it
+    // left, in one collection now rather than in the first turns (startup-gc.ts).
+    const warmUp = warmsUp(config, limiter !== undefined);
+    const target = { host: ownAddress(app.server.address() as AddressInfo), port: boundPort, token: config.token };
+    void Promise.all(loads)
+      .then(() => (warmUp && !stopping ? warmRequestPath(target, WARM_UP_ROUNDS, () => stopping) : null))
+      .then((report) => {
+        if (report) log.debug(report, 'request path warmed');
+        setImmediate(() => {
+          if (!stopping) log.debug({ ms: collectStartupGarbage() }, 'start-up garbage collected');
+        });
+      });
   }, HEAVY_WARM_UP_DELAY_MS);
   core.onShutdown(() => {
     stopping = true;
