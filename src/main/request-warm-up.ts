@@ -10,7 +10,7 @@ export interface WarmUpTarget {
   readonly token: string | null;
 }
 
-/** What the warm-up's requests were answered with: a count per status, `failed` for a request that got no answer. */
+/** What the warm-up's requests were answered with: a count per status, `failed` for a request that got no answer (the last one sent). */
 export interface WarmUpReport {
   readonly requests: number;
   readonly statuses: Readonly<Record<string, number>>;
@@ -18,6 +18,8 @@ export interface WarmUpReport {
   readonly ms: number;
 }
 
+/** The status counted for a request that got no answer. */
+const FAILED = 'failed';
 /** A warm-up request that takes longer than this is given up (a daemon's answers take well under a millisecond). */
 const REQUEST_TIMEOUT_MS = 5_000;
 
@@ -34,7 +36,8 @@ const PROMPT_BODY = JSON.stringify({ prompt: [{ type: 'text', text: 'warm-up' }]
  *
  * Nothing changes: the prompt names a session id just drawn, which no session has, so each is
  * answered 404 `session_not_found` after a read of the session table. `stopped()` is asked before
- * each request, so a daemon that begins to stop sends no more. Never rejects.
+ * each request, so a daemon that begins to stop sends no more; a request that gets no answer is the last
+ * (a listener this machine cannot reach from itself would only make each of them wait). Never rejects.
  */
 export async function warmRequestPath(target: WarmUpTarget, rounds: number, stopped: () => boolean): Promise<WarmUpReport> {
   const started = performance.now();
@@ -42,17 +45,18 @@ export async function warmRequestPath(target: WarmUpTarget, rounds: number, stop
   const statuses: Record<string, number> = {};
   let requests = 0;
   const auth: Record<string, string> = target.token === null ? {} : { authorization: `Bearer ${target.token}` };
+  /** Whether the request was answered at all: one that was not ends the warm-up, as the next would fare no better. */
   const send = async (method: string, path: string, body?: string) => {
     const headers = body === undefined ? auth : { ...auth, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) };
     const status = await answerStatus(agent, target, method, path, headers, body);
     statuses[status] = (statuses[status] ?? 0) + 1;
     requests += 1;
+    return status !== FAILED;
   };
   try {
     for (let i = 0; i < rounds && !stopped(); i += 1) {
-      await send('GET', '/health');
-      if (stopped()) break;
-      await send('POST', `/session/${newSessionId()}/prompt`, PROMPT_BODY);
+      if (!(await send('GET', '/health')) || stopped()) break;
+      if (!(await send('POST', `/session/${newSessionId()}/prompt`, PROMPT_BODY))) break;
     }
   } finally {
     agent.destroy();
@@ -80,12 +84,12 @@ function answerStatus(agent: http.Agent, target: WarmUpTarget, method: string, p
     const request = http.request({ host: target.host, port: target.port, method, path, headers, agent, timeout: REQUEST_TIMEOUT_MS });
     // The first of these settles the promise; a connection closed by a stopping daemon ends in `close`.
     request.on('timeout', () => request.destroy());
-    request.on('error', () => resolve('failed'));
-    request.on('close', () => resolve('failed'));
+    request.on('error', () => resolve(FAILED));
+    request.on('close', () => resolve(FAILED));
     request.on('response', (res) => {
       res.resume();
       res.on('end', () => resolve(String(res.statusCode)));
-      res.on('close', () => resolve('failed'));
+      res.on('close', () => resolve(FAILED));
     });
     request.end(body);
   });
