@@ -39,7 +39,7 @@ const PROMPT_BODY = JSON.stringify({ prompt: [{ type: 'text', text: 'warm-up' }]
  * each request, so a daemon that begins to stop sends no more; a request that gets no answer is the last
  * (a listener this machine cannot reach from itself would only make each of them wait). Never rejects.
  */
-export async function warmRequestPath(target: WarmUpTarget, rounds: number, stopped: () => boolean): Promise<WarmUpReport> {
+export async function warmRequestPath(target: WarmUpTarget, rounds: number, stopped: () => boolean, timeoutMs = REQUEST_TIMEOUT_MS): Promise<WarmUpReport> {
   const started = performance.now();
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const statuses: Record<string, number> = {};
@@ -48,7 +48,7 @@ export async function warmRequestPath(target: WarmUpTarget, rounds: number, stop
   /** Whether the request was answered at all: one that was not ends the warm-up, as the next would fare no better. */
   const send = async (method: string, path: string, body?: string) => {
     const headers = body === undefined ? auth : { ...auth, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) };
-    const status = await answerStatus(agent, target, method, path, headers, body);
+    const status = await answerStatus(agent, target, { method, path, headers, timeout: timeoutMs }, body);
     statuses[status] = (statuses[status] ?? 0) + 1;
     requests += 1;
     return status !== FAILED;
@@ -79,9 +79,9 @@ export function ownAddress(address: AddressInfo): string {
   return address.address;
 }
 
-function answerStatus(agent: http.Agent, target: WarmUpTarget, method: string, path: string, headers: Record<string, string>, body?: string): Promise<string> {
+function answerStatus(agent: http.Agent, target: WarmUpTarget, options: http.RequestOptions, body?: string): Promise<string> {
   return new Promise((resolve) => {
-    const request = http.request({ host: target.host, port: target.port, method, path, headers, agent, timeout: REQUEST_TIMEOUT_MS });
+    const request = http.request({ ...options, host: target.host, port: target.port, agent });
     // The first of these settles the promise; a connection closed by a stopping daemon ends in `close`.
     request.on('timeout', () => request.destroy());
     request.on('error', () => resolve(FAILED));

@@ -77,6 +77,21 @@ describe('the request warm-up', () => {
     assert.equal(report.requests, 1);
   });
 
+  it('gives up a request that gets no answer in time, and sends no more', async () => {
+    const silent = createServer(() => {
+      // Takes the request and never answers.
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (silent.address() as AddressInfo).port;
+      const report = await warmRequestPath({ host: '127.0.0.1', port, token: null }, 5, () => false, 100);
+      assert.deepEqual(report.statuses, { failed: 1 });
+    } finally {
+      silent.closeAllConnections();
+      await close(silent);
+    }
+  });
+
   it('reaches a wildcard bind through loopback, and any other address as it is', () => {
     assert.equal(ownAddress({ address: '0.0.0.0', family: 'IPv4', port: 1 }), '127.0.0.1');
     assert.equal(ownAddress({ address: '::', family: 'IPv6', port: 1 }), '::1');
