@@ -6,7 +6,14 @@
 //   read  — workspace_read of a 1 KB file: no receipt and no journal row on either side;
 //   write — workspace_write creating a new 1 KB file: B's receipt, B's journal and A's receipt
 //           (SQLite, WAL) around the effect.
-// Each is also run on a local workspace of the same B (no channel), for the channel's own cost.
+// Each is also run on a local workspace of the same B (no channel), for the channel's own cost, and
+// the bare wire beside them: a WebSocket between this process and a child in A's place that answers
+// at once (bench/lib/wire.mjs), with frames of the channel's sizes, for what any two processes pay.
+// B's local workspace is A's project, so both rows read the same file and make their new files in the
+// same directory: on an ext4 without a journal (this VM's) each new inode costs a scan over the
+// recently deleted inodes of its directory's block group (the kernel's `recently_deleted()`, up to
+// half of all CPU in a write row right after another run deleted its 30,000 files), and two
+// directories in two groups made the two write rows pay that by different amounts.
 // Every row runs in two placements: `apart`, B (this process) on CPU 0 and A on CPU 1, as the two
 // ends of a channel on two machines would; `shared`, both free to run on every CPU. Left to the
 // scheduler, this VM moves the two ends between its CPUs so that whole runs come out at twice the
@@ -26,6 +33,7 @@ import { berthDir } from './berth.mjs';
 import { startDaemonProcess } from './lib/daemon-process.mjs';
 import { fromDist, startInProcessBerth } from './lib/in-process-berth.mjs';
 import { ALL_CPUS, pin, pinningUnavailable } from './lib/cpu-pinning.mjs';
+import { startWire } from './lib/wire.mjs';
 import { cpuMicros } from './lib/proctree.mjs';
 import { formatTable } from './lib/report.mjs';
 import { measureLatency, measureThroughput } from './lib/round-trips.mjs';
@@ -47,22 +55,26 @@ export async function run({ quick = false, profileDir } = {}) {
   const settle = quick ? 100 : 3000;
   const throughputCalls = quick ? 400 : 4000;
   const { allowWithoutAsking } = await fromDist('tools/permission.js');
+  const { callFrame } = await fromDist('gateway/host/call-making.js');
+  const { encodeFrame } = await fromDist('protocol/gateway/frames.js');
+  const { encodeResult } = await fromDist('protocol/gateway/result-text.js');
   const kilobyte = 'x'.repeat(1023) + '\n';
   const berth = await startInProcessBerth('gateway', (scratch) => {
-    const local = join(scratch, 'b-workspace');
-    const project = join(scratch, 'a-project');
-    for (const dir of [local, project, join(scratch, 'a-home')]) mkdirSync(dir, { recursive: true });
-    writeFileSync(join(local, 'one-kb.txt'), kilobyte);
+    // B's local workspace is A's project (see the top of this file).
+    const project = join(scratch, 'project');
+    for (const dir of [join(project, 'w'), join(scratch, 'a-home')]) mkdirSync(dir, { recursive: true });
     writeFileSync(join(project, 'one-kb.txt'), kilobyte);
-    return { home: join(scratch, 'b-home'), workspaces: [local], remoteWorkspaces: [WORKSPACE_ID], remoteIntentions: { [WORKSPACE_ID]: INTENTION } };
+    return { home: join(scratch, 'b-home'), workspaces: [project], remoteWorkspaces: [WORKSPACE_ID], remoteIntentions: { [WORKSPACE_ID]: INTENTION } };
   });
   const { daemon: b, scratch } = berth;
-  const project = join(scratch, 'a-project');
+  const project = join(scratch, 'project');
   let owner;
+  let wire;
   try {
     const tokenFile = join(scratch, 'a-home', 'channel.token');
     writeFileSync(tokenFile, (await b.core.tokens.createChannelToken(WORKSPACE_ID)).token, { mode: 0o600 });
     owner = await startOwnerProcess(b.url, project, join(scratch, 'a-home'), tokenFile, profileDir ? ['--cpu-prof', '--cpu-prof-dir', join(profileDir, 'owner')] : []);
+    wire = await startWire();
 
     const sessionId = randomUUID();
     const setFor = (workspace) =>
@@ -81,15 +93,29 @@ export async function run({ quick = false, profileDir } = {}) {
       const outcome = await set.call({ callId: `bench-${++n}`, name: c.name, args: c.args });
       if (!outcome.ok) throw new Error(`${kind} failed: ${outcome.error.code} ${outcome.error.message}`);
     };
+    /** The bytes of a call's `call` frame and of its `result` frame, as B and A frame them. */
+    const frameBytes = async (kind) => {
+      const c = calls[kind]();
+      const outcome = await targets.local.call({ callId: `bench-${++n}`, name: c.name, args: c.args });
+      const id = randomUUID();
+      const fields = { id, workspaceId: WORKSPACE_ID, sessionId, tool: c.name, args: JSON.stringify(c.args), effectful: kind === 'write' };
+      return {
+        call: Buffer.byteLength(callFrame(fields, INTENTION)),
+        result: Buffer.byteLength(encodeFrame({ type: 'result', id, sessionId, result: encodeResult(outcome) })),
+      };
+    };
 
     // Every row is timed warm: a long-running daemon has compiled its call path long before,
     // and both processes' CPU per call keeps falling over the first few thousand calls.
     for (const kind of ['read', 'write']) {
       for (const where of ['channel', 'local']) for (let i = 0; i < settle; i++) await once(targets[where], kind);
     }
+    const frames = { read: await frameBytes('read'), write: await frameBytes('write') };
+    const bareTrip = (kind) => () => wire.roundTrip(frames[kind].call, frames[kind].result);
+    for (const kind of ['read', 'write']) for (let i = 0; i < settle; i++) await bareTrip(kind)();
     const rows = [];
     const profiler = profileDir ? await startProfiler() : undefined;
-    for (const placement of placements(owner.pid)) {
+    for (const placement of placements([owner.pid, wire.pid])) {
       placement.apply();
       for (const kind of ['read', 'write']) {
         for (const where of ['channel', 'local']) {
@@ -100,6 +126,7 @@ export async function run({ quick = false, profileDir } = {}) {
           const callsPerSecond = await measureThroughput(call, { callers: 4, calls: throughputCalls });
           rows.push({ placement: placement.name, kind, where, ...latency, ownerCpuUs, callsPerSecond });
         }
+        rows.push({ placement: placement.name, kind, where: 'wire', ...(await timeWire(wire, bareTrip(kind), { warmup, samples, throughputCalls })) });
       }
     }
     await profiler?.stop(join(profileDir, 'host'));
@@ -107,9 +134,10 @@ export async function run({ quick = false, profileDir } = {}) {
       ['CPUs', 'call', 'through', 'median ms', 'p90 ms', 'p99 ms', 'CPU µs/call', 'A CPU µs/call', 'calls/s (4 in flight)', 'samples'],
       rows.map((r) => [r.placement, r.kind, r.where, round(r.median), round(r.p90), round(r.p99), round(r.cpuUs), r.ownerCpuUs === null ? '-' : round(r.ownerCpuUs), round(r.callsPerSecond), r.n]),
     );
-    return { text, json: { samples, warmup, settle, throughputCalls, rows: rows.map(roundNumbers) } };
+    return { text: `${text}\n\n${channelCosts(rows, frames)}`, json: { samples, warmup, settle, throughputCalls, frames, rows: rows.map(roundNumbers) } };
   } finally {
     if (!pinningUnavailable()) pin(process.pid, ALL_CPUS);
+    await wire?.close();
     await owner?.stop();
     await berth.close();
   }
@@ -133,20 +161,49 @@ function startOwnerProcess(url, project, home, tokenFile, nodeArgs) {
 }
 
 /**
- * `apart`: B (this process, every thread) on CPU 0, A (its process tree) on CPU 1; `shared`: both on
- * every CPU. Only `shared` where this machine cannot pin.
+ * `apart`: B (this process, every thread) on CPU 0, A and the wire's echo (their process trees) on
+ * CPU 1; `shared`: all on every CPU. Only `shared` where this machine cannot pin.
  */
-function placements(ownerPid) {
-  const shared = { name: 'shared', apply: () => (pinningUnavailable() ? undefined : (pin(process.pid, ALL_CPUS), pin(ownerPid, ALL_CPUS, { tree: true }))) };
+function placements(otherEnds) {
+  const shared = {
+    name: 'shared',
+    apply: () => {
+      if (pinningUnavailable()) return;
+      pin(process.pid, ALL_CPUS);
+      for (const pid of otherEnds) pin(pid, ALL_CPUS, { tree: true });
+    },
+  };
   if (pinningUnavailable()) return [shared];
   const apart = {
     name: 'apart',
     apply: () => {
       pin(process.pid, '0');
-      pin(ownerPid, ALL_CPUS.replace(/^0/, '1'), { tree: true });
+      for (const pid of otherEnds) pin(pid, ALL_CPUS.replace(/^0/, '1'), { tree: true });
     },
   };
   return [apart, shared];
+}
+
+/** A row of bare round trips: latency, the echo's CPU per trip in A's column, and trips/s with 4 in flight. */
+async function timeWire(wire, trip, { warmup, samples, throughputCalls }) {
+  let echoCpu0 = 0;
+  const latency = await measureLatency(trip, { warmup, samples, beforeTimed: () => (echoCpu0 = cpuMicros(wire.pid)) });
+  const ownerCpuUs = (cpuMicros(wire.pid) - echoCpu0) / samples;
+  return { ...latency, ownerCpuUs, callsPerSecond: await measureThroughput(trip, { callers: 4, calls: throughputCalls }) };
+}
+
+/** What the channel adds to a call (channel − local at the median), and how much of that the bare wire's round trip is. */
+function channelCosts(rows, frames) {
+  const median = (placement, kind, where) => rows.find((r) => r.placement === placement && r.kind === kind && r.where === where).median;
+  const lines = [...new Set(rows.map((r) => r.placement))].flatMap((placement) =>
+    ['read', 'write'].map((kind) => {
+      const added = median(placement, kind, 'channel') - median(placement, kind, 'local');
+      const wire = median(placement, kind, 'wire');
+      return `${placement.padEnd(6)} ${kind.padEnd(5)}  channel − local ${added.toFixed(3)} ms; the bare wire ${wire.toFixed(3)} ms of it, Berth's own ${(added - wire).toFixed(3)} ms`;
+    }),
+  );
+  const sizes = ['read', 'write'].map((kind) => `${kind} ${frames[kind].call} B out, ${frames[kind].result} B back`).join('; ');
+  return [...lines, `wire: a bare WebSocket round trip between this process and a child in A's place, with frames of the channel's sizes (${sizes})`].join('\n');
 }
 
 /** B's side is this very process: the inspector's profiler, written like `--cpu-prof` writes it. */

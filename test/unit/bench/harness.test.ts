@@ -1,6 +1,6 @@
-// The benchmark harness's own machinery: statistics, the fixture, process-tree teardown and the
-// interleaved sampler. No timing is asserted here (benchmarks are not tests); these check that
-// the harness measures what it says it measures and leaves nothing running.
+// The benchmark harness's own machinery: statistics, the fixture, process-tree teardown, the
+// interleaved sampler and the gateway bench's bare wire. No timing is asserted here (benchmarks are
+// not tests); these check that the harness measures what it says it measures and leaves nothing running.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -205,5 +205,22 @@ describe('cpu profile summary', () => {
       ],
     );
     assert.deepEqual(summary.files.map((r: any) => r.key), ['dist/workspace/glob.js', '(native lstat)']);
+  });
+});
+
+describe('bench wire: the bare WebSocket beside the gateway rows', () => {
+  it('answers each message with a text of the length it asks for, in order, and stops its child', async () => {
+    const { startWire } = await load('lib/wire.mjs');
+    const wire = await startWire();
+    try {
+      assert.equal(isRunning(wire.pid), true);
+      assert.equal(await wire.roundTrip(240, 1407), 1407);
+      assert.equal(await wire.roundTrip(1307, 3), 3);
+      const inFlight = [wire.roundTrip(10, 100), wire.roundTrip(10, 200), wire.roundTrip(2000, 300), wire.roundTrip(10, 400)];
+      assert.deepEqual(await Promise.all(inFlight), [100, 200, 300, 400]);
+    } finally {
+      await wire.close();
+    }
+    assert.equal(isRunning(wire.pid), false);
   });
 });
